@@ -1,0 +1,21 @@
+//! Baton's configuration: where its files live, the user's settings
+//! (`setup.json`) and the secrets kept in the OS keychain.
+//!
+//! Settings are plain JSON in the platform config directory; secrets never
+//! touch that file: they live in the keychain (Secret Service, macOS
+//! Keychain, Windows Credential Manager) and environment variables override
+//! them.
+
+mod atomic;
+mod paths;
+mod secrets;
+mod settings;
+
+pub use atomic::atomic_write;
+pub use paths::{BatonPaths, PathsError};
+pub use secrets::{
+    KEYCHAIN_SERVICE, KeySource, ResolvedKey, SecretError, Secrets, conventional_env,
+};
+pub use settings::{
+    InteractionMode, LoadedSettings, MailServer, SETTINGS_FILE, Settings, SettingsError,
+};

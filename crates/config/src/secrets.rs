@@ -1,0 +1,251 @@
+//! Secrets (API keys, mail passwords) in the OS keychain, with environment
+//! variables taking precedence. There is deliberately no plain-text
+//! fallback: without a keychain, users are told to use environment
+//! variables.
+
+use std::sync::{Arc, OnceLock};
+
+use keyring_core::{CredentialStore, Entry};
+
+/// Keychain service name under which Baton stores its secrets.
+pub const KEYCHAIN_SERVICE: &str = "baton";
+
+/// Where a key came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySource {
+    /// An environment variable (its name).
+    Env(String),
+    /// The OS keychain.
+    Keychain,
+}
+
+/// A key found for a provider.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ResolvedKey {
+    /// The secret itself.
+    pub value: String,
+    /// Where it was found.
+    pub source: KeySource,
+}
+
+impl std::fmt::Debug for ResolvedKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResolvedKey")
+            .field("value", &"***")
+            .field("source", &self.source)
+            .finish()
+    }
+}
+
+/// Keychain failures, in words a user can act on.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+pub enum SecretError {
+    /// No keychain service could be reached.
+    #[error(
+        "no keychain available ({reason}); Baton does not store secrets in plain text — \
+         set the provider's environment variable instead (e.g. DEEPSEEK_API_KEY)"
+    )]
+    NoKeychain {
+        /// What the platform said.
+        reason: String,
+    },
+    /// The keychain is there but refused access (locked, denied).
+    #[error("the keychain refused access ({reason}); unlock it and try again")]
+    Locked {
+        /// What the platform said.
+        reason: String,
+    },
+    /// Any other keychain failure.
+    #[error("keychain error for `{name}`: {reason}")]
+    Other {
+        /// The secret's name.
+        name: String,
+        /// What the platform said.
+        reason: String,
+    },
+    /// An empty secret was given.
+    #[error("refusing to store an empty secret for `{0}`")]
+    Empty(String),
+}
+
+/// Access to Baton's secrets. The keychain connection is opened on first
+/// use, so commands that need no secret never touch it.
+#[derive(Default)]
+pub struct Secrets {
+    store: OnceLock<Result<Arc<CredentialStore>, SecretError>>,
+}
+
+impl std::fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secrets")
+    }
+}
+
+/// The environment variable conventionally holding `name`'s API key:
+/// `DEEPSEEK_API_KEY` for `deepseek`, `Z_AI_API_KEY` for `z.ai`.
+pub fn conventional_env(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    s.push_str("_API_KEY");
+    s
+}
+
+impl Secrets {
+    /// A handle; nothing is opened yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn store(&self) -> Result<&Arc<CredentialStore>, SecretError> {
+        self.store
+            .get_or_init(open_platform_store)
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Whether a keychain can be reached (`Err` explains why not).
+    pub fn status(&self) -> Result<(), SecretError> {
+        self.store().map(|_| ())
+    }
+
+    fn entry(&self, name: &str) -> Result<Entry, SecretError> {
+        let store = self.store()?;
+        Entry::new_in_store(store, KEYCHAIN_SERVICE, &normalize(name)).map_err(|e| map_err(name, e))
+    }
+
+    /// Reads a secret from the keychain; `Ok(None)` when there is none.
+    pub fn get(&self, name: &str) -> Result<Option<String>, SecretError> {
+        match self.entry(name)?.get_password() {
+            Ok(v) => Ok(Some(v)),
+            Err(keyring_core::Error::NoEntry) => Ok(None),
+            Err(e) => Err(map_err(name, e)),
+        }
+    }
+
+    /// Stores a secret in the keychain (replacing an older one).
+    pub fn set(&self, name: &str, value: &str) -> Result<(), SecretError> {
+        if value.trim().is_empty() {
+            return Err(SecretError::Empty(name.to_string()));
+        }
+        self.entry(name)?
+            .set_password(value)
+            .map_err(|e| map_err(name, e))
+    }
+
+    /// Deletes a secret; `Ok(false)` when there was none.
+    pub fn delete(&self, name: &str) -> Result<bool, SecretError> {
+        match self.entry(name)?.delete_credential() {
+            Ok(()) => Ok(true),
+            Err(keyring_core::Error::NoEntry) => Ok(false),
+            Err(e) => Err(map_err(name, e)),
+        }
+    }
+
+    /// Which of `names` have a secret in the keychain.
+    pub fn list(&self, names: &[String]) -> Result<Vec<String>, SecretError> {
+        let mut out = Vec::new();
+        for n in names {
+            if self.get(n)?.is_some() {
+                out.push(normalize(n));
+            }
+        }
+        out.dedup();
+        Ok(out)
+    }
+
+    /// Finds the API key of provider `name`: the entry's declared
+    /// environment variable first, then the conventional one
+    /// (`NAME_API_KEY`), then the keychain. `Ok(None)` when none is set;
+    /// `Err` only when the keychain itself failed and no variable was set.
+    pub fn api_key(
+        &self,
+        name: &str,
+        declared_env: Option<&str>,
+    ) -> Result<Option<ResolvedKey>, SecretError> {
+        let conventional = conventional_env(name);
+        for var in declared_env.into_iter().chain([conventional.as_str()]) {
+            if let Ok(v) = std::env::var(var)
+                && !v.trim().is_empty()
+            {
+                return Ok(Some(ResolvedKey {
+                    value: v.trim().to_string(),
+                    source: KeySource::Env(var.to_string()),
+                }));
+            }
+        }
+        Ok(self.get(name)?.map(|value| ResolvedKey {
+            value,
+            source: KeySource::Keychain,
+        }))
+    }
+}
+
+fn normalize(name: &str) -> String {
+    name.trim().to_lowercase()
+}
+
+fn map_err(name: &str, e: keyring_core::Error) -> SecretError {
+    match e {
+        keyring_core::Error::NoStorageAccess(p) => SecretError::Locked {
+            reason: p.to_string(),
+        },
+        keyring_core::Error::NoDefaultStore => SecretError::NoKeychain {
+            reason: "no credential store".into(),
+        },
+        other => SecretError::Other {
+            name: name.to_string(),
+            reason: other.to_string(),
+        },
+    }
+}
+
+fn open_platform_store() -> Result<Arc<CredentialStore>, SecretError> {
+    let no = |e: keyring_core::Error| SecretError::NoKeychain {
+        reason: e.to_string(),
+    };
+    #[cfg(all(
+        unix,
+        not(any(target_os = "macos", target_os = "ios", target_os = "android"))
+    ))]
+    let store: Arc<CredentialStore> =
+        zbus_secret_service_keyring_store::Store::new().map_err(no)?;
+    #[cfg(target_os = "macos")]
+    let store: Arc<CredentialStore> =
+        apple_native_keyring_store::keychain::Store::new().map_err(no)?;
+    #[cfg(target_os = "windows")]
+    let store: Arc<CredentialStore> = windows_native_keyring_store::Store::new().map_err(no)?;
+    #[cfg(not(any(unix, windows)))]
+    let store: Arc<CredentialStore> = return Err(SecretError::NoKeychain {
+        reason: "this platform has no supported keychain".into(),
+    });
+    Ok(store)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conventional_env_names() {
+        assert_eq!(conventional_env("deepseek"), "DEEPSEEK_API_KEY");
+        assert_eq!(conventional_env("z.ai"), "Z_AI_API_KEY");
+        assert_eq!(conventional_env("my-server"), "MY_SERVER_API_KEY");
+    }
+
+    #[test]
+    fn debug_never_shows_the_key() {
+        let k = ResolvedKey {
+            value: "sk-secret".into(),
+            source: KeySource::Keychain,
+        };
+        assert!(!format!("{k:?}").contains("sk-secret"));
+    }
+}

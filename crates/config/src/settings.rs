@@ -1,0 +1,385 @@
+//! `setup.json`: the user's settings. Secrets never go here.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::atomic::atomic_write;
+
+/// File name of the settings file inside the config folder.
+pub const SETTINGS_FILE: &str = "setup.json";
+
+/// Default size of the attachment block put into prompts, in characters.
+pub const DEFAULT_ATTACHMENT_CONTEXT_CHARS: usize = 30_000;
+
+/// How tools are offered to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum InteractionMode {
+    /// The full tool catalog (native tools or JSON in the prompt).
+    #[serde(rename = "API", alias = "api")]
+    Api,
+    /// One command-line tool and a list of commands (small context windows).
+    #[serde(rename = "CLI", alias = "cli")]
+    Cli,
+}
+
+/// A mail server (SMTP or IMAP). The password lives in the keychain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct MailServer {
+    /// Host name.
+    pub host: Option<String>,
+    /// Port number.
+    pub port: Option<u16>,
+    /// Login name.
+    pub username: Option<String>,
+    /// Use TLS.
+    pub tls: bool,
+}
+
+impl Default for MailServer {
+    fn default() -> Self {
+        Self {
+            host: None,
+            port: None,
+            username: None,
+            tls: true,
+        }
+    }
+}
+
+/// The user's settings, stored as `setup.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    /// Name of the provider entry to use (else the providers file's default).
+    pub provider: Option<String>,
+    /// The documents folder the agent sees as `/`.
+    pub workspace: Option<PathBuf>,
+    /// Forces API or CLI tool mode for every provider.
+    pub interaction_mode: Option<InteractionMode>,
+    /// Replace registered names and keys with placeholders before they
+    /// leave the machine.
+    pub anonymize: bool,
+    /// Names and other terms to anonymize (API keys are added automatically).
+    pub anonymize_terms: Vec<String>,
+    /// Character budget of the attachment block in a prompt.
+    pub attachment_context_chars: usize,
+    /// Outgoing mail.
+    pub smtp: MailServer,
+    /// Incoming mail.
+    pub imap: MailServer,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            provider: None,
+            workspace: None,
+            interaction_mode: None,
+            anonymize: false,
+            anonymize_terms: Vec::new(),
+            attachment_context_chars: DEFAULT_ATTACHMENT_CONTEXT_CHARS,
+            smtp: MailServer::default(),
+            imap: MailServer::default(),
+        }
+    }
+}
+
+/// Settings as loaded, with what went wrong on the way.
+#[derive(Debug, Clone)]
+pub struct LoadedSettings {
+    /// The settings (defaults where the file was missing or unusable).
+    pub settings: Settings,
+    /// Plain-words warnings for the user (corrupt file moved aside, …).
+    pub warnings: Vec<String>,
+}
+
+/// Errors of settings operations.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// The settings file could not be written.
+    #[error("cannot save settings to {path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// `config set` named a key that does not exist.
+    #[error("unknown setting `{key}`; known settings: {known}")]
+    UnknownKey {
+        /// The key given.
+        key: String,
+        /// The keys that exist.
+        known: String,
+    },
+    /// `config set` gave a value of the wrong type.
+    #[error("invalid value for `{key}`: {reason}")]
+    InvalidValue {
+        /// The key given.
+        key: String,
+        /// Why the value does not fit.
+        reason: String,
+    },
+}
+
+impl Settings {
+    /// Loads `path`. A missing file gives defaults; an unreadable or corrupt
+    /// one gives defaults and a warning, and a corrupt file is renamed aside
+    /// (`setup.json.corrupt-<unix time>`) so that the next save cannot
+    /// overwrite what the user had.
+    pub fn load(path: &Path) -> LoadedSettings {
+        let mut warnings = Vec::new();
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return LoadedSettings {
+                    settings: Settings::default(),
+                    warnings,
+                };
+            }
+            Err(e) => {
+                warnings.push(format!(
+                    "cannot read settings file {}: {e}; using defaults",
+                    path.display()
+                ));
+                return LoadedSettings {
+                    settings: Settings::default(),
+                    warnings,
+                };
+            }
+        };
+        match serde_json::from_slice::<Settings>(&bytes) {
+            Ok(settings) => LoadedSettings { settings, warnings },
+            Err(e) => {
+                let stamp = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_secs())
+                    .unwrap_or(0);
+                let aside = path.with_file_name(format!("{SETTINGS_FILE}.corrupt-{stamp}"));
+                let kept = match std::fs::rename(path, &aside) {
+                    Ok(()) => format!("the file was kept as {}", aside.display()),
+                    Err(re) => format!("it could not be moved aside ({re}) and was left in place"),
+                };
+                warnings.push(format!(
+                    "settings file {} is not valid ({e}); using defaults — {kept}",
+                    path.display()
+                ));
+                tracing::warn!(path = %path.display(), error = %e, "corrupt settings file");
+                LoadedSettings {
+                    settings: Settings::default(),
+                    warnings,
+                }
+            }
+        }
+    }
+
+    /// Saves atomically (temp file + rename).
+    pub fn save(&self, path: &Path) -> Result<(), SettingsError> {
+        let mut text = serde_json::to_string_pretty(self).expect("settings serialize");
+        text.push('\n');
+        atomic_write(path, text.as_bytes()).map_err(|source| SettingsError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// The dotted keys `set` accepts (`provider`, `smtp.host`, …).
+    pub fn keys() -> Vec<String> {
+        let mut out = Vec::new();
+        collect_keys(
+            &serde_json::to_value(Settings::default()).expect("settings serialize"),
+            "",
+            &mut out,
+        );
+        out
+    }
+
+    /// Sets one dotted key from its text form. The value is read as JSON
+    /// when it parses (`true`, `42`, `["a"]`), else as a string; `null`
+    /// clears an optional setting. Types are checked.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), SettingsError> {
+        let known = Self::keys();
+        if !known.iter().any(|k| k == key) {
+            return Err(SettingsError::UnknownKey {
+                key: key.to_string(),
+                known: known.join(", "),
+            });
+        }
+        let mut doc = serde_json::to_value(&*self).expect("settings serialize");
+        let parsed = serde_json::from_str::<Value>(value)
+            .unwrap_or_else(|_| Value::String(value.to_string()));
+        let mut slot = &mut doc;
+        for part in key.split('.') {
+            slot = slot
+                .get_mut(part)
+                .expect("key exists: checked against Settings::keys");
+        }
+        *slot = parsed.clone();
+        let updated = serde_json::from_value::<Settings>(doc.clone()).or_else(|first| {
+            // A number or bool given where text is expected ("1234" as a
+            // user name) is meant as text: retry with the raw string.
+            if parsed.is_string() {
+                return Err(first);
+            }
+            let mut doc = doc;
+            let mut slot = &mut doc;
+            for part in key.split('.') {
+                slot = slot.get_mut(part).expect("key exists");
+            }
+            *slot = Value::String(value.to_string());
+            serde_json::from_value::<Settings>(doc).map_err(|_| first)
+        });
+        *self = updated.map_err(|e| SettingsError::InvalidValue {
+            key: key.to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(())
+    }
+
+    /// The workspace root: an explicit override (the `--workspace` flag or
+    /// `BATON_WORKSPACE`) wins over the setting; else the user's Documents
+    /// folder, else the current directory.
+    pub fn workspace_root(&self, override_dir: Option<&Path>) -> PathBuf {
+        if let Some(dir) = override_dir {
+            return dir.to_path_buf();
+        }
+        if let Some(dir) = &self.workspace {
+            return dir.clone();
+        }
+        directories::UserDirs::new()
+            .and_then(|u| u.document_dir().map(Path::to_path_buf))
+            .unwrap_or_else(|| PathBuf::from("."))
+    }
+}
+
+fn collect_keys(v: &Value, prefix: &str, out: &mut Vec<String>) {
+    if let Value::Object(map) = v {
+        for (k, v) in map {
+            let key = if prefix.is_empty() {
+                k.clone()
+            } else {
+                format!("{prefix}.{k}")
+            };
+            if v.is_object() {
+                collect_keys(v, &key, out);
+            } else {
+                out.push(key);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_round_trip_and_budget_is_30k() {
+        let s = Settings::default();
+        assert_eq!(s.attachment_context_chars, 30_000);
+        let text = serde_json::to_string(&s).unwrap();
+        assert_eq!(serde_json::from_str::<Settings>(&text).unwrap(), s);
+    }
+
+    #[test]
+    fn set_checks_keys_and_types() {
+        let mut s = Settings::default();
+        s.set("provider", "deepseek").unwrap();
+        assert_eq!(s.provider.as_deref(), Some("deepseek"));
+        s.set("anonymize", "true").unwrap();
+        assert!(s.anonymize);
+        s.set("smtp.port", "587").unwrap();
+        assert_eq!(s.smtp.port, Some(587));
+        s.set("smtp.username", "1234").unwrap();
+        assert_eq!(s.smtp.username.as_deref(), Some("1234"));
+        s.set("interactionMode", "CLI").unwrap();
+        assert_eq!(s.interaction_mode, Some(InteractionMode::Cli));
+        s.set("provider", "null").unwrap();
+        assert_eq!(s.provider, None);
+
+        let e = s.set("smtp.port", "many").unwrap_err().to_string();
+        assert!(e.contains("smtp.port"), "{e}");
+        let e = s
+            .set("attachmentContextChars", "-3")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("attachmentContextChars"), "{e}");
+        let e = s.set("colour", "blue").unwrap_err().to_string();
+        assert!(
+            e.contains("unknown setting `colour`") && e.contains("smtp.host"),
+            "{e}"
+        );
+        // A failed set leaves the settings as they were.
+        assert_eq!(s.smtp.port, Some(587));
+    }
+
+    #[test]
+    fn corrupt_file_is_moved_aside_and_defaults_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(SETTINGS_FILE);
+        std::fs::write(&path, b"{\"provider\": \"x\",").unwrap();
+        let loaded = Settings::load(&path);
+        assert_eq!(loaded.settings, Settings::default());
+        assert_eq!(loaded.warnings.len(), 1);
+        assert!(
+            loaded.warnings[0].contains("not valid"),
+            "{:?}",
+            loaded.warnings
+        );
+        assert!(!path.exists());
+        let aside: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(aside.len(), 1);
+        assert!(aside[0].starts_with("setup.json.corrupt-"));
+        assert_eq!(
+            std::fs::read(dir.path().join(&aside[0])).unwrap(),
+            b"{\"provider\": \"x\","
+        );
+        // Saving now writes a fresh file and keeps the corrupt copy.
+        loaded.settings.save(&path).unwrap();
+        assert!(path.exists());
+        assert!(dir.path().join(&aside[0]).exists());
+    }
+
+    #[test]
+    fn wrong_type_in_file_is_a_warning_naming_the_problem() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(SETTINGS_FILE);
+        std::fs::write(&path, br#"{"anonymize": "yes"}"#).unwrap();
+        let loaded = Settings::load(&path);
+        assert!(
+            loaded.warnings[0].contains("invalid type"),
+            "{:?}",
+            loaded.warnings
+        );
+    }
+
+    #[test]
+    fn save_then_load_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cfg").join(SETTINGS_FILE);
+        let s = Settings {
+            workspace: Some("/tmp/docs".into()),
+            ..Default::default()
+        };
+        s.save(&path).unwrap();
+        let loaded = Settings::load(&path);
+        assert!(loaded.warnings.is_empty());
+        assert_eq!(loaded.settings, s);
+    }
+
+    #[test]
+    fn workspace_override_wins() {
+        let s = Settings {
+            workspace: Some("/a".into()),
+            ..Default::default()
+        };
+        assert_eq!(s.workspace_root(Some(Path::new("/b"))), PathBuf::from("/b"));
+        assert_eq!(s.workspace_root(None), PathBuf::from("/a"));
+    }
+}

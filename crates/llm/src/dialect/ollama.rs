@@ -1,0 +1,155 @@
+//! Ollama's native chat API (`POST {endpoint}/api/chat`, NDJSON).
+//!
+//! The native API rather than Ollama's OpenAI-compatible one, because it
+//! takes `options.num_ctx` (the OpenAI route silently keeps a 2–4k
+//! window) and reports token counts on every reply. Tool calls arrive
+//! whole, with arguments as an object and no id, so ids are generated.
+
+use serde_json::{Value, json};
+
+use super::{WireRequest, json_mode, max_tokens, model, num, temperature};
+use crate::cache::Prepared;
+use crate::config::ProviderConfig;
+use crate::event::{FinishReason, LlmEvent, ToolCallDelta, Usage};
+use crate::history::{Message, join_parts};
+use crate::request::ChatRequest;
+use crate::wire::{FrameDecoder, WireError, excerpt};
+
+pub(crate) fn build(
+    cfg: &ProviderConfig,
+    prepared: &Prepared,
+    req: &ChatRequest,
+    key: Option<&str>,
+) -> WireRequest {
+    let messages: Vec<Value> = prepared
+        .messages
+        .iter()
+        .map(|m| match m {
+            Message::System { content } => json!({"role": "system", "content": content}),
+            Message::User { content } => json!({"role": "user", "content": join_parts(content)}),
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                let mut v = json!({"role": "assistant", "content": content});
+                if !tool_calls.is_empty() {
+                    v["tool_calls"] = tool_calls
+                        .iter()
+                        .map(|c| json!({"function": {"name": c.name, "arguments": c.arguments}}))
+                        .collect();
+                }
+                v
+            }
+            Message::Tool { name, content, .. } => {
+                json!({"role": "tool", "content": content, "tool_name": name})
+            }
+        })
+        .collect();
+    let mut options = json!({"num_ctx": cfg.context_window});
+    if let Some(t) = temperature(cfg, req) {
+        options["temperature"] = num(t);
+    }
+    if let Some(m) = max_tokens(cfg, req) {
+        options["num_predict"] = json!(m);
+    }
+    let mut body = json!({
+        "model": model(cfg, req),
+        "messages": messages,
+        "stream": true,
+        "options": options,
+    });
+    if !req.tools.is_empty() {
+        body["tools"] = req
+            .tools
+            .iter()
+            .map(|t| {
+                json!({"type": "function", "function": {
+                    "name": t.name, "description": t.description, "parameters": t.parameters}})
+            })
+            .collect();
+    }
+    if json_mode(cfg, req) {
+        body["format"] = json!("json");
+    }
+    let mut headers = Vec::new();
+    if let Some(k) = key {
+        headers.push(("authorization".into(), format!("Bearer {k}")));
+    }
+    WireRequest {
+        url: format!("{}/api/chat", cfg.base_url()),
+        headers,
+        body,
+    }
+}
+
+/// Decodes NDJSON lines until one says `"done": true`.
+#[derive(Default)]
+pub(crate) struct Decoder {
+    done: bool,
+    calls: usize,
+}
+
+impl FrameDecoder for Decoder {
+    fn frame(
+        &mut self,
+        _event: &str,
+        data: &str,
+        out: &mut Vec<LlmEvent>,
+    ) -> Result<(), WireError> {
+        let v: Value = serde_json::from_str(data).map_err(|e| {
+            WireError::Malformed(format!("invalid JSON line ({e}): {}", excerpt(data)))
+        })?;
+        if let Some(err) = v.get("error") {
+            return Err(WireError::Provider(
+                err.as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| err.to_string()),
+            ));
+        }
+        let msg = &v["message"];
+        if let Some(t) = msg["content"].as_str().filter(|t| !t.is_empty()) {
+            out.push(LlmEvent::TextDelta(t.to_string()));
+        }
+        if let Some(calls) = msg["tool_calls"].as_array() {
+            for c in calls {
+                let f = &c["function"];
+                let args = match &f["arguments"] {
+                    Value::String(s) => s.clone(),
+                    Value::Null => "{}".to_string(),
+                    other => other.to_string(),
+                };
+                out.push(LlmEvent::ToolCallDelta(ToolCallDelta {
+                    index: self.calls,
+                    id: Some(
+                        c["id"]
+                            .as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| format!("call_{}", self.calls)),
+                    ),
+                    name: f["name"].as_str().map(str::to_string),
+                    arguments: args,
+                }));
+                self.calls += 1;
+            }
+        }
+        if v["done"].as_bool() == Some(true) {
+            self.done = true;
+            out.push(LlmEvent::Usage(Usage {
+                prompt_tokens: v["prompt_eval_count"].as_u64().unwrap_or(0) as u32,
+                completion_tokens: v["eval_count"].as_u64().unwrap_or(0) as u32,
+                cached_tokens: None,
+            }));
+            out.push(LlmEvent::Finish(match v["done_reason"].as_str() {
+                _ if self.calls > 0 => FinishReason::ToolCalls,
+                Some("length") => FinishReason::Length,
+                Some("stop") | None => FinishReason::Stop,
+                Some(other) => FinishReason::Other(other.to_string()),
+            }));
+        }
+        Ok(())
+    }
+
+    fn is_done(&self) -> bool {
+        self.done
+    }
+}

@@ -1,0 +1,128 @@
+//! The conversation history every dialect renders from.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A tool call the model made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The provider's call id (generated for dialects that have none).
+    pub id: String,
+    /// Tool name as the model wrote it.
+    pub name: String,
+    /// Arguments; a `Value::String` holding the raw text when the model's
+    /// JSON did not parse (the tool layer repairs it).
+    pub arguments: Value,
+}
+
+/// Part of a user message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ContentPart {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// A file converted to Markdown, sent as a text block.
+    Attachment {
+        /// File name.
+        name: String,
+        /// Its Markdown.
+        markdown: String,
+    },
+}
+
+impl ContentPart {
+    /// The part as prompt text.
+    pub fn render(&self) -> String {
+        match self {
+            ContentPart::Text { text } => text.clone(),
+            ContentPart::Attachment { name, markdown } => {
+                format!("<attachment name=\"{name}\">\n{markdown}\n</attachment>")
+            }
+        }
+    }
+}
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "camelCase")]
+pub enum Message {
+    /// Instructions.
+    System {
+        /// The text.
+        content: String,
+    },
+    /// The user's turn.
+    User {
+        /// Text and attachments, in order.
+        content: Vec<ContentPart>,
+    },
+    /// The model's turn.
+    Assistant {
+        /// The text (may be empty when it only called tools).
+        #[serde(default)]
+        content: String,
+        /// Tool calls made in this turn.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+    },
+    /// A tool's result, answering one call.
+    Tool {
+        /// The id of the call answered.
+        call_id: String,
+        /// The tool's name.
+        name: String,
+        /// The result (JSON or text).
+        content: String,
+        /// Whether the tool failed.
+        #[serde(default)]
+        is_error: bool,
+    },
+}
+
+impl Message {
+    /// A system message.
+    pub fn system(text: impl Into<String>) -> Self {
+        Message::System {
+            content: text.into(),
+        }
+    }
+
+    /// A user message with one text part.
+    pub fn user(text: impl Into<String>) -> Self {
+        Message::User {
+            content: vec![ContentPart::Text { text: text.into() }],
+        }
+    }
+
+    /// An assistant message with text only.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Message::Assistant {
+            content: text.into(),
+            tool_calls: Vec::new(),
+        }
+    }
+
+    /// The message's text as one string (user parts joined by blank lines).
+    pub fn text(&self) -> String {
+        match self {
+            Message::System { content } | Message::Tool { content, .. } => content.clone(),
+            Message::Assistant { content, .. } => content.clone(),
+            Message::User { content } => join_parts(content),
+        }
+    }
+}
+
+/// User parts as one prompt text.
+pub(crate) fn join_parts(parts: &[ContentPart]) -> String {
+    let mut out = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push_str("\n\n");
+        }
+        out.push_str(&p.render());
+    }
+    out
+}

@@ -1,0 +1,380 @@
+//! A scripted LLM server for tests and benchmarks.
+//!
+//! It listens on loopback and speaks each dialect's real wire protocol,
+//! chosen by the request path like the real services:
+//! `…/chat/completions` (OpenAI SSE), `…/messages` (Anthropic SSE),
+//! `…/api/chat` (Ollama NDJSON) and `…:streamGenerateContent` (Gemini
+//! SSE). Replies come from a FIFO script of [`Step`]s — text, tool calls,
+//! HTTP errors, raw bytes — streamed in chosen chunk sizes with chosen
+//! delays. Every request is recorded so tests can assert the exact wire
+//! format. With an empty script it echoes the last user message.
+
+mod render;
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::Response;
+use bytes::Bytes;
+use serde::Deserialize;
+use serde_json::Value;
+
+pub use render::{WireDialect, render_reply};
+
+/// A scripted model reply.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Reply {
+    /// Reply text, streamed in `text_pieces` deltas.
+    pub text: String,
+    /// Tool calls: name and arguments.
+    pub tool_calls: Vec<(String, Value)>,
+    /// Prompt tokens reported.
+    pub prompt_tokens: u32,
+    /// Completion tokens reported.
+    pub completion_tokens: u32,
+    /// Cached prompt tokens reported (when set).
+    pub cached_tokens: Option<u32>,
+    /// How many deltas the text is cut into (at least 1).
+    pub text_pieces: usize,
+    /// Bytes per body chunk on the wire (whole body at once when absent).
+    pub chunk_size: Option<usize>,
+    /// Pause between body chunks, in milliseconds.
+    pub chunk_delay_ms: u64,
+    /// Pause before the response headers, in milliseconds.
+    pub delay_ms: u64,
+}
+
+impl Reply {
+    /// A plain text reply.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            text_pieces: 3,
+            prompt_tokens: 11,
+            completion_tokens: 7,
+            ..Default::default()
+        }
+    }
+
+    /// A reply calling one tool.
+    pub fn tool_call(name: impl Into<String>, args: Value) -> Self {
+        Self {
+            tool_calls: vec![(name.into(), args)],
+            prompt_tokens: 11,
+            completion_tokens: 7,
+            text_pieces: 1,
+            ..Default::default()
+        }
+    }
+
+    /// Sets the wire chunk size.
+    pub fn chunked(mut self, size: usize) -> Self {
+        self.chunk_size = Some(size.max(1));
+        self
+    }
+}
+
+/// One scripted response.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Step {
+    /// A model reply in the dialect of the request.
+    Reply(Reply),
+    /// An HTTP error (or any status) with a body and headers.
+    Http {
+        /// Status code.
+        status: u16,
+        /// Extra headers (`Retry-After`, …).
+        #[serde(default)]
+        headers: Vec<(String, String)>,
+        /// Content type.
+        #[serde(default = "json_type")]
+        content_type: String,
+        /// Body text.
+        #[serde(default)]
+        body: String,
+    },
+    /// Exact bytes with status 200 (truncated streams, bad JSON, …).
+    Raw {
+        /// Content type.
+        content_type: String,
+        /// Body.
+        body: String,
+        /// Bytes per chunk.
+        #[serde(default)]
+        chunk_size: Option<usize>,
+        /// Pause between chunks, in milliseconds.
+        #[serde(default)]
+        chunk_delay_ms: u64,
+    },
+}
+
+fn json_type() -> String {
+    "application/json".into()
+}
+
+/// A request the server received.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// HTTP method.
+    pub method: String,
+    /// Path (no query).
+    pub path: String,
+    /// Query string, if any.
+    pub query: Option<String>,
+    /// Headers, names lower-case.
+    pub headers: Vec<(String, String)>,
+    /// Raw body.
+    pub body: Bytes,
+    /// When it arrived.
+    pub at: Instant,
+}
+
+impl Recorded {
+    /// The body as JSON (panics in tests when it is not).
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).expect("request body is JSON")
+    }
+
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+#[derive(Default)]
+struct State {
+    script: VecDeque<Step>,
+    requests: Vec<Recorded>,
+}
+
+/// A running server; stops when dropped.
+pub struct ScriptedServer {
+    addr: SocketAddr,
+    state: Arc<Mutex<State>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for ScriptedServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl ScriptedServer {
+    /// Starts on `127.0.0.1` with a free port.
+    pub async fn start() -> std::io::Result<Self> {
+        Self::start_on(0).await
+    }
+
+    /// Starts on `127.0.0.1:port` (0 = any free port).
+    pub async fn start_on(port: u16) -> std::io::Result<Self> {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+        let addr = listener.local_addr()?;
+        let state = Arc::new(Mutex::new(State::default()));
+        let shared = state.clone();
+        let app = axum::Router::new().fallback(
+            move |method: Method, uri: Uri, headers: HeaderMap, body: Bytes| {
+                let state = shared.clone();
+                async move { handle(state, method, uri, headers, body).await }
+            },
+        );
+        let task = tokio::spawn(async move {
+            if let Err(e) = axum::serve(listener, app).await {
+                tracing::error!("scripted server stopped: {e}");
+            }
+        });
+        Ok(Self { addr, state, task })
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The socket address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Queues a step.
+    pub fn push(&self, step: Step) -> &Self {
+        self.state.lock().expect("state").script.push_back(step);
+        self
+    }
+
+    /// Queues a model reply.
+    pub fn reply(&self, reply: Reply) -> &Self {
+        self.push(Step::Reply(reply))
+    }
+
+    /// Queues an HTTP error.
+    pub fn error(&self, status: u16, body: &str) -> &Self {
+        self.push(Step::Http {
+            status,
+            headers: Vec::new(),
+            content_type: json_type(),
+            body: body.into(),
+        })
+    }
+
+    /// Requests received so far.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.state.lock().expect("state").requests.clone()
+    }
+
+    /// Steps not yet used.
+    pub fn remaining(&self) -> usize {
+        self.state.lock().expect("state").script.len()
+    }
+}
+
+async fn handle(
+    state: Arc<Mutex<State>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let at = Instant::now();
+    let path = uri.path().to_string();
+    let recorded = Recorded {
+        method: method.to_string(),
+        path: path.clone(),
+        query: uri.query().map(str::to_string),
+        headers: headers
+            .iter()
+            .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
+            .collect(),
+        body: body.clone(),
+        at,
+    };
+    let step = {
+        let mut s = state.lock().expect("state");
+        s.requests.push(recorded);
+        if method == Method::GET {
+            None
+        } else {
+            s.script.pop_front()
+        }
+    };
+    if method == Method::GET {
+        return plain(
+            200,
+            "application/json",
+            r#"{"models":[],"data":[],"object":"list"}"#.into(),
+        );
+    }
+    let Some(dialect) = WireDialect::from_path(&path) else {
+        return plain(
+            404,
+            "application/json",
+            format!(r#"{{"error":{{"message":"no route {path}"}}}}"#),
+        );
+    };
+    let step = step.unwrap_or_else(|| {
+        Step::Reply(Reply::text(format!(
+            "echo: {}",
+            last_user_text(dialect, &body)
+        )))
+    });
+    match step {
+        Step::Reply(r) => {
+            tokio::time::sleep(Duration::from_millis(r.delay_ms)).await;
+            let bytes = render_reply(dialect, &r);
+            streamed(
+                200,
+                dialect.content_type(),
+                bytes,
+                r.chunk_size,
+                r.chunk_delay_ms,
+                &[],
+            )
+        }
+        Step::Http {
+            status,
+            headers,
+            content_type,
+            body,
+        } => streamed(status, &content_type, body.into_bytes(), None, 0, &headers),
+        Step::Raw {
+            content_type,
+            body,
+            chunk_size,
+            chunk_delay_ms,
+        } => streamed(
+            200,
+            &content_type,
+            body.into_bytes(),
+            chunk_size,
+            chunk_delay_ms,
+            &[],
+        ),
+    }
+}
+
+fn plain(status: u16, content_type: &str, body: String) -> Response {
+    streamed(status, content_type, body.into_bytes(), None, 0, &[])
+}
+
+fn streamed(
+    status: u16,
+    content_type: &str,
+    bytes: Vec<u8>,
+    chunk: Option<usize>,
+    delay_ms: u64,
+    headers: &[(String, String)],
+) -> Response {
+    let size = chunk.unwrap_or(bytes.len().max(1)).max(1);
+    let pieces: Vec<Bytes> = bytes.chunks(size).map(Bytes::copy_from_slice).collect();
+    let stream = futures::StreamExt::then(
+        futures::stream::iter(pieces.into_iter().enumerate()),
+        move |(i, b)| async move {
+            if i > 0 && delay_ms > 0 {
+                tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+            }
+            Ok::<_, std::convert::Infallible>(b)
+        },
+    );
+    let mut resp = Response::builder()
+        .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
+        .header("content-type", content_type);
+    for (k, v) in headers {
+        resp = resp.header(k.as_str(), v.as_str());
+    }
+    resp.body(Body::from_stream(stream))
+        .expect("valid response")
+}
+
+/// The last user text of a request body, for echo mode.
+fn last_user_text(dialect: WireDialect, body: &[u8]) -> String {
+    let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let text = match dialect {
+        WireDialect::Openai | WireDialect::Ollama => v["messages"]
+            .as_array()
+            .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+            .and_then(|m| m["content"].as_str())
+            .map(str::to_string),
+        WireDialect::Anthropic => v["messages"]
+            .as_array()
+            .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+            .and_then(|m| m["content"].as_array())
+            .and_then(|c| c.iter().rev().find_map(|b| b["text"].as_str()))
+            .map(str::to_string),
+        WireDialect::Gemini => v["contents"]
+            .as_array()
+            .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+            .and_then(|m| m["parts"].as_array())
+            .and_then(|c| c.iter().rev().find_map(|b| b["text"].as_str()))
+            .map(str::to_string),
+    };
+    text.unwrap_or_default()
+}
