@@ -42,8 +42,8 @@ impl std::fmt::Debug for ResolvedKey {
 pub enum SecretError {
     /// No keychain service could be reached.
     #[error(
-        "no keychain available ({reason}); Baton does not store secrets in plain text — \
-         set the provider's environment variable instead (e.g. DEEPSEEK_API_KEY)"
+        "no keychain is available ({reason}); Baton never stores secrets in plain text, so use \
+         environment variables instead (e.g. DEEPSEEK_API_KEY)"
     )]
     NoKeychain {
         /// What the platform said.
@@ -209,7 +209,10 @@ fn map_err(name: &str, e: keyring_core::Error) -> SecretError {
 
 fn open_platform_store() -> Result<Arc<CredentialStore>, SecretError> {
     let no = |e: keyring_core::Error| SecretError::NoKeychain {
-        reason: e.to_string(),
+        reason: e
+            .to_string()
+            .replace("Platform failure: ", "")
+            .replace("zbus error: ", ""),
     };
     #[cfg(all(
         unix,

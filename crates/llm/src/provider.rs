@@ -94,7 +94,7 @@ pub fn build_provider(
                 return Err(LlmError::MissingKey {
                     provider: cfg.name.clone(),
                     env: env_name(cfg),
-                    note: format!(" ({e})"),
+                    note: format!(" — {e}"),
                 });
             }
         }

@@ -1,0 +1,115 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Baton — a desktop AI assistant, from the command line.
+#[derive(Parser, Debug)]
+#[command(name = "baton", version, about, long_about = None)]
+pub struct Cli {
+    /// Options every command takes.
+    #[command(flatten)]
+    pub global: Global,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command takes.
+#[derive(Args, Debug, Clone)]
+pub struct Global {
+    /// The documents folder the agent sees as `/` (overrides the setting).
+    #[arg(long, global = true, env = "BATON_WORKSPACE", value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    /// A providers file to use instead of the shipped one.
+    #[arg(long, global = true, env = "BATON_PROVIDERS", value_name = "FILE")]
+    pub providers: Option<PathBuf>,
+    /// More log output on stderr (-v info, -vv debug; BATON_LOG overrides).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+/// Baton's commands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Ask one question and stream the answer.
+    Ask(AskArgs),
+    /// An interactive conversation (Ctrl-C stops the current answer).
+    Chat(ChatArgs),
+    /// List providers and whether each is ready.
+    Providers {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show or change settings (setup.json).
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Manage API keys and passwords in the OS keychain.
+    #[command(subcommand)]
+    Secret(SecretCommand),
+}
+
+/// `baton ask`.
+#[derive(Args, Debug)]
+pub struct AskArgs {
+    /// Provider entry to use (else the setting, else the file's default).
+    #[arg(long, short)]
+    pub provider: Option<String>,
+    /// Model to use instead of the entry's.
+    #[arg(long, short)]
+    pub model: Option<String>,
+    /// Print one JSON object (text, usage, provider, timings).
+    #[arg(long)]
+    pub json: bool,
+    /// The question; `-` reads it from stdin.
+    #[arg(required = true, num_args = 1.., value_name = "PROMPT")]
+    pub prompt: Vec<String>,
+}
+
+/// `baton chat`.
+#[derive(Args, Debug)]
+pub struct ChatArgs {
+    /// Provider entry to use.
+    #[arg(long, short)]
+    pub provider: Option<String>,
+    /// Model to use instead of the entry's.
+    #[arg(long, short)]
+    pub model: Option<String>,
+}
+
+/// `baton config …`.
+#[derive(Subcommand, Debug)]
+pub enum ConfigCommand {
+    /// Print the settings, folders and which secrets are set (masked).
+    Show {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Change one setting, e.g. `baton config set provider deepseek`.
+    Set {
+        /// Dotted key (`provider`, `workspace`, `smtp.host`, …).
+        key: String,
+        /// New value (JSON, or plain text; `null` clears).
+        value: String,
+    },
+}
+
+/// `baton secret …`.
+#[derive(Subcommand, Debug)]
+pub enum SecretCommand {
+    /// Store a key read from stdin (typed without echo on a terminal).
+    Set {
+        /// Provider name (or `smtp` / `imap`).
+        name: String,
+    },
+    /// Remove a stored key.
+    Delete {
+        /// Provider name.
+        name: String,
+    },
+    /// List the names that have a stored key (never the keys).
+    List,
+}

@@ -1,0 +1,54 @@
+//! One module per command; each is thin over the engine crates.
+
+mod ask;
+mod chat;
+mod config;
+mod providers;
+mod secret;
+
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use baton_llm::{
+    Anonymizer, AnonymizingProvider, LlmError, Provider, ProviderConfig, build_provider,
+};
+
+use crate::args::{Cli, Command};
+use crate::context::Context;
+
+/// Runs the parsed command.
+pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let ctx = Context::load(&cli.global)?;
+    match cli.command {
+        Command::Ask(a) => ask::run(&ctx, a).await,
+        Command::Chat(a) => chat::run(&ctx, a).await,
+        Command::Providers { json } => providers::run(&ctx, json).await,
+        Command::Config(c) => config::run(&ctx, c),
+        Command::Secret(c) => secret::run(&ctx, c),
+    }
+}
+
+/// Builds the provider for `cfg`, wrapped in the anonymizer when the
+/// setting is on (registered terms plus the provider's own key).
+pub fn open_provider(ctx: &Context, cfg: &ProviderConfig) -> Result<Arc<dyn Provider>, LlmError> {
+    let provider = build_provider(cfg, &ctx.secrets)?;
+    if !ctx.settings.anonymize {
+        return Ok(provider);
+    }
+    let mut anon = Anonymizer::new();
+    for t in &ctx.settings.anonymize_terms {
+        anon.register(t);
+    }
+    Ok(Arc::new(AnonymizingProvider::new(
+        provider,
+        Arc::new(Mutex::new(anon)),
+    )))
+}
+
+/// Exit code for a failed model call.
+pub fn exit_for(e: &LlmError) -> ExitCode {
+    match e {
+        LlmError::Cancelled { .. } => ExitCode::from(130),
+        _ => ExitCode::FAILURE,
+    }
+}

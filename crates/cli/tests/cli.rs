@@ -1,0 +1,538 @@
+//! The `baton` binary end to end: a real process against the scripted
+//! server, with its own config folder; keychain tests use the real Secret
+//! Service that `make test` starts (gnome-keyring in a D-Bus session).
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use baton_scripted_llm::{Reply, ScriptedServer};
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A providers file whose `scripted` entry (OpenAI dialect, no key) and
+    /// `scripted-keyed` entry (declares a key variable) point at `server`.
+    fn providers(&self, server: &ScriptedServer) -> PathBuf {
+        let file = self.path().join("providers.json");
+        let doc = json!({"default": "scripted", "providers": [
+            {"name": "scripted", "dialect": "openai", "endpoint": format!("{}/v1", server.url()), "model": "m"},
+            {"name": "scripted-keyed", "dialect": "openai", "endpoint": format!("{}/v1", server.url()),
+             "model": "m", "apiKeyEnv": "BATON_TEST_SCRIPTED_KEY"},
+            {"name": "scripted-ollama", "dialect": "ollama", "endpoint": server.url(), "model": "m"}
+        ]});
+        std::fs::write(&file, doc.to_string()).unwrap();
+        file
+    }
+
+    fn cmd(&self) -> tokio::process::Command {
+        let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_baton"));
+        c.env("BATON_CONFIG_DIR", self.path().join("config"))
+            .env("BATON_DATA_DIR", self.path().join("data"))
+            .env_remove("BATON_WORKSPACE")
+            .env_remove("BATON_PROVIDERS")
+            .env_remove("BATON_TEST_SCRIPTED_KEY")
+            .env_remove("SCRIPTED_KEYED_API_KEY")
+            .kill_on_drop(true)
+            .stdin(Stdio::null());
+        c
+    }
+}
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+async fn run(mut c: tokio::process::Command, stdin: Option<&str>) -> Out {
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
+    if stdin.is_some() {
+        c.stdin(Stdio::piped());
+    }
+    let mut child = c.spawn().unwrap();
+    if let Some(text) = stdin {
+        let mut s = child.stdin.take().unwrap();
+        s.write_all(text.as_bytes()).await.unwrap();
+        drop(s);
+    }
+    let o = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into(),
+        stderr: String::from_utf8_lossy(&o.stderr).into(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_streams_the_answer_from_an_openai_compatible_endpoint() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(
+        Reply {
+            text_pieces: 5,
+            ..Reply::text("Paris is the capital of France.")
+        }
+        .chunked(9),
+    );
+    let env = Env::new();
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(env.providers(&server))
+        .args(["ask", "What", "is", "the", "capital?"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stdout, "Paris is the capital of France.\n");
+    let req = &server.requests()[0];
+    assert_eq!(
+        req.json()["messages"],
+        json!([{"role": "user", "content": "What is the capital?"}])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_json_and_stdin_prompt() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::text("four"));
+    let env = Env::new();
+    let mut c = env.cmd();
+    c.env("BATON_PROVIDERS", env.providers(&server))
+        .args(["ask", "--json", "-"]);
+    let o = run(c, Some("what is 2+2?\n")).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    assert_eq!(v["text"], "four");
+    assert_eq!(v["provider"], "scripted");
+    assert_eq!(v["usage"]["promptTokens"], 11);
+    assert_eq!(v["usage"]["completionTokens"], 7);
+    assert!(v["timings"]["totalMs"].as_f64().unwrap() > 0.0);
+    assert!(v["timings"]["firstTokenMs"].as_f64().unwrap() > 0.0);
+    assert_eq!(
+        server.requests()[0].json()["messages"][0]["content"],
+        "what is 2+2?\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_failures_are_clear_and_non_zero() {
+    let server = ScriptedServer::start().await.unwrap();
+    let env = Env::new();
+    let providers = env.providers(&server);
+    // Missing key.
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(&providers)
+        .args(["ask", "--provider", "scripted-keyed", "hi"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 1);
+    assert!(o.stderr.contains("no API key for scripted-keyed: run `baton secret set scripted-keyed` or set BATON_TEST_SCRIPTED_KEY"), "{}", o.stderr);
+    // Unknown provider.
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(&providers)
+        .args(["ask", "--provider", "nope", "hi"]);
+    let o = run(c, None).await;
+    assert_ne!(o.code, 0);
+    assert!(
+        o.stderr.contains("no provider named `nope`") && o.stderr.contains("scripted-ollama"),
+        "{}",
+        o.stderr
+    );
+    // Server error, as JSON.
+    server.error(401, r#"{"error":{"message":"bad key"}}"#);
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(&providers)
+        .args(["ask", "--json", "hi"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 1);
+    let v: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    assert_eq!(v["error"]["code"], "auth");
+    assert!(v["error"]["message"].as_str().unwrap().contains("bad key"));
+    // A broken explicit providers file names the problem.
+    let bad = env.path().join("bad.json");
+    std::fs::write(&bad, r#"{"default":"a","providers":[{"name":"a","dialect":"openai","endpoint":"http://x","model":"m","contextWindow":"big"}]}"#).unwrap();
+    let mut c = env.cmd();
+    c.arg("--providers").arg(&bad).args(["ask", "hi"]);
+    let o = run(c, None).await;
+    assert_ne!(o.code, 0);
+    assert!(
+        o.stderr.contains("entry `a`, field `contextWindow`"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn key_from_environment_is_sent() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::text("ok"));
+    let env = Env::new();
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(env.providers(&server))
+        .env("BATON_TEST_SCRIPTED_KEY", "sk-from-env")
+        .args(["ask", "-p", "scripted-keyed", "hi"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        server.requests()[0].header("authorization"),
+        Some("Bearer sk-from-env")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chat_keeps_history_between_turns() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::text("Hello Ada."));
+    server.reply(Reply::text("Your name is Ada."));
+    let env = Env::new();
+    let mut c = env.cmd();
+    c.arg("--providers").arg(env.providers(&server)).arg("chat");
+    let o = run(c, Some("I am Ada\nWhat is my name?\n/exit\n")).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stdout, "Hello Ada.\nYour name is Ada.\n");
+    let second = server.requests()[1].json();
+    assert_eq!(
+        second["messages"],
+        json!([
+            {"role": "user", "content": "I am Ada"},
+            {"role": "assistant", "content": "Hello Ada."},
+            {"role": "user", "content": "What is my name?"}
+        ])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_cancels_ask() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply {
+        text_pieces: 20,
+        chunk_size: Some(50),
+        chunk_delay_ms: 300,
+        ..Reply::text("a long answer that takes a while to arrive in pieces")
+    });
+    let env = Env::new();
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(env.providers(&server))
+        .args(["ask", "tell me"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = c.spawn().unwrap();
+    let pid = child.id().unwrap();
+    // Wait until the request arrived, then interrupt.
+    let t = Instant::now();
+    while server.requests().is_empty() && t.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let t = Instant::now();
+    std::process::Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap();
+    let o = tokio::time::timeout(Duration::from_secs(5), child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        t.elapsed() < Duration::from_secs(1),
+        "took {:?}",
+        t.elapsed()
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cancelled"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn config_set_show_and_workspace_override() {
+    let env = Env::new();
+    let mut c = env.cmd();
+    c.args(["config", "set", "smtp.port", "587"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let mut c = env.cmd();
+    c.args(["config", "set", "smtp.port", "lots"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.contains("invalid value for `smtp.port`"),
+        "{}",
+        o.stderr
+    );
+    let mut c = env.cmd();
+    c.args(["config", "set", "provider", "nope"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.contains("no provider named `nope`"),
+        "{}",
+        o.stderr
+    );
+    let mut c = env.cmd();
+    c.args(["config", "set", "workspace", "/srv/docs"]);
+    assert_eq!(run(c, None).await.code, 0);
+
+    let mut c = env.cmd();
+    c.args(["config", "show", "--json"]);
+    let o = run(c, None).await;
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["settings"]["smtp"]["port"], 587);
+    assert_eq!(v["workspace"], "/srv/docs");
+    assert_eq!(v["settings"]["attachmentContextChars"], 30000);
+    // BATON_WORKSPACE and --workspace override the setting.
+    let mut c = env.cmd();
+    c.env("BATON_WORKSPACE", "/from/env")
+        .args(["config", "show", "--json"]);
+    let v: Value = serde_json::from_str(&run(c, None).await.stdout).unwrap();
+    assert_eq!(v["workspace"], "/from/env");
+    let mut c = env.cmd();
+    c.env("BATON_WORKSPACE", "/from/env").args([
+        "--workspace",
+        "/from/flag",
+        "config",
+        "show",
+        "--json",
+    ]);
+    let v: Value = serde_json::from_str(&run(c, None).await.stdout).unwrap();
+    assert_eq!(v["workspace"], "/from/flag");
+    // The settings file never holds secrets.
+    let text = std::fs::read_to_string(env.path().join("config/setup.json")).unwrap();
+    assert!(!text.to_lowercase().contains("key"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn corrupt_settings_warn_and_are_kept_aside() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.path().join("config")).unwrap();
+    std::fs::write(env.path().join("config/setup.json"), "{ broken").unwrap();
+    let mut c = env.cmd();
+    c.args(["config", "set", "anonymize", "true"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("warning: settings file") && o.stderr.contains("kept as"),
+        "{}",
+        o.stderr
+    );
+    let names: Vec<String> = std::fs::read_dir(env.path().join("config"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    let aside = names
+        .iter()
+        .find(|n| n.starts_with("setup.json.corrupt-"))
+        .expect("kept aside");
+    assert_eq!(
+        std::fs::read_to_string(env.path().join("config").join(aside)).unwrap(),
+        "{ broken"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn providers_lists_readiness() {
+    let server = ScriptedServer::start().await.unwrap();
+    let env = Env::new();
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(env.providers(&server))
+        .env("BATON_TEST_SCRIPTED_KEY", "k")
+        .args(["providers", "--json"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    let by = |n: &str| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == n)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by("scripted")["ready"], true);
+    assert_eq!(by("scripted")["default"], true);
+    assert_eq!(by("scripted-keyed")["ready"], true);
+    assert!(
+        by("scripted-keyed")["detail"]
+            .as_str()
+            .unwrap()
+            .contains("BATON_TEST_SCRIPTED_KEY")
+    );
+    assert_eq!(by("scripted-ollama")["ready"], true);
+    assert!(server.requests().iter().any(|r| r.path == "/api/tags"));
+    drop(server);
+    // Nothing answering → not ready, said plainly.
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(env.path().join("providers.json"))
+        .args(["providers", "--json"]);
+    let v: Value = serde_json::from_str(&run(c, None).await.stdout).unwrap();
+    assert_eq!(v[0]["ready"], false);
+    assert!(
+        v[0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no server answering")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_keychain_secrets_fail_clearly_and_nothing_is_written() {
+    let env = Env::new();
+    let mut c = env.cmd();
+    c.env(
+        "DBUS_SESSION_BUS_ADDRESS",
+        format!("unix:path={}", env.path().join("no-bus").display()),
+    )
+    .args(["secret", "set", "deepseek"]);
+    let o = run(c, Some("sk-should-not-be-stored\n")).await;
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains("no keychain is available") && o.stderr.contains("environment variables"),
+        "{}",
+        o.stderr
+    );
+    // No plain-text fallback anywhere under Baton's folders.
+    for entry in walk(env.path()) {
+        let text = std::fs::read(&entry).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&text).contains("sk-should-not-be-stored"),
+            "{}",
+            entry.display()
+        );
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Whether the real Secret Service is up for this run. `make test` sets
+/// BATON_REQUIRE_KEYCHAIN=1 and starts gnome-keyring, so there a missing
+/// keychain fails the test instead of skipping it.
+fn keychain_available() -> bool {
+    let required = std::env::var("BATON_REQUIRE_KEYCHAIN").is_ok_and(|v| v == "1");
+    let status = baton_config::Secrets::new().status();
+    match (status, required) {
+        (Ok(()), _) => true,
+        (Err(e), true) => panic!("BATON_REQUIRE_KEYCHAIN=1 but the keychain is unavailable: {e}"),
+        (Err(e), false) => {
+            eprintln!("skipping keychain test (run it with `make test`): {e}");
+            false
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn secrets_live_in_the_real_keychain_and_env_overrides_them() {
+    if !keychain_available() {
+        return;
+    }
+    let server = ScriptedServer::start().await.unwrap();
+    let env = Env::new();
+    let providers = env.providers(&server);
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(&providers)
+        .args(["secret", "set", "scripted-keyed"]);
+    let o = run(c, Some("sk-in-keychain-42\n")).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    // Stored in the Secret Service under service "baton".
+    let lookup = std::process::Command::new("secret-tool")
+        .args(["lookup", "service", "baton", "username", "scripted-keyed"])
+        .output();
+    if let Ok(l) = lookup {
+        if l.status.success() {
+            assert_eq!(
+                String::from_utf8_lossy(&l.stdout).trim(),
+                "sk-in-keychain-42"
+            );
+        }
+    }
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(&providers)
+        .args(["secret", "list"]);
+    let o = run(c, None).await;
+    assert_eq!(
+        o.stdout.lines().collect::<Vec<_>>(),
+        vec!["scripted-keyed"],
+        "{}",
+        o.stderr
+    );
+    assert!(!o.stdout.contains("sk-in"));
+
+    // The key from the keychain is used…
+    server.reply(Reply::text("ok"));
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(&providers)
+        .args(["ask", "-p", "scripted-keyed", "hi"]);
+    assert_eq!(run(c, None).await.code, 0);
+    assert_eq!(
+        server.requests()[0].header("authorization"),
+        Some("Bearer sk-in-keychain-42")
+    );
+    // …unless the environment says otherwise.
+    server.reply(Reply::text("ok"));
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(&providers)
+        .env("BATON_TEST_SCRIPTED_KEY", "sk-env")
+        .args(["ask", "-p", "scripted-keyed", "hi"]);
+    assert_eq!(run(c, None).await.code, 0);
+    assert_eq!(
+        server.requests()[1].header("authorization"),
+        Some("Bearer sk-env")
+    );
+    // config show masks it.
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(&providers)
+        .args(["config", "show", "--json"]);
+    let v: Value = serde_json::from_str(&run(c, None).await.stdout).unwrap();
+    assert_eq!(v["secrets"]["scripted-keyed"], "****n-42 (keychain)");
+
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(&providers)
+        .args(["secret", "delete", "scripted-keyed"]);
+    let o = run(c, None).await;
+    assert!(o.stdout.contains("deleted"), "{}", o.stderr);
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(&providers)
+        .args(["secret", "list"]);
+    assert_eq!(run(c, None).await.stdout, "");
+}
