@@ -472,14 +472,9 @@ async fn secrets_live_in_the_real_keychain_and_env_overrides_them() {
     let lookup = std::process::Command::new("secret-tool")
         .args(["lookup", "service", "baton", "username", "scripted-keyed"])
         .output();
-    if let Ok(l) = lookup {
-        if l.status.success() {
-            assert_eq!(
-                String::from_utf8_lossy(&l.stdout).trim(),
-                "sk-in-keychain-42"
-            );
-        }
-    }
+    let l = lookup.expect("secret-tool (apt: libsecret-tools) runs");
+    assert!(l.status.success(), "secret-tool found no entry");
+    assert_eq!(String::from_utf8_lossy(&l.stdout).trim(), "sk-in-keychain-42");
     let mut c = env.cmd();
     c.arg("--providers")
         .arg(&providers)

@@ -104,6 +104,9 @@ pub enum LlmError {
         endpoint: String,
         /// The transport error.
         detail: String,
+        /// Nothing listens there (not retried: a stopped server rarely
+        /// starts within a backoff delay).
+        refused: bool,
     },
     /// The caller cancelled.
     #[error("the request to {provider} was cancelled")]
@@ -124,7 +127,7 @@ impl LlmError {
             LlmError::RateLimited { .. }
                 | LlmError::Timeout { .. }
                 | LlmError::Server { .. }
-                | LlmError::Connect { .. }
+                | LlmError::Connect { refused: false, .. }
         )
     }
 

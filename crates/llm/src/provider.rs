@@ -151,7 +151,10 @@ pub async fn probe_readiness(
         Dialect::Openai => format!("{}/models", cfg.base_url()),
         _ => cfg.base_url().to_string(),
     };
-    let client = match reqwest::Client::builder().timeout(timeout).build() {
+    let client = match crate::http::client_builder(cfg.base_url())
+        .timeout(timeout)
+        .build()
+    {
         Ok(c) => c,
         Err(e) => return Readiness::NotReady(format!("cannot set up HTTP: {e}")),
     };

@@ -67,6 +67,7 @@ pub struct LineSplitter {
 impl LineSplitter {
     /// Appends `chunk` and calls `f` with each complete line (without the
     /// line ending).
+    #[inline]
     pub fn push<E>(
         &mut self,
         chunk: &[u8],
@@ -98,9 +99,165 @@ fn trim_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
+/// Server-sent events framing (the WHATWG rules: `data:` lines joined by
+/// `\n`, `event:` names, `:` comments, one optional space after the
+/// colon, LF / CRLF / CR line ends; `id:` and `retry:` are not needed by
+/// a one-shot reply and are skipped).
+///
+/// Written here rather than taken from `eventsource-stream`: measured on
+/// a 10 MB reply, that crate's framing alone took 63% of decode time
+/// (42 of 66 ms; `make bench`), because it allocates a `String` per field
+/// and per event; this one reuses two buffers and borrows the rest.
+#[derive(Debug, Default)]
+pub struct SseParser {
+    lines: LineSplitter,
+    event: String,
+    data: String,
+    has_data: bool,
+}
+
+impl SseParser {
+    /// Feeds bytes; calls `f(event, data)` for each complete event.
+    pub fn push<E>(
+        &mut self,
+        chunk: &[u8],
+        mut f: impl FnMut(&str, &str) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        E: From<WireError>,
+    {
+        let Self {
+            lines,
+            event,
+            data,
+            has_data,
+        } = self;
+        lines.push(chunk, |line| {
+            for segment in line.split(|&b| b == b'\r') {
+                sse_line(segment, event, data, has_data, &mut f)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Ends the stream: a final line without its line end still counts,
+    /// but an event without its closing blank line is dropped (as the
+    /// standard says).
+    pub fn finish<E>(&mut self, mut f: impl FnMut(&str, &str) -> Result<(), E>) -> Result<(), E>
+    where
+        E: From<WireError>,
+    {
+        if let Some(last) = self.lines.finish() {
+            let Self {
+                event,
+                data,
+                has_data,
+                ..
+            } = self;
+            for segment in last.split(|&b| b == b'\r') {
+                sse_line(segment, event, data, has_data, &mut f)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn sse_line<E: From<WireError>>(
+    line: &[u8],
+    event: &mut String,
+    data: &mut String,
+    has_data: &mut bool,
+    f: &mut impl FnMut(&str, &str) -> Result<(), E>,
+) -> Result<(), E> {
+    if line.is_empty() {
+        if *has_data {
+            f(event, data)?;
+        }
+        event.clear();
+        data.clear();
+        *has_data = false;
+        return Ok(());
+    }
+    if line[0] == b':' {
+        return Ok(());
+    }
+    let (field, value) = match line.iter().position(|&b| b == b':') {
+        Some(i) => {
+            let v = &line[i + 1..];
+            (&line[..i], v.strip_prefix(b" ").unwrap_or(v))
+        }
+        None => (line, &b""[..]),
+    };
+    let value = std::str::from_utf8(value).map_err(|_| {
+        WireError::Malformed("an event of the reply stream is not valid UTF-8".into())
+    })?;
+    match field {
+        b"data" => {
+            if *has_data {
+                data.push('\n');
+            }
+            data.push_str(value);
+            *has_data = true;
+        }
+        b"event" => {
+            event.clear();
+            event.push_str(value);
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Cuts a body into frames for the decoder.
+enum Framer {
+    Sse(SseParser),
+    Ndjson(LineSplitter),
+}
+
+impl Framer {
+    fn push(
+        &mut self,
+        chunk: &[u8],
+        decoder: &mut dyn FrameDecoder,
+        out: &mut Vec<LlmEvent>,
+    ) -> Result<(), WireError> {
+        match self {
+            Framer::Sse(p) => p.push(chunk, |event, data| {
+                if decoder.is_done() {
+                    Ok(())
+                } else {
+                    decoder.frame(event, data, out)
+                }
+            }),
+            Framer::Ndjson(l) => l.push(chunk, |line| frame_line(decoder, line, out)),
+        }
+    }
+
+    fn finish(
+        &mut self,
+        decoder: &mut dyn FrameDecoder,
+        out: &mut Vec<LlmEvent>,
+    ) -> Result<(), WireError> {
+        match self {
+            Framer::Sse(p) => p.finish(|event, data| {
+                if decoder.is_done() {
+                    Ok(())
+                } else {
+                    decoder.frame(event, data, out)
+                }
+            }),
+            Framer::Ndjson(l) => match l.finish() {
+                Some(line) => frame_line(decoder, &line, out),
+                None => Ok(()),
+            },
+        }
+    }
+}
+
 /// Decodes a response body of `dialect` into events. The stream ends with
 /// `Err(WireError::Truncated)` when the body stops before the dialect's end
-/// marker.
+/// marker. Each network chunk is decoded at once and its events yielded
+/// in order.
 pub fn decode<S, E>(
     dialect: Dialect,
     body: S,
@@ -109,110 +266,49 @@ where
     S: Stream<Item = Result<Bytes, E>> + Send + Unpin + 'static,
     E: std::fmt::Display + Send + 'static,
 {
-    let decoder = dialect::decoder(dialect);
-    match framing(dialect) {
-        Framing::Sse => decode_sse(body, decoder).left_stream(),
-        Framing::Ndjson => decode_ndjson(body, decoder).right_stream(),
-    }
-}
-
-fn decode_sse<S, E>(
-    body: S,
-    decoder: Box<dyn FrameDecoder>,
-) -> impl Stream<Item = Result<LlmEvent, WireError>> + Send
-where
-    S: Stream<Item = Result<Bytes, E>> + Send + Unpin + 'static,
-    E: std::fmt::Display + Send + 'static,
-{
-    use eventsource_stream::Eventsource;
-    let frames = body.eventsource();
+    let framer = match framing(dialect) {
+        Framing::Sse => Framer::Sse(SseParser::default()),
+        Framing::Ndjson => Framer::Ndjson(LineSplitter::default()),
+    };
+    let state = (body, dialect::decoder(dialect), framer, false);
     futures::stream::unfold(
-        (frames, decoder, false),
-        |(mut frames, mut decoder, ended)| async move {
+        state,
+        |(mut body, mut decoder, mut framer, ended)| async move {
             if ended {
-                return None;
-            }
-            let mut out: Vec<Result<LlmEvent, WireError>> = Vec::new();
-            let mut events = Vec::new();
-            let mut stop = false;
-            while out.is_empty() && !stop {
-                if decoder.is_done() {
-                    return None;
-                }
-                match frames.next().await {
-                    Some(Ok(ev)) => match decoder.frame(&ev.event, &ev.data, &mut events) {
-                        Ok(()) => out.extend(events.drain(..).map(Ok)),
-                        Err(e) => {
-                            out.extend(events.drain(..).map(Ok));
-                            out.push(Err(e));
-                            stop = true;
-                        }
-                    },
-                    Some(Err(e)) => {
-                        out.push(Err(match e {
-                            eventsource_stream::EventStreamError::Transport(t) => {
-                                WireError::Transport(t.to_string())
-                            }
-                            other => WireError::Malformed(format!("bad event stream: {other}")),
-                        }));
-                        stop = true;
-                    }
-                    None if decoder.ended_ok() => return None,
-                    None => {
-                        out.push(Err(WireError::Truncated));
-                        stop = true;
-                    }
-                }
-            }
-            Some((futures::stream::iter(out), (frames, decoder, stop)))
-        },
-    )
-    .flatten()
-}
-
-fn decode_ndjson<S, E>(
-    body: S,
-    decoder: Box<dyn FrameDecoder>,
-) -> impl Stream<Item = Result<LlmEvent, WireError>> + Send
-where
-    S: Stream<Item = Result<Bytes, E>> + Send + Unpin + 'static,
-    E: std::fmt::Display + Send + 'static,
-{
-    futures::stream::unfold(
-        (body, decoder, LineSplitter::default(), false),
-        |(mut body, mut decoder, mut lines, ended)| async move {
-            if ended || decoder.is_done() {
                 return None;
             }
             let mut out = Vec::new();
             loop {
+                if decoder.is_done() {
+                    return None;
+                }
                 let result = match body.next().await {
-                    Some(Ok(chunk)) => {
-                        lines.push(&chunk, |line| frame_line(&mut *decoder, line, &mut out))
-                    }
+                    Some(Ok(chunk)) => framer.push(&chunk, &mut *decoder, &mut out),
                     Some(Err(e)) => Err(WireError::Transport(e.to_string())),
-                    None => {
-                        let last = lines.finish();
-                        let r = match last {
-                            Some(l) => frame_line(&mut *decoder, &l, &mut out),
-                            None => Ok(()),
-                        };
-                        match r {
-                            Ok(()) if decoder.ended_ok() => Ok(()),
-                            Ok(()) => Err(WireError::Truncated),
-                            Err(e) => Err(e),
+                    None => match framer.finish(&mut *decoder, &mut out) {
+                        Ok(()) if decoder.ended_ok() => {
+                            let items: Vec<_> = out.into_iter().map(Ok).collect();
+                            return Some((
+                                futures::stream::iter(items),
+                                (body, decoder, framer, true),
+                            ));
                         }
-                    }
+                        Ok(()) => Err(WireError::Truncated),
+                        Err(e) => Err(e),
+                    },
                 };
                 match result {
                     Err(e) => {
                         let items: Vec<_> = out.into_iter().map(Ok).chain([Err(e)]).collect();
-                        return Some((futures::stream::iter(items), (body, decoder, lines, true)));
+                        return Some((futures::stream::iter(items), (body, decoder, framer, true)));
                     }
-                    Ok(()) if out.is_empty() && !decoder.is_done() => continue,
+                    Ok(()) if out.is_empty() => continue,
                     Ok(()) => {
                         let items: Vec<_> = out.into_iter().map(Ok).collect();
-                        return Some((futures::stream::iter(items), (body, decoder, lines, false)));
+                        return Some((
+                            futures::stream::iter(items),
+                            (body, decoder, framer, false),
+                        ));
                     }
                 }
             }
@@ -251,6 +347,47 @@ pub(crate) fn excerpt(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sse_events(chunks: &[&[u8]]) -> Vec<(String, String)> {
+        let mut p = SseParser::default();
+        let mut got = Vec::new();
+        for c in chunks {
+            p.push::<WireError>(c, |e, d| {
+                got.push((e.to_string(), d.to_string()));
+                Ok(())
+            })
+            .unwrap();
+        }
+        p.finish::<WireError>(|e, d| {
+            got.push((e.to_string(), d.to_string()));
+            Ok(())
+        })
+        .unwrap();
+        got
+    }
+
+    #[test]
+    fn sse_follows_the_standard() {
+        let ev = |e: &str, d: &str| (e.to_string(), d.to_string());
+        // Comments, event names, multi-line data, no space after the colon,
+        // CRLF and lone CR line ends, a field without a colon.
+        let got = sse_events(&[
+            b": keep-alive\n\nevent: ping\ndata: {}\n\n",
+            b"data:one\r\ndata:  two\r\n\r\n",
+            b"data: x\rdata\r\rid: 7\nretry: 10\ndata: y\n\n",
+            b"event: lonely\n\n",
+            b"data: cut off without a blank line",
+        ]);
+        assert_eq!(
+            got,
+            vec![
+                ev("ping", "{}"),
+                ev("", "one\n two"),
+                ev("", "x\n"),
+                ev("", "y")
+            ]
+        );
+    }
 
     #[test]
     fn line_splitter_joins_lines_across_chunks() {

@@ -5,6 +5,9 @@
 //! window) and reports token counts on every reply. Tool calls arrive
 //! whole, with arguments as an object and no id, so ids are generated.
 
+use std::borrow::Cow;
+
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{WireRequest, json_mode, max_tokens, model, num, temperature};
@@ -82,6 +85,30 @@ pub(crate) fn build(
     }
 }
 
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(default, borrow)]
+    message: Option<LineMessage<'a>>,
+    #[serde(default)]
+    done: bool,
+    #[serde(default, borrow)]
+    done_reason: Option<Cow<'a, str>>,
+    #[serde(default)]
+    prompt_eval_count: u32,
+    #[serde(default)]
+    eval_count: u32,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct LineMessage<'a> {
+    #[serde(default, borrow)]
+    content: Option<Cow<'a, str>>,
+    #[serde(default)]
+    tool_calls: Option<Vec<Value>>,
+}
+
 /// Decodes NDJSON lines until one says `"done": true`.
 #[derive(Default)]
 pub(crate) struct Decoder {
@@ -96,22 +123,21 @@ impl FrameDecoder for Decoder {
         data: &str,
         out: &mut Vec<LlmEvent>,
     ) -> Result<(), WireError> {
-        let v: Value = serde_json::from_str(data).map_err(|e| {
+        let line: Line = serde_json::from_str(data).map_err(|e| {
             WireError::Malformed(format!("invalid JSON line ({e}): {}", excerpt(data)))
         })?;
-        if let Some(err) = v.get("error") {
+        if let Some(err) = line.error {
             return Err(WireError::Provider(
                 err.as_str()
                     .map(str::to_string)
                     .unwrap_or_else(|| err.to_string()),
             ));
         }
-        let msg = &v["message"];
-        if let Some(t) = msg["content"].as_str().filter(|t| !t.is_empty()) {
-            out.push(LlmEvent::TextDelta(t.to_string()));
-        }
-        if let Some(calls) = msg["tool_calls"].as_array() {
-            for c in calls {
+        if let Some(msg) = line.message {
+            if let Some(t) = msg.content.filter(|t| !t.is_empty()) {
+                out.push(LlmEvent::TextDelta(t.into_owned()));
+            }
+            for c in msg.tool_calls.into_iter().flatten() {
                 let f = &c["function"];
                 let args = match &f["arguments"] {
                     Value::String(s) => s.clone(),
@@ -132,14 +158,14 @@ impl FrameDecoder for Decoder {
                 self.calls += 1;
             }
         }
-        if v["done"].as_bool() == Some(true) {
+        if line.done {
             self.done = true;
             out.push(LlmEvent::Usage(Usage {
-                prompt_tokens: v["prompt_eval_count"].as_u64().unwrap_or(0) as u32,
-                completion_tokens: v["eval_count"].as_u64().unwrap_or(0) as u32,
+                prompt_tokens: line.prompt_eval_count,
+                completion_tokens: line.eval_count,
                 cached_tokens: None,
             }));
-            out.push(LlmEvent::Finish(match v["done_reason"].as_str() {
+            out.push(LlmEvent::Finish(match line.done_reason.as_deref() {
                 _ if self.calls > 0 => FinishReason::ToolCalls,
                 Some("length") => FinishReason::Length,
                 Some("stop") | None => FinishReason::Stop,

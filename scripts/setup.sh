@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what Baton needs to build, run and test. Idempotent: installs
+# only what is missing, so a second run takes well under a second.
+set -euo pipefail
+
+APT_PACKAGES=(
+  build-essential pkg-config libssl-dev   # native builds, TLS for reqwest
+  dbus dbus-x11 gnome-keyring libsecret-tools  # Secret Service for keychain tests
+  curl time                               # bench baselines and peak RSS
+)
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! cargo nextest --version >/dev/null 2>&1; then
+  echo "setup: installing cargo-nextest"
+  cargo install cargo-nextest --locked
+fi
