@@ -1,0 +1,309 @@
+//! `FileTool`: list, read, write, find, move and inspect files in the
+//! workspace, through the [`Sandbox`] only.
+
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use baton_tools::{Sandbox, SandboxError, toolbox};
+use serde::Serialize;
+
+/// Most entries one listing or search returns.
+const MAX_ENTRIES: usize = 1000;
+
+/// Why a file operation failed, naming the path.
+#[derive(Debug, thiserror::Error)]
+pub enum FileToolError {
+    /// A path the agent may not use.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    /// Nothing there.
+    #[error("`{0}` does not exist")]
+    NotFound(String),
+    /// A folder where a file was expected.
+    #[error("`{0}` is a folder, not a file")]
+    IsDir(String),
+    /// A file where a folder was expected.
+    #[error("`{0}` is a file, not a folder")]
+    NotDir(String),
+    /// Not UTF-8 text.
+    #[error("`{0}` is not a text file (it is not valid UTF-8)")]
+    NotText(String),
+    /// Target exists and overwriting was not asked for.
+    #[error("`{0}` already exists; pass overwrite=true to replace it (it will be backed up first)")]
+    Exists(String),
+    /// A bad glob pattern.
+    #[error("invalid pattern `{pattern}`: {reason}")]
+    Pattern {
+        /// The pattern.
+        pattern: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Any other I/O failure.
+    #[error("cannot {action} `{path}`: {source}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The agent path.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+/// One entry of a listing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileEntry {
+    /// Agent path.
+    pub path: String,
+    /// `file` or `dir`.
+    pub kind: &'static str,
+    /// Size in bytes (files).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+}
+
+/// File details.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileInfo {
+    /// Agent path.
+    pub path: String,
+    /// `file` or `dir`.
+    pub kind: &'static str,
+    /// Size in bytes.
+    pub size: u64,
+    /// Last modification, seconds since 1970.
+    pub modified_unix: Option<u64>,
+    /// Read-only.
+    pub readonly: bool,
+}
+
+/// A slice of a text file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReadResult {
+    /// Agent path.
+    pub path: String,
+    /// The text.
+    pub text: String,
+    /// First character returned.
+    pub offset: usize,
+    /// Characters in the file.
+    pub total_chars: usize,
+    /// Whether more follows.
+    pub truncated: bool,
+}
+
+/// What a write did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WriteResult {
+    /// Agent path written.
+    pub path: String,
+    /// Bytes written.
+    pub bytes: usize,
+    /// Where the previous version was saved, if there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<String>,
+}
+
+/// Files in the user's workspace: list, read, write, find, move, inspect.
+#[toolbox]
+pub struct FileTool {
+    sandbox: Sandbox,
+}
+
+fn io<'a>(action: &'static str, path: &'a str) -> impl FnOnce(std::io::Error) -> FileToolError + 'a {
+    move |source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            FileToolError::NotFound(path.to_string())
+        } else {
+            FileToolError::Io {
+                action,
+                path: path.to_string(),
+                source,
+            }
+        }
+    }
+}
+
+/// `name.ext` → `name.ext.NNN.bak`, the first free number.
+fn backup_path(file: &Path) -> PathBuf {
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    (1..)
+        .map(|n| file.with_file_name(format!("{name}.{n:03}.bak")))
+        .find(|p| !p.exists())
+        .expect("a free backup name")
+}
+
+impl FileTool {
+    /// A FileTool on `sandbox`.
+    pub fn new(sandbox: Sandbox) -> Self {
+        Self { sandbox }
+    }
+
+    fn agent(&self, host: &Path) -> String {
+        self.sandbox.agent_path(host).unwrap_or_else(|| host.display().to_string())
+    }
+
+    fn backup(&self, host: &Path, path: &str) -> Result<String, FileToolError> {
+        let bak = backup_path(host);
+        std::fs::copy(host, &bak).map_err(io("back up", path))?;
+        Ok(self.agent(&bak))
+    }
+}
+
+#[toolbox]
+impl FileTool {
+    /// Lists a folder: each entry's path, kind (file or dir) and size.
+    /// - path: the folder, e.g. `/reports`
+    pub fn list_directory(&self, #[default("/")] path: String) -> Result<Vec<FileEntry>, FileToolError> {
+        let host = self.sandbox.resolve(&path)?;
+        let meta = std::fs::metadata(&host).map_err(io("read", &path))?;
+        if !meta.is_dir() {
+            return Err(FileToolError::NotDir(path));
+        }
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(&host).map_err(io("list", &path))? {
+            let entry = entry.map_err(io("list", &path))?;
+            let Ok(meta) = entry.metadata() else { continue };
+            out.push(FileEntry {
+                path: self.agent(&entry.path()),
+                kind: if meta.is_dir() { "dir" } else { "file" },
+                size: meta.is_file().then_some(meta.len()),
+            });
+        }
+        out.sort_by(|a, b| (a.kind != "dir", &a.path).cmp(&(b.kind != "dir", &b.path)));
+        out.truncate(MAX_ENTRIES);
+        Ok(out)
+    }
+
+    /// Reads a text file, or a slice of it (offset and length in characters).
+    /// - path: the file, e.g. `/notes/todo.md`
+    /// - offset: first character to return
+    /// - length: how many characters to return
+    pub fn read_text_file(
+        &self,
+        path: String,
+        #[default(0usize)] offset: usize,
+        #[default(20_000usize)] length: usize,
+    ) -> Result<ReadResult, FileToolError> {
+        let host = self.sandbox.resolve(&path)?;
+        if host.is_dir() {
+            return Err(FileToolError::IsDir(path));
+        }
+        let bytes = std::fs::read(&host).map_err(io("read", &path))?;
+        let text = String::from_utf8(bytes).map_err(|_| FileToolError::NotText(path.clone()))?;
+        let total_chars = text.chars().count();
+        let slice: String = text.chars().skip(offset).take(length).collect();
+        Ok(ReadResult {
+            path: self.agent(&host),
+            truncated: offset + slice.chars().count() < total_chars,
+            text: slice,
+            offset,
+            total_chars,
+        })
+    }
+
+    /// Writes a text file atomically. An existing file is first backed up as `name.001.bak`, `name.002.bak`, …
+    /// - path: the file to write, e.g. `/drafts/letter.md`
+    /// - text: the full new content
+    pub fn write_text_file(&self, path: String, text: String) -> Result<WriteResult, FileToolError> {
+        let host = self.sandbox.resolve(&path)?;
+        if host.is_dir() {
+            return Err(FileToolError::IsDir(path));
+        }
+        let backup = if host.exists() { Some(self.backup(&host, &path)?) } else { None };
+        baton_config::atomic_write(&host, text.as_bytes()).map_err(io("write", &path))?;
+        Ok(WriteResult {
+            path: self.agent(&host),
+            bytes: text.len(),
+            backup,
+        })
+    }
+
+    /// Finds files whose path matches a glob pattern (`*.pdf`, `**/report*.xlsx`).
+    /// - pattern: the glob; without a `/` it matches file names anywhere
+    /// - path: the folder to search under
+    pub fn find_files(&self, pattern: String, #[default("/")] path: String) -> Result<Vec<String>, FileToolError> {
+        let host = self.sandbox.resolve(&path)?;
+        if !host.is_dir() {
+            return Err(FileToolError::NotDir(path));
+        }
+        let glob = globset::GlobBuilder::new(&pattern)
+            .case_insensitive(true)
+            .literal_separator(pattern.contains('/'))
+            .build()
+            .map_err(|e| FileToolError::Pattern {
+                pattern: pattern.clone(),
+                reason: e.kind().to_string(),
+            })?
+            .compile_matcher();
+        let mut out = Vec::new();
+        for entry in walkdir::WalkDir::new(&host).follow_links(false).into_iter().filter_map(Result::ok) {
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let agent = self.agent(entry.path());
+            let rel = agent.trim_start_matches('/');
+            let hit = if pattern.contains('/') {
+                glob.is_match(rel) || glob.is_match(&agent)
+            } else {
+                glob.is_match(entry.file_name().to_string_lossy().as_ref())
+            };
+            if hit {
+                out.push(agent);
+                if out.len() >= MAX_ENTRIES {
+                    break;
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Moves or renames a file. An existing target is replaced only with overwrite=true, after a backup.
+    /// - from: the file to move
+    /// - to: its new path
+    /// - overwrite: replace an existing target
+    pub fn move_file(&self, from: String, to: String, #[default(false)] overwrite: bool) -> Result<WriteResult, FileToolError> {
+        let src = self.sandbox.resolve(&from)?;
+        let dst = self.sandbox.resolve(&to)?;
+        let meta = std::fs::metadata(&src).map_err(io("read", &from))?;
+        let mut backup = None;
+        if dst.exists() {
+            if !overwrite {
+                return Err(FileToolError::Exists(to));
+            }
+            if dst.is_dir() {
+                return Err(FileToolError::IsDir(to));
+            }
+            backup = Some(self.backup(&dst, &to)?);
+        }
+        if let Some(parent) = dst.parent() {
+            std::fs::create_dir_all(parent).map_err(io("create the folder for", &to))?;
+        }
+        std::fs::rename(&src, &dst).map_err(io("move", &from))?;
+        Ok(WriteResult {
+            path: self.agent(&dst),
+            bytes: meta.len() as usize,
+            backup,
+        })
+    }
+
+    /// Gives a file's or folder's kind, size, modification time and whether it is read-only.
+    /// - path: the file or folder
+    pub fn get_file_info(&self, path: String) -> Result<FileInfo, FileToolError> {
+        let host = self.sandbox.resolve(&path)?;
+        let meta = std::fs::metadata(&host).map_err(io("read", &path))?;
+        Ok(FileInfo {
+            path: self.agent(&host),
+            kind: if meta.is_dir() { "dir" } else { "file" },
+            size: meta.len(),
+            modified_unix: meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .map(|d| d.as_secs()),
+            readonly: meta.permissions().readonly(),
+        })
+    }
+}
