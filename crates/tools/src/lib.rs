@@ -23,7 +23,7 @@ pub mod validate;
 
 pub use baton_tools_macros::toolbox;
 pub use catalog::{Catalog, CatalogError, NativeTool};
-pub use dispatch::{ToolCallRecord, ToolOutcome};
+pub use dispatch::{ToolCallRecord, ToolOutcome, split_call};
 pub use sandbox::{Sandbox, SandboxError};
 pub use spec::{MethodSpec, ParamSpec, ToolboxDoc, ToolboxSpec};
 pub use toolbox::{ToolError, Toolbox};

@@ -1,0 +1,152 @@
+//! Slash commands, one handler for every front door (`baton chat`, the
+//! desktop app, the HTTP server).
+
+use crate::compact::{CompactionPolicy, compact};
+use crate::session::{Session, SessionStore};
+
+/// What a typed line did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandOutcome {
+    /// Not a slash command: send it to the model.
+    NotACommand,
+    /// Handled; show this.
+    Reply(String),
+    /// Handled, and the model override changed (rebuild the provider).
+    ModelChanged(String),
+}
+
+/// The commands and what they do.
+pub const HELP: &str = "\
+/help                    this list
+/session info            id, title, size, model and instructions
+/session reset           forget the conversation
+/session compact         shrink the history (drop tool traffic, keep recent exchanges)
+/session save NAME       save the conversation as NAME
+/session load NAME       continue a saved conversation
+/session delete NAME     delete a saved conversation
+/session list            saved conversations
+/model NAME              use another model for this session
+/instructions TEXT       extra instructions for this session (empty clears)";
+
+/// Handles `line` if it is a slash command.
+pub fn handle_command(line: &str, session: &mut Session, store: &SessionStore, policy: &CompactionPolicy) -> CommandOutcome {
+    let line = line.trim();
+    let Some(rest) = line.strip_prefix('/') else {
+        return CommandOutcome::NotACommand;
+    };
+    let (cmd, arg) = match rest.split_once(char::is_whitespace) {
+        Some((c, a)) => (c, a.trim()),
+        None => (rest, ""),
+    };
+    let reply = |s: String| CommandOutcome::Reply(s);
+    match cmd.to_ascii_lowercase().as_str() {
+        "help" | "?" => reply(HELP.to_string()),
+        "model" if arg.is_empty() => reply(format!(
+            "model: {}",
+            session.model.as_deref().unwrap_or("(the provider's default)")
+        )),
+        "model" => {
+            session.model = Some(arg.to_string());
+            CommandOutcome::ModelChanged(arg.to_string())
+        }
+        "instructions" => {
+            session.instructions = (!arg.is_empty()).then(|| arg.to_string());
+            reply(match &session.instructions {
+                Some(i) => format!("instructions set: {i}"),
+                None => "instructions cleared".into(),
+            })
+        }
+        "session" => {
+            let (sub, name) = match arg.split_once(char::is_whitespace) {
+                Some((s, n)) => (s, n.trim()),
+                None => (arg, ""),
+            };
+            let need_name = |what: &str| reply(format!("usage: /session {what} NAME"));
+            match sub.to_ascii_lowercase().as_str() {
+                "info" | "" => reply(format!(
+                    "session {} — {}\n{} messages; model: {}; instructions: {}\nsaved in {}",
+                    session.id,
+                    if session.title.is_empty() { "(untitled)" } else { &session.title },
+                    session.history.len(),
+                    session.model.as_deref().unwrap_or("(default)"),
+                    session.instructions.as_deref().unwrap_or("(none)"),
+                    store.dir().display()
+                )),
+                "reset" => {
+                    let n = session.history.len();
+                    session.history.clear();
+                    session.title.clear();
+                    reply(format!("conversation cleared ({n} messages)"))
+                }
+                "compact" => {
+                    let r = compact(&mut session.history, policy.keep_exchanges);
+                    reply(format!(
+                        "compacted: {} → {} messages ({} tool messages dropped, {} older messages trimmed)",
+                        r.before, r.after, r.tool_messages_dropped, r.window_trimmed
+                    ))
+                }
+                "save" if name.is_empty() => need_name("save"),
+                "save" => match store.save_as(name, session) {
+                    Ok(p) => reply(format!("saved as `{name}` ({})", p.display())),
+                    Err(e) => reply(format!("error: {e}")),
+                },
+                "load" if name.is_empty() => need_name("load"),
+                "load" => match store.load(name) {
+                    Ok(s) => {
+                        let n = s.history.len();
+                        *session = s;
+                        reply(format!("loaded `{name}` ({n} messages)"))
+                    }
+                    Err(e) => reply(format!("error: {e}")),
+                },
+                "delete" if name.is_empty() => need_name("delete"),
+                "delete" => match store.delete(name) {
+                    Ok(true) => reply(format!("deleted `{name}`")),
+                    Ok(false) => reply(format!("error: no saved session named `{name}`")),
+                    Err(e) => reply(format!("error: {e}")),
+                },
+                "list" => {
+                    let all = store.list();
+                    if all.is_empty() {
+                        reply("no saved sessions".into())
+                    } else {
+                        reply(all.iter().map(|(n, t)| format!("{n}  {t}")).collect::<Vec<_>>().join("\n"))
+                    }
+                }
+                other => reply(format!("unknown /session command `{other}`; /help lists the commands")),
+            }
+        }
+        other => reply(format!("unknown command /{other}; /help lists the commands")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use baton_llm::Message;
+
+    #[test]
+    fn session_commands_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path());
+        let p = CompactionPolicy::default();
+        let mut s = Session::new();
+        s.history = vec![Message::user("hi"), Message::assistant("hello")];
+        assert_eq!(handle_command("hello", &mut s, &store, &p), CommandOutcome::NotACommand);
+        assert!(matches!(handle_command("/help", &mut s, &store, &p), CommandOutcome::Reply(h) if h.contains("/session save NAME")));
+        assert!(matches!(handle_command("/session save work", &mut s, &store, &p), CommandOutcome::Reply(r) if r.starts_with("saved as `work`")));
+        assert!(matches!(handle_command("/session reset", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("2 messages")));
+        assert!(s.history.is_empty());
+        assert!(matches!(handle_command("/session load work", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("2 messages")));
+        assert_eq!(s.history.len(), 2);
+        assert_eq!(handle_command("/model gpt-x", &mut s, &store, &p), CommandOutcome::ModelChanged("gpt-x".into()));
+        assert_eq!(s.model.as_deref(), Some("gpt-x"));
+        assert!(matches!(handle_command("/instructions Be terse.", &mut s, &store, &p), CommandOutcome::Reply(_)));
+        assert_eq!(s.instructions.as_deref(), Some("Be terse."));
+        assert!(matches!(handle_command("/session info", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("2 messages") && r.contains("gpt-x")));
+        assert!(matches!(handle_command("/session delete work", &mut s, &store, &p), CommandOutcome::Reply(r) if r == "deleted `work`"));
+        assert!(matches!(handle_command("/session load work", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("no saved session named `work`")));
+        assert!(matches!(handle_command("/session save ../x", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("not a usable session name")));
+        assert!(matches!(handle_command("/frobnicate", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("unknown command /frobnicate")));
+    }
+}
