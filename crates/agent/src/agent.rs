@@ -114,6 +114,9 @@ pub struct ActionResult {
     pub stop: StopReason,
     /// Files tools produced (agent paths), including those of subagents.
     pub files: Vec<String>,
+    /// The model-call error behind [`StopReason::Error`].
+    #[serde(skip)]
+    pub error: Option<LlmError>,
 }
 
 struct OpenSubagent {
@@ -324,6 +327,7 @@ impl Agent {
             iterations: 0,
             stop: StopReason::MaxIterations,
             files: Vec::new(),
+            error: None,
         };
         let mut failures: HashMap<String, usize> = HashMap::new();
         let native = self.config.native_tools && self.has_tools();
@@ -349,6 +353,7 @@ impl Agent {
                 Err(e) => {
                     self.events.emit(AgentEvent::Error { message: e.to_string() });
                     result.stop = StopReason::Error(e.to_string());
+                    result.error = Some(e);
                     break;
                 }
             };
@@ -387,24 +392,42 @@ impl Agent {
                     }
                 }
             } else {
-                // Native mode without calls, or no tools: the text is the answer
-                // (a subagent may still answer with a question object).
-                let reply = if self.config.can_ask { parse_reply(&text, &[]) } else { ModelReply::Answer(text.clone()) };
+                // Native mode without calls, or no tools: the text is the
+                // answer — unless it is a call written as text (models do
+                // that even with native tools), or a subagent's question.
+                let reply = if self.has_tools() || self.config.can_ask {
+                    parse_reply(&text, &toolbox_names)
+                } else {
+                    ModelReply::Answer(text.clone())
+                };
+                let call_id = format!("call_{}_{}", self.depth, result.iterations);
                 match reply {
-                    ModelReply::Question(q) => {
+                    ModelReply::Call { name, args } if self.has_tools() => {
+                        calls.push(ToolCall { id: call_id, name, arguments: args });
+                    }
+                    ModelReply::Cli(command) if self.has_tools() && self.config.mode == InteractionMode::Cli => {
+                        calls.push(ToolCall { id: call_id, name: "cli".into(), arguments: json!({"command": command}) });
+                    }
+                    ModelReply::Question(q) if self.config.can_ask => {
                         history.push(Message::assistant(text.clone()));
                         result.answer = q;
                         result.stop = StopReason::Asked;
+                        break;
+                    }
+                    ModelReply::Answer(a) if a != text => {
+                        history.push(Message::assistant(a.clone()));
+                        result.answer = a;
+                        result.stop = StopReason::Answered;
+                        break;
                     }
                     _ => {
                         history.push(Message::assistant(text.clone()));
                         result.answer = text;
                         result.stop = StopReason::Answered;
+                        break;
                     }
                 }
-                break;
             }
-
             history.push(Message::Assistant { content: text.clone(), tool_calls: calls.clone() });
             for call in calls {
                 if cancel.is_cancelled() {

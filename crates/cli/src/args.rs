@@ -49,6 +49,46 @@ pub enum Command {
     /// Manage API keys and passwords in the OS keychain.
     #[command(subcommand)]
     Secret(SecretCommand),
+    /// Print the tool catalog, or run a raw tool call the way the model would.
+    Tools(ToolsArgs),
+}
+
+/// `baton tools`.
+#[derive(Args, Debug)]
+pub struct ToolsArgs {
+    /// The Markdown manual the model reads (the default).
+    #[arg(long, group = "format")]
+    pub markdown: bool,
+    /// A JSON listing of toolboxes, methods and schemas.
+    #[arg(long, group = "format")]
+    pub json: bool,
+    /// The CLI-mode help (toolboxes and their commands).
+    #[arg(long, group = "format")]
+    pub cli: bool,
+    /// `call 'RAW MODEL OUTPUT'`: repair, validate and run it.
+    #[command(subcommand)]
+    pub action: Option<ToolsAction>,
+}
+
+/// `baton tools call`.
+#[derive(Subcommand, Debug)]
+pub enum ToolsAction {
+    /// Repairs, validates and runs raw model output such as
+    /// `{"method": "list_directory", "path": "/"}` on the workspace, printing
+    /// the JSON result (or `{"error": …}` and a non-zero exit).
+    Call {
+        /// The raw output, exactly as a model would send it.
+        raw: String,
+    },
+}
+
+/// Tool mode for `--mode`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModeArg {
+    /// The full catalog (native tools or JSON in the prompt).
+    Api,
+    /// One command-line tool.
+    Cli,
 }
 
 /// `baton ask`.
@@ -60,9 +100,15 @@ pub struct AskArgs {
     /// Model to use instead of the entry's.
     #[arg(long, short)]
     pub model: Option<String>,
-    /// Print one JSON object (text, usage, provider, timings).
+    /// Print one JSON object (text, tool calls, usage, provider, timings).
     #[arg(long)]
     pub json: bool,
+    /// Plain chat: no tools.
+    #[arg(long)]
+    pub no_tools: bool,
+    /// Force API or CLI tool mode.
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
     /// The question; `-` reads it from stdin.
     #[arg(required = true, num_args = 1.., value_name = "PROMPT")]
     pub prompt: Vec<String>,
@@ -77,6 +123,15 @@ pub struct ChatArgs {
     /// Model to use instead of the entry's.
     #[arg(long, short)]
     pub model: Option<String>,
+    /// Plain chat: no tools.
+    #[arg(long)]
+    pub no_tools: bool,
+    /// Force API or CLI tool mode.
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+    /// Continue a saved session (name or id).
+    #[arg(long)]
+    pub session: Option<String>,
 }
 
 /// `baton config …`.

@@ -3,6 +3,7 @@
 mod args;
 mod commands;
 mod context;
+mod engine;
 
 use std::process::ExitCode;
 

@@ -41,7 +41,9 @@ impl Env {
 
     fn cmd(&self) -> tokio::process::Command {
         let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_baton"));
-        c.env("BATON_CONFIG_DIR", self.path().join("config"))
+        // HOME too, so the default workspace (~/Documents) is a temp folder.
+        c.env("HOME", self.path().join("home"))
+            .env("BATON_CONFIG_DIR", self.path().join("config"))
             .env("BATON_DATA_DIR", self.path().join("data"))
             .env_remove("BATON_WORKSPACE")
             .env_remove("BATON_PROVIDERS")
@@ -95,15 +97,17 @@ async fn ask_streams_the_answer_from_an_openai_compatible_endpoint() {
     let mut c = env.cmd();
     c.arg("--providers")
         .arg(env.providers(&server))
-        .args(["ask", "What", "is", "the", "capital?"]);
+        .args(["ask", "--no-tools", "What", "is", "the", "capital?"]);
     let o = run(c, None).await;
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(o.stdout, "Paris is the capital of France.\n");
-    let req = &server.requests()[0];
+    let req = server.requests()[0].json();
+    let msgs = req["messages"].as_array().unwrap();
     assert_eq!(
-        req.json()["messages"],
-        json!([{"role": "user", "content": "What is the capital?"}])
+        msgs.last().unwrap(),
+        &json!({"role": "user", "content": "What is the capital?"})
     );
+    assert!(req.get("tools").is_none());
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -123,10 +127,9 @@ async fn ask_json_and_stdin_prompt() {
     assert_eq!(v["usage"]["completionTokens"], 7);
     assert!(v["timings"]["totalMs"].as_f64().unwrap() > 0.0);
     assert!(v["timings"]["firstTokenMs"].as_f64().unwrap() > 0.0);
-    assert_eq!(
-        server.requests()[0].json()["messages"][0]["content"],
-        "what is 2+2?\n"
-    );
+    let req = server.requests()[0].json();
+    let msgs = req["messages"].as_array().unwrap();
+    assert_eq!(msgs.last().unwrap()["content"], "what is 2+2?\n");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -204,18 +207,20 @@ async fn chat_keeps_history_between_turns() {
     server.reply(Reply::text("Your name is Ada."));
     let env = Env::new();
     let mut c = env.cmd();
-    c.arg("--providers").arg(env.providers(&server)).arg("chat");
+    c.arg("--providers").arg(env.providers(&server)).arg("--workspace").arg(env.path().join("ws")).arg("chat");
     let o = run(c, Some("I am Ada\nWhat is my name?\n/exit\n")).await;
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(o.stdout, "Hello Ada.\nYour name is Ada.\n");
     let second = server.requests()[1].json();
+    let msgs = second["messages"].as_array().unwrap();
+    assert_eq!(msgs[0]["role"], "system");
     assert_eq!(
-        second["messages"],
-        json!([
-            {"role": "user", "content": "I am Ada"},
-            {"role": "assistant", "content": "Hello Ada."},
-            {"role": "user", "content": "What is my name?"}
-        ])
+        &msgs[1..],
+        &[
+            json!({"role": "user", "content": "I am Ada"}),
+            json!({"role": "assistant", "content": "Hello Ada."}),
+            json!({"role": "user", "content": "What is my name?"})
+        ]
     );
 }
 
@@ -530,4 +535,105 @@ async fn secrets_live_in_the_real_keychain_and_env_overrides_them() {
         .arg(&providers)
         .args(["secret", "list"]);
     assert_eq!(run(c, None).await.stdout, "");
+}
+
+fn ws(env: &Env) -> PathBuf {
+    let dir = env.path().join("ws");
+    std::fs::create_dir_all(dir.join("reports")).unwrap();
+    std::fs::write(dir.join("reports/q1.txt"), "Q1 revenue up 12%").unwrap();
+    dir
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_runs_the_agent_loop_with_file_tool() {
+    let server = ScriptedServer::start().await.unwrap();
+    let env = Env::new();
+    let dir = ws(&env);
+    // The `scripted` entry has a small context window: CLI mode by default.
+    server.reply(Reply::text(r#"{"method": "cli", "command": "FileTool read_text_file /reports/q1.txt"}"#));
+    server.reply(Reply::text(r#"{"answer": "Revenue rose 12% in Q1."}"#));
+    let mut c = env.cmd();
+    c.arg("--providers").arg(env.providers(&server)).arg("--workspace").arg(&dir).args(["ask", "--json", "Summarize Q1"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    assert_eq!(v["text"], "Revenue rose 12% in Q1.");
+    assert_eq!(v["iterations"], 2);
+    assert_eq!(v["stop"]["kind"], "answered");
+    assert_eq!(v["toolCalls"][0]["name"], "read_text_file");
+    assert_eq!(v["toolCalls"][0]["outcome"]["ok"]["text"], "Q1 revenue up 12%");
+    let system = server.requests()[0].json()["messages"][0]["content"].as_str().unwrap().to_string();
+    assert!(system.contains("You have one tool: a command line"), "{system}");
+
+    // --mode api puts the manual in the prompt instead; the answer streams to stdout.
+    server.reply(Reply::tool_call("list_directory", json!({"path": "/reports"})));
+    server.reply(Reply::text("There is one report."));
+    let mut c = env.cmd();
+    c.arg("--providers").arg(env.providers(&server)).arg("--workspace").arg(&dir).args(["ask", "--mode", "api", "List reports"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stdout, "There is one report.\n");
+    let req = server.requests()[2].json();
+    assert_eq!(req["tools"].as_array().unwrap().len(), 6, "native tools in API mode");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tools_catalog_and_tools_call() {
+    let env = Env::new();
+    let dir = ws(&env);
+    let mut c = env.cmd();
+    c.arg("--workspace").arg(&dir).args(["tools", "--json"]);
+    let o = run(c, None).await;
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v[0]["toolbox"], "FileTool");
+    assert_eq!(v[0]["methods"].as_array().unwrap().len(), 6);
+    let mut c = env.cmd();
+    c.arg("--workspace").arg(&dir).arg("tools");
+    assert!(run(c, None).await.stdout.contains("### write_text_file"));
+    let mut c = env.cmd();
+    c.arg("--workspace").arg(&dir).args(["tools", "--cli"]);
+    assert!(run(c, None).await.stdout.contains("Usage: FileTool read_text_file --path <string>"));
+
+    let mut c = env.cmd();
+    c.env("BATON_WORKSPACE", &dir).args(["tools", "call", "```json\n{'method': 'ReadTextFile', path: '/reports/q1.txt',}\n```"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["text"], "Q1 revenue up 12%");
+
+    let mut c = env.cmd();
+    c.env("BATON_WORKSPACE", &dir).args(["tools", "call", r#"{"method": "read_text_file", "path": "/../../etc/passwd"}"#]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 1);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert!(v["error"].as_str().unwrap().contains("climbs above the workspace root"), "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chat_slash_commands_and_saved_sessions() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::text("Noted."));
+    server.reply(Reply::text("You said the sky is green."));
+    let env = Env::new();
+    let dir = ws(&env);
+    let mut c = env.cmd();
+    c.arg("--providers").arg(env.providers(&server)).arg("--workspace").arg(&dir).arg("chat");
+    let o = run(c, Some("The sky is green.\n/session save colours\n/session info\n/model other-model\n/instructions Be brief.\nWhat did I say?\n")).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("saved as `colours`"), "{}", o.stdout);
+    assert!(o.stdout.contains("model set to other-model"), "{}", o.stdout);
+    let second = server.requests()[1].json();
+    assert_eq!(second["model"], "other-model");
+    assert!(second["messages"][0]["content"].as_str().unwrap().contains("Be brief."));
+    // The saved session continues later.
+    server.reply(Reply::text("Green, you said."));
+    let mut c = env.cmd();
+    c.arg("--providers").arg(env.providers(&server)).arg("--workspace").arg(&dir).args(["chat", "--session", "colours"]);
+    let o = run(c, Some("Remind me?\n")).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let third = server.requests()[2].json();
+    let texts: Vec<String> = third["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap_or("").to_string()).collect();
+    assert!(texts.contains(&"The sky is green.".to_string()), "{texts:?}");
+    assert_eq!(texts.last().unwrap(), "Remind me?");
+    assert!(env.path().join("data/sessions/colours.json").exists());
 }

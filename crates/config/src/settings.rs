@@ -241,7 +241,7 @@ impl Settings {
 
     /// The workspace root: an explicit override (the `--workspace` flag or
     /// `BATON_WORKSPACE`) wins over the setting; else the user's Documents
-    /// folder, else the current directory.
+    /// folder (`~/Documents` when the platform names none).
     pub fn workspace_root(&self, override_dir: Option<&Path>) -> PathBuf {
         if let Some(dir) = override_dir {
             return dir.to_path_buf();
@@ -250,7 +250,11 @@ impl Settings {
             return dir.clone();
         }
         directories::UserDirs::new()
-            .and_then(|u| u.document_dir().map(Path::to_path_buf))
+            .map(|u| {
+                u.document_dir()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|| u.home_dir().join("Documents"))
+            })
             .unwrap_or_else(|| PathBuf::from("."))
     }
 }

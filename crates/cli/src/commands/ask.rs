@@ -1,25 +1,25 @@
-//! `baton ask`: one question, the answer streamed to stdout.
+//! `baton ask`: one request through the agent loop (FileTool on the
+//! workspace unless `--no-tools`), the answer streamed to stdout.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context as _;
-use baton_llm::{ChatRequest, CompletionBuilder, LlmError, LlmEvent, Message};
-use futures::StreamExt;
+use baton_agent::StopReason;
+use baton_llm::{LlmError, Usage};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::{exit_for, open_provider};
 use crate::args::AskArgs;
 use crate::context::Context;
+use crate::engine;
 
-pub async fn run(ctx: &Context, args: AskArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<ExitCode> {
     let prompt = if args.prompt.len() == 1 && args.prompt[0] == "-" {
         let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .context("reading the prompt from stdin")?;
+        std::io::stdin().read_to_string(&mut s).context("reading the prompt from stdin")?;
         s
     } else {
         args.prompt.join(" ")
@@ -28,16 +28,13 @@ pub async fn run(ctx: &Context, args: AskArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("the prompt is empty");
     }
     let mut cfg = ctx.provider_config(args.provider.as_deref())?;
-    if let Some(m) = args.model {
-        cfg.model = Some(m);
+    if let Some(m) = &args.model {
+        cfg.model = Some(m.clone());
     }
     let started = Instant::now();
     let fail = |e: LlmError| -> anyhow::Result<ExitCode> {
         if args.json {
-            println!(
-                "{}",
-                json!({"error": {"code": e.code(), "message": e.to_string()}, "provider": cfg.name})
-            );
+            println!("{}", json!({"error": {"code": e.code(), "message": e.to_string()}, "provider": cfg.name}));
         } else {
             eprintln!("error: {e}");
         }
@@ -47,6 +44,7 @@ pub async fn run(ctx: &Context, args: AskArgs) -> anyhow::Result<ExitCode> {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
+    let agent = engine::build_agent(ctx, &cfg, provider, args.mode, !args.no_tools, None)?;
     let cancel = CancellationToken::new();
     let on_signal = cancel.clone();
     tokio::spawn(async move {
@@ -54,50 +52,83 @@ pub async fn run(ctx: &Context, args: AskArgs) -> anyhow::Result<ExitCode> {
             on_signal.cancel();
         }
     });
-    let request = ChatRequest::new(vec![Message::user(prompt)]);
-    let mut stream = match provider.stream(request, cancel).await {
-        Ok(s) => s,
-        Err(e) => return fail(e),
-    };
-    let mut builder = CompletionBuilder::default();
-    let mut first_token = None;
-    let mut stdout = std::io::stdout().lock();
-    while let Some(event) = stream.next().await {
-        let event = match event {
-            Ok(ev) => ev,
-            Err(e) => {
-                if !args.json {
-                    let _ = writeln!(stdout);
-                }
-                return fail(e);
-            }
-        };
-        if let LlmEvent::TextDelta(t) = &event {
-            first_token.get_or_insert_with(|| started.elapsed());
-            if !args.json {
-                stdout.write_all(t.as_bytes())?;
-                stdout.flush()?;
+    // First streamed text, for the timings.
+    let mut first = agent.events().subscribe();
+    let first_token = tokio::spawn(async move {
+        loop {
+            match first.recv().await {
+                Ok(baton_agent::AgentEvent::TextDelta { .. }) => return Some(Instant::now()),
+                Ok(baton_agent::AgentEvent::Done { .. }) | Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+                _ => {}
             }
         }
-        builder.push(event);
-    }
-    let completion = builder.finish();
+    });
+    let printer = engine::spawn_printer(agent.events(), !args.json, verbose);
+    let mut history = Vec::new();
+    let result = agent.execute_action(&mut history, &prompt, Vec::new(), cancel).await;
+    let _ = printer.await;
+    let first_token = first_token.await.ok().flatten();
+    agent.close().await;
+    let total = result.usage.iter().fold(Usage::default(), |mut acc, u| {
+        acc.prompt_tokens += u.prompt_tokens;
+        acc.completion_tokens += u.completion_tokens;
+        if let Some(c) = u.cached_tokens {
+            acc.cached_tokens = Some(acc.cached_tokens.unwrap_or(0) + c);
+        }
+        acc
+    });
     if args.json {
-        let out = json!({
+        let mut out = json!({
             "provider": cfg.name,
             "model": cfg.model_name(),
-            "text": completion.text,
-            "toolCalls": completion.tool_calls,
-            "usage": completion.usage,
-            "finish": completion.finish,
+            "text": result.answer,
+            "toolCalls": result.tool_calls,
+            "usage": total,
+            "usagePerCall": result.usage,
+            "iterations": result.iterations,
+            "stop": result.stop,
+            "files": result.files,
             "timings": {
-                "firstTokenMs": first_token.map(|d| d.as_secs_f64() * 1000.0),
+                "firstTokenMs": first_token.map(|t| (t - started).as_secs_f64() * 1000.0),
                 "totalMs": started.elapsed().as_secs_f64() * 1000.0,
             },
         });
-        writeln!(stdout, "{out}")?;
-    } else if !completion.text.ends_with('\n') {
-        writeln!(stdout)?;
+        if let StopReason::Error(e) = &result.stop {
+            let code = result.error.as_ref().map_or("error", LlmError::code);
+            out["error"] = json!({"code": code, "message": e});
+        }
+        println!("{out}");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(match &result.stop {
+        StopReason::Answered => ExitCode::SUCCESS,
+        StopReason::Cancelled => {
+            eprintln!("(cancelled)");
+            ExitCode::from(130)
+        }
+        StopReason::Error(e) => {
+            if !args.json {
+                eprintln!("error: {e}");
+            }
+            result.error.as_ref().map_or(ExitCode::FAILURE, exit_for)
+        }
+        other => {
+            if !args.json {
+                eprintln!("stopped: {}", describe(other));
+            }
+            ExitCode::FAILURE
+        }
+    })
+}
+
+/// A stop reason in words.
+pub fn describe(stop: &StopReason) -> String {
+    match stop {
+        StopReason::Answered => "answered".into(),
+        StopReason::Asked => "the model asked a question".into(),
+        StopReason::MaxIterations => "the step limit was reached before an answer".into(),
+        StopReason::Cancelled => "cancelled".into(),
+        StopReason::Budget => "the token budget ran out".into(),
+        StopReason::LoopGuard(why) => why.clone(),
+        StopReason::Error(e) => e.clone(),
+    }
 }

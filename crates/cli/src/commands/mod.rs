@@ -5,6 +5,7 @@ mod chat;
 mod config;
 mod providers;
 mod secret;
+mod tools;
 
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -19,9 +20,11 @@ use crate::context::Context;
 /// Runs the parsed command.
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let ctx = Context::load(&cli.global)?;
+    let verbose = cli.global.verbose > 0;
     match cli.command {
-        Command::Ask(a) => ask::run(&ctx, a).await,
-        Command::Chat(a) => chat::run(&ctx, a).await,
+        Command::Ask(a) => ask::run(&ctx, a, verbose).await,
+        Command::Chat(a) => chat::run(&ctx, a, verbose).await,
+        Command::Tools(a) => tools::run(&ctx, a).await,
         Command::Providers { json } => providers::run(&ctx, json).await,
         Command::Config(c) => config::run(&ctx, c),
         Command::Secret(c) => secret::run(&ctx, c),
