@@ -18,5 +18,7 @@ for group in sorted(p for p in root.iterdir() if p.is_dir() and p.name != "repor
         continue
     for k in ours:
         ratio = means[base[0]] / means[k]
-        print(f"{group.name}: {k} median {means[k]/1e6:.2f} ms vs {base[0]} {means[base[0]]/1e6:.2f} ms"
-              f" -> throughput ratio {ratio:.2f}x of baseline")
+        def fmt(ns):
+            return f"{ns/1e6:.2f} ms" if ns >= 1e5 else f"{ns/1e3:.2f} µs"
+        print(f"{group.name}: {k} median {fmt(means[k])} vs {base[0]} {fmt(means[base[0]])}"
+              f" -> {means[k]/means[base[0]]:.1f}x the baseline's time (throughput ratio {ratio:.2f})")

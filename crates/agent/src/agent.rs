@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use baton_llm::{
-    CallOptions, ChatRequest, CompletionBuilder, ContentPart, InteractionMode, LlmError, LlmEvent, Message, Provider,
-    ProviderConfig, ToolCall, ToolDefinition, Usage,
+    CallOptions, ChatRequest, CompletionBuilder, ContentPart, InteractionMode, LlmError, LlmEvent,
+    Message, Provider, ProviderConfig, ToolCall, ToolDefinition, Usage,
 };
 use baton_tools::cli::{self, CliCommand};
 use baton_tools::{Catalog, ToolCallRecord, ToolOutcome};
@@ -181,7 +181,11 @@ impl Agent {
     /// The system prompt this agent sends.
     pub fn system_prompt(&self) -> String {
         let tools = self.config.mode == InteractionMode::Api || !self.catalog.is_empty();
-        let catalog = if tools { self.catalog.clone() } else { Catalog::new() };
+        let catalog = if tools {
+            self.catalog.clone()
+        } else {
+            Catalog::new()
+        };
         system_prompt(
             &catalog,
             &self.subagents,
@@ -198,7 +202,13 @@ impl Agent {
             for t in self.catalog.toolboxes() {
                 t.close().await;
             }
-            let open: Vec<OpenSubagent> = self.open.lock().expect("lock").drain().map(|(_, s)| s).collect();
+            let open: Vec<OpenSubagent> = self
+                .open
+                .lock()
+                .expect("lock")
+                .drain()
+                .map(|(_, s)| s)
+                .collect();
             for s in open {
                 s.agent.close().await;
             }
@@ -209,7 +219,8 @@ impl Agent {
         if self.config.mode == InteractionMode::Cli {
             return vec![ToolDefinition {
                 name: "cli".into(),
-                description: "Runs one Baton command line: `<Toolbox> <command> [arguments]`.".into(),
+                description: "Runs one Baton command line: `<Toolbox> <command> [arguments]`."
+                    .into(),
                 parameters: json!({"type": "object", "properties": {"command": {"type": "string"}},
                                    "required": ["command"], "additionalProperties": false}),
             }];
@@ -218,7 +229,11 @@ impl Agent {
             .catalog
             .native_tools()
             .into_iter()
-            .map(|t| ToolDefinition { name: t.name, description: t.description, parameters: t.parameters })
+            .map(|t| ToolDefinition {
+                name: t.name,
+                description: t.description,
+                parameters: t.parameters,
+            })
             .collect();
         if !self.subagents.is_empty() {
             defs.extend(subagent::tool_definitions(&self.subagents));
@@ -240,7 +255,9 @@ impl Agent {
             .iter()
             .map(|m| match m {
                 Message::Assistant { content, .. } => Message::assistant(content.clone()),
-                Message::Tool { name, content, .. } => Message::user(format!("Result of `{name}`:\n{content}")),
+                Message::Tool { name, content, .. } => {
+                    Message::user(format!("Result of `{name}`:\n{content}"))
+                }
                 other => other.clone(),
             })
             .collect()
@@ -259,7 +276,11 @@ impl Agent {
     }
 
     fn maybe_compact(&self, history: &mut Vec<Message>) {
-        if self.config.compaction.due(history, self.config.context_window) {
+        if self
+            .config
+            .compaction
+            .due(history, self.config.context_window)
+        {
             let report = compact(history, self.config.compaction.keep_exchanges);
             tracing::info!(?report, "history compacted");
             self.events.emit(AgentEvent::Compacted(report));
@@ -279,7 +300,10 @@ impl Agent {
             messages: self.wire_messages(history),
             tools,
             dynamic_context: None,
-            options: CallOptions { json_mode, ..Default::default() },
+            options: CallOptions {
+                json_mode,
+                ..Default::default()
+            },
         };
         let mut stream = self.provider.stream(request, cancel.clone()).await?;
         let mut builder = CompletionBuilder::default();
@@ -316,7 +340,9 @@ impl Agent {
     ) -> ActionResult {
         self.maybe_compact(history);
         self.ensure_system(history);
-        let mut content = vec![ContentPart::Text { text: prompt.to_string() }];
+        let mut content = vec![ContentPart::Text {
+            text: prompt.to_string(),
+        }];
         content.extend(attachments);
         history.push(Message::User { content });
 
@@ -341,17 +367,26 @@ impl Agent {
                 break;
             }
             result.iterations += 1;
-            let tools = if native { self.native_tool_defs() } else { Vec::new() };
+            let tools = if native {
+                self.native_tool_defs()
+            } else {
+                Vec::new()
+            };
             // Stream text live only where text is the answer (native tools).
             let forward = native || !self.has_tools();
-            let completion = match self.call_model(history, tools, json_mode, forward, &cancel).await {
+            let completion = match self
+                .call_model(history, tools, json_mode, forward, &cancel)
+                .await
+            {
                 Ok(c) => c,
                 Err(LlmError::Cancelled { .. }) => {
                     result.stop = StopReason::Cancelled;
                     break;
                 }
                 Err(e) => {
-                    self.events.emit(AgentEvent::Error { message: e.to_string() });
+                    self.events.emit(AgentEvent::Error {
+                        message: e.to_string(),
+                    });
                     result.stop = StopReason::Error(e.to_string());
                     result.error = Some(e);
                     break;
@@ -386,10 +421,16 @@ impl Agent {
                         result.stop = StopReason::Answered;
                         break;
                     }
-                    ModelReply::Call { name, args } => calls.push(ToolCall { id: call_id, name, arguments: args }),
-                    ModelReply::Cli(command) => {
-                        calls.push(ToolCall { id: call_id, name: "cli".into(), arguments: json!({"command": command}) })
-                    }
+                    ModelReply::Call { name, args } => calls.push(ToolCall {
+                        id: call_id,
+                        name,
+                        arguments: args,
+                    }),
+                    ModelReply::Cli(command) => calls.push(ToolCall {
+                        id: call_id,
+                        name: "cli".into(),
+                        arguments: json!({"command": command}),
+                    }),
                 }
             } else {
                 // Native mode without calls, or no tools: the text is the
@@ -403,10 +444,20 @@ impl Agent {
                 let call_id = format!("call_{}_{}", self.depth, result.iterations);
                 match reply {
                     ModelReply::Call { name, args } if self.has_tools() => {
-                        calls.push(ToolCall { id: call_id, name, arguments: args });
+                        calls.push(ToolCall {
+                            id: call_id,
+                            name,
+                            arguments: args,
+                        });
                     }
-                    ModelReply::Cli(command) if self.has_tools() && self.config.mode == InteractionMode::Cli => {
-                        calls.push(ToolCall { id: call_id, name: "cli".into(), arguments: json!({"command": command}) });
+                    ModelReply::Cli(command)
+                        if self.has_tools() && self.config.mode == InteractionMode::Cli =>
+                    {
+                        calls.push(ToolCall {
+                            id: call_id,
+                            name: "cli".into(),
+                            arguments: json!({"command": command}),
+                        });
                     }
                     ModelReply::Question(q) if self.config.can_ask => {
                         history.push(Message::assistant(text.clone()));
@@ -428,7 +479,10 @@ impl Agent {
                     }
                 }
             }
-            history.push(Message::Assistant { content: text.clone(), tool_calls: calls.clone() });
+            history.push(Message::Assistant {
+                content: text.clone(),
+                tool_calls: calls.clone(),
+            });
             for call in calls {
                 if cancel.is_cancelled() {
                     history.push(Message::Tool {
@@ -457,14 +511,21 @@ impl Agent {
                     is_error,
                     duration_ms: record.duration.as_secs_f64() * 1000.0,
                 });
-                history.push(Message::Tool { call_id: call.id.clone(), name: record.name.clone(), content: model_text, is_error });
+                history.push(Message::Tool {
+                    call_id: call.id.clone(),
+                    name: record.name.clone(),
+                    content: model_text,
+                    is_error,
+                });
                 result.files.extend(files);
                 if is_error {
                     let key = format!("{}|{}", baton_tools_key(&call.name), call.arguments);
                     let n = failures.entry(key).or_default();
                     *n += 1;
                     if *n >= 3 {
-                        let ToolOutcome::Err(e) = &record.outcome else { unreachable!() };
+                        let ToolOutcome::Err(e) = &record.outcome else {
+                            unreachable!()
+                        };
                         result.stop = StopReason::LoopGuard(format!(
                             "the same call to `{}` failed three times: {e}",
                             call.name
@@ -483,19 +544,30 @@ impl Agent {
             }
         }
         if result.answer.is_empty()
-            && let Some(Message::Assistant { content, .. }) = history.iter().rev().find(|m| matches!(m, Message::Assistant { .. }))
+            && let Some(Message::Assistant { content, .. }) = history
+                .iter()
+                .rev()
+                .find(|m| matches!(m, Message::Assistant { .. }))
         {
             result.answer = content.clone();
         }
         if matches!(result.stop, StopReason::Answered) && !native && self.has_tools() {
             // Prompt-based modes could not stream the answer live.
-            self.events.emit(AgentEvent::TextDelta { text: result.answer.clone() });
+            self.events.emit(AgentEvent::TextDelta {
+                text: result.answer.clone(),
+            });
         }
-        self.events.emit(AgentEvent::Done { reason: format!("{:?}", result.stop) });
+        self.events.emit(AgentEvent::Done {
+            reason: format!("{:?}", result.stop),
+        });
         result
     }
 
-    async fn run_call(&self, call: &ToolCall, cancel: &CancellationToken) -> (ToolCallRecord, Vec<String>) {
+    async fn run_call(
+        &self,
+        call: &ToolCall,
+        cancel: &CancellationToken,
+    ) -> (ToolCallRecord, Vec<String>) {
         let started = std::time::Instant::now();
         if let Some(which) = subagent::which(&call.name) {
             let (outcome, files) = if which == subagent::LAUNCH {
@@ -529,7 +601,9 @@ impl Agent {
                 },
             }
         } else {
-            self.catalog.dispatch(&call.name, call.arguments.clone()).await
+            self.catalog
+                .dispatch(&call.name, call.arguments.clone())
+                .await
         };
         let files = produced_files(&record);
         (record, files)
@@ -539,24 +613,43 @@ impl Agent {
         format!("sub_{}", self.counter.fetch_add(1, Ordering::SeqCst) + 1)
     }
 
-    async fn launch_subagent(&self, args: &Value, cancel: &CancellationToken) -> (ToolOutcome, Vec<String>) {
+    async fn launch_subagent(
+        &self,
+        args: &Value,
+        cancel: &CancellationToken,
+    ) -> (ToolOutcome, Vec<String>) {
         let Some(task) = subagent::arg(args, "task").filter(|t| !t.trim().is_empty()) else {
-            return (ToolOutcome::Err("launch_subagent: missing required parameter `task`".into()), Vec::new());
+            return (
+                ToolOutcome::Err("launch_subagent: missing required parameter `task`".into()),
+                Vec::new(),
+            );
         };
         if self.depth + 1 > self.config.max_depth {
             return (
-                ToolOutcome::Err(format!("sub-agents cannot be nested more than {} deep; do this step yourself", self.config.max_depth)),
+                ToolOutcome::Err(format!(
+                    "sub-agents cannot be nested more than {} deep; do this step yourself",
+                    self.config.max_depth
+                )),
                 Vec::new(),
             );
         }
         let spec = match subagent::arg(args, "agent") {
-            Some(name) => self.subagents.iter().find(|s| s.name.eq_ignore_ascii_case(&name)),
+            Some(name) => self
+                .subagents
+                .iter()
+                .find(|s| s.name.eq_ignore_ascii_case(&name)),
             None if self.subagents.len() == 1 => self.subagents.first(),
             None => None,
         };
         let Some(spec) = spec else {
             let names: Vec<&str> = self.subagents.iter().map(|s| s.name.as_str()).collect();
-            return (ToolOutcome::Err(format!("launch_subagent: name one of the sub-agents with `agent`: {}", names.join(", "))), Vec::new());
+            return (
+                ToolOutcome::Err(format!(
+                    "launch_subagent: name one of the sub-agents with `agent`: {}",
+                    names.join(", ")
+                )),
+                Vec::new(),
+            );
         };
         let mut agent = (spec.factory)();
         agent.depth = self.depth + 1;
@@ -564,19 +657,35 @@ impl Agent {
         agent.config.can_ask = true;
         agent.counter = self.counter.clone();
         let id = self.next_session_id();
-        self.events.emit(AgentEvent::SubagentDelegated { session_id: id.clone(), task: task.clone() });
+        self.events.emit(AgentEvent::SubagentDelegated {
+            session_id: id.clone(),
+            task: task.clone(),
+        });
         let mut history = Vec::new();
-        let result = agent.execute_action(&mut history, &task, Vec::new(), cancel.clone()).await;
+        let result = agent
+            .execute_action(&mut history, &task, Vec::new(), cancel.clone())
+            .await;
         self.settle(id, agent, history, result).await
     }
 
-    async fn provide_input(&self, args: &Value, cancel: &CancellationToken) -> (ToolOutcome, Vec<String>) {
+    async fn provide_input(
+        &self,
+        args: &Value,
+        cancel: &CancellationToken,
+    ) -> (ToolOutcome, Vec<String>) {
         let Some(input) = subagent::arg(args, "input") else {
-            return (ToolOutcome::Err("provide_subagent_input: missing required parameter `input`".into()), Vec::new());
+            return (
+                ToolOutcome::Err(
+                    "provide_subagent_input: missing required parameter `input`".into(),
+                ),
+                Vec::new(),
+            );
         };
         let taken = {
             let mut open = self.open.lock().expect("lock");
-            let id = match subagent::arg(args, "session_id").or_else(|| subagent::arg(args, "sessionId")) {
+            let id = match subagent::arg(args, "session_id")
+                .or_else(|| subagent::arg(args, "sessionId"))
+            {
                 Some(id) => Some(id),
                 None if open.len() == 1 => open.keys().next().cloned(),
                 None => None,
@@ -588,7 +697,11 @@ impl Agent {
                         let ids: Vec<String> = open.keys().cloned().collect();
                         Err(format!(
                             "no sub-agent session `{id}` is waiting; open sessions: {}",
-                            if ids.is_empty() { "none".into() } else { ids.join(", ") }
+                            if ids.is_empty() {
+                                "none".into()
+                            } else {
+                                ids.join(", ")
+                            }
                         ))
                     }
                 },
@@ -601,27 +714,53 @@ impl Agent {
         };
         let (id, mut open) = match taken {
             Ok(t) => t,
-            Err(e) => return (ToolOutcome::Err(format!("provide_subagent_input: {e}")), Vec::new()),
+            Err(e) => {
+                return (
+                    ToolOutcome::Err(format!("provide_subagent_input: {e}")),
+                    Vec::new(),
+                );
+            }
         };
-        let result = open.agent.execute_action(&mut open.history, &input, Vec::new(), cancel.clone()).await;
+        let result = open
+            .agent
+            .execute_action(&mut open.history, &input, Vec::new(), cancel.clone())
+            .await;
         self.settle(id, open.agent, open.history, result).await
     }
 
     /// Parks a subagent that asked, or closes one that finished.
-    async fn settle(&self, id: String, agent: Agent, history: Vec<Message>, result: ActionResult) -> (ToolOutcome, Vec<String>) {
+    async fn settle(
+        &self,
+        id: String,
+        agent: Agent,
+        history: Vec<Message>,
+        result: ActionResult,
+    ) -> (ToolOutcome, Vec<String>) {
         if result.stop == StopReason::Asked {
-            self.events.emit(AgentEvent::SubagentAsked { session_id: id.clone(), question: result.answer.clone() });
-            let outcome = ToolOutcome::Ok(json!({"done": true, "question": result.answer, "sessionId": id}));
-            self.open.lock().expect("lock").insert(id, OpenSubagent { agent, history });
+            self.events.emit(AgentEvent::SubagentAsked {
+                session_id: id.clone(),
+                question: result.answer.clone(),
+            });
+            let outcome =
+                ToolOutcome::Ok(json!({"done": true, "question": result.answer, "sessionId": id}));
+            self.open
+                .lock()
+                .expect("lock")
+                .insert(id, OpenSubagent { agent, history });
             return (outcome, result.files);
         }
         agent.close().await;
-        self.events.emit(AgentEvent::SubagentFinished { session_id: id.clone() });
+        self.events.emit(AgentEvent::SubagentFinished {
+            session_id: id.clone(),
+        });
         let outcome = match &result.stop {
-            StopReason::Answered => {
-                ToolOutcome::Ok(json!({"done": true, "result": result.answer, "sessionId": id, "files": result.files}))
-            }
-            other => ToolOutcome::Err(format!("sub-agent {id} stopped ({other:?}) before finishing: {}", result.answer)),
+            StopReason::Answered => ToolOutcome::Ok(
+                json!({"done": true, "result": result.answer, "sessionId": id, "files": result.files}),
+            ),
+            other => ToolOutcome::Err(format!(
+                "sub-agent {id} stopped ({other:?}) before finishing: {}",
+                result.answer
+            )),
         };
         (outcome, result.files)
     }
@@ -640,7 +779,9 @@ impl Agent {
         if !instructions.is_empty() && !matches!(history.first(), Some(Message::System { .. })) {
             history.insert(0, Message::system(instructions));
         }
-        let mut content = vec![ContentPart::Text { text: prompt.to_string() }];
+        let mut content = vec![ContentPart::Text {
+            text: prompt.to_string(),
+        }];
         content.extend(attachments);
         history.push(Message::User { content });
         let request = ChatRequest::new(self.wire_messages(history));
@@ -677,14 +818,23 @@ impl Agent {
 }
 
 fn baton_tools_key(name: &str) -> String {
-    name.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect()
+    name.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// Files a call produced: a `path` in the result of a method that writes.
 fn produced_files(record: &ToolCallRecord) -> Vec<String> {
-    let writes = ["write", "save", "move", "export", "create", "render"].iter().any(|w| record.name.contains(w));
+    let writes = ["write", "save", "move", "export", "create", "render"]
+        .iter()
+        .any(|w| record.name.contains(w));
     match &record.outcome {
-        ToolOutcome::Ok(Value::Object(o)) if writes => o.get("path").and_then(Value::as_str).map(|p| vec![p.to_string()]).unwrap_or_default(),
+        ToolOutcome::Ok(Value::Object(o)) if writes => o
+            .get("path")
+            .and_then(Value::as_str)
+            .map(|p| vec![p.to_string()])
+            .unwrap_or_default(),
         _ => Vec::new(),
     }
 }

@@ -29,7 +29,12 @@ pub const HELP: &str = "\
 /instructions TEXT       extra instructions for this session (empty clears)";
 
 /// Handles `line` if it is a slash command.
-pub fn handle_command(line: &str, session: &mut Session, store: &SessionStore, policy: &CompactionPolicy) -> CommandOutcome {
+pub fn handle_command(
+    line: &str,
+    session: &mut Session,
+    store: &SessionStore,
+    policy: &CompactionPolicy,
+) -> CommandOutcome {
     let line = line.trim();
     let Some(rest) = line.strip_prefix('/') else {
         return CommandOutcome::NotACommand;
@@ -43,7 +48,10 @@ pub fn handle_command(line: &str, session: &mut Session, store: &SessionStore, p
         "help" | "?" => reply(HELP.to_string()),
         "model" if arg.is_empty() => reply(format!(
             "model: {}",
-            session.model.as_deref().unwrap_or("(the provider's default)")
+            session
+                .model
+                .as_deref()
+                .unwrap_or("(the provider's default)")
         )),
         "model" => {
             session.model = Some(arg.to_string());
@@ -66,7 +74,11 @@ pub fn handle_command(line: &str, session: &mut Session, store: &SessionStore, p
                 "info" | "" => reply(format!(
                     "session {} — {}\n{} messages; model: {}; instructions: {}\nsaved in {}",
                     session.id,
-                    if session.title.is_empty() { "(untitled)" } else { &session.title },
+                    if session.title.is_empty() {
+                        "(untitled)"
+                    } else {
+                        &session.title
+                    },
                     session.history.len(),
                     session.model.as_deref().unwrap_or("(default)"),
                     session.instructions.as_deref().unwrap_or("(none)"),
@@ -110,13 +122,22 @@ pub fn handle_command(line: &str, session: &mut Session, store: &SessionStore, p
                     if all.is_empty() {
                         reply("no saved sessions".into())
                     } else {
-                        reply(all.iter().map(|(n, t)| format!("{n}  {t}")).collect::<Vec<_>>().join("\n"))
+                        reply(
+                            all.iter()
+                                .map(|(n, t)| format!("{n}  {t}"))
+                                .collect::<Vec<_>>()
+                                .join("\n"),
+                        )
                     }
                 }
-                other => reply(format!("unknown /session command `{other}`; /help lists the commands")),
+                other => reply(format!(
+                    "unknown /session command `{other}`; /help lists the commands"
+                )),
             }
         }
-        other => reply(format!("unknown command /{other}; /help lists the commands")),
+        other => reply(format!(
+            "unknown command /{other}; /help lists the commands"
+        )),
     }
 }
 
@@ -132,21 +153,48 @@ mod tests {
         let p = CompactionPolicy::default();
         let mut s = Session::new();
         s.history = vec![Message::user("hi"), Message::assistant("hello")];
-        assert_eq!(handle_command("hello", &mut s, &store, &p), CommandOutcome::NotACommand);
-        assert!(matches!(handle_command("/help", &mut s, &store, &p), CommandOutcome::Reply(h) if h.contains("/session save NAME")));
-        assert!(matches!(handle_command("/session save work", &mut s, &store, &p), CommandOutcome::Reply(r) if r.starts_with("saved as `work`")));
-        assert!(matches!(handle_command("/session reset", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("2 messages")));
+        assert_eq!(
+            handle_command("hello", &mut s, &store, &p),
+            CommandOutcome::NotACommand
+        );
+        assert!(
+            matches!(handle_command("/help", &mut s, &store, &p), CommandOutcome::Reply(h) if h.contains("/session save NAME"))
+        );
+        assert!(
+            matches!(handle_command("/session save work", &mut s, &store, &p), CommandOutcome::Reply(r) if r.starts_with("saved as `work`"))
+        );
+        assert!(
+            matches!(handle_command("/session reset", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("2 messages"))
+        );
         assert!(s.history.is_empty());
-        assert!(matches!(handle_command("/session load work", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("2 messages")));
+        assert!(
+            matches!(handle_command("/session load work", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("2 messages"))
+        );
         assert_eq!(s.history.len(), 2);
-        assert_eq!(handle_command("/model gpt-x", &mut s, &store, &p), CommandOutcome::ModelChanged("gpt-x".into()));
+        assert_eq!(
+            handle_command("/model gpt-x", &mut s, &store, &p),
+            CommandOutcome::ModelChanged("gpt-x".into())
+        );
         assert_eq!(s.model.as_deref(), Some("gpt-x"));
-        assert!(matches!(handle_command("/instructions Be terse.", &mut s, &store, &p), CommandOutcome::Reply(_)));
+        assert!(matches!(
+            handle_command("/instructions Be terse.", &mut s, &store, &p),
+            CommandOutcome::Reply(_)
+        ));
         assert_eq!(s.instructions.as_deref(), Some("Be terse."));
-        assert!(matches!(handle_command("/session info", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("2 messages") && r.contains("gpt-x")));
-        assert!(matches!(handle_command("/session delete work", &mut s, &store, &p), CommandOutcome::Reply(r) if r == "deleted `work`"));
-        assert!(matches!(handle_command("/session load work", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("no saved session named `work`")));
-        assert!(matches!(handle_command("/session save ../x", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("not a usable session name")));
-        assert!(matches!(handle_command("/frobnicate", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("unknown command /frobnicate")));
+        assert!(
+            matches!(handle_command("/session info", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("2 messages") && r.contains("gpt-x"))
+        );
+        assert!(
+            matches!(handle_command("/session delete work", &mut s, &store, &p), CommandOutcome::Reply(r) if r == "deleted `work`")
+        );
+        assert!(
+            matches!(handle_command("/session load work", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("no saved session named `work`"))
+        );
+        assert!(
+            matches!(handle_command("/session save ../x", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("not a usable session name"))
+        );
+        assert!(
+            matches!(handle_command("/frobnicate", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("unknown command /frobnicate"))
+        );
     }
 }

@@ -32,7 +32,8 @@ impl CompactionPolicy {
     /// Whether `history` should be compacted for a `context_window`-token model.
     pub fn due(&self, history: &[Message], context_window: u32) -> bool {
         let chars: usize = history.iter().map(|m| m.text().len() + 16).sum();
-        history.len() > self.max_messages || (chars / 4) as f32 > self.max_context_share * context_window as f32
+        history.len() > self.max_messages
+            || (chars / 4) as f32 > self.max_context_share * context_window as f32
     }
 }
 
@@ -63,7 +64,10 @@ pub fn compact(history: &mut Vec<Message>, keep_exchanges: usize) -> CompactionR
                 out.push(m);
             }
             Message::Tool { .. } => tool_dropped += 1,
-            Message::Assistant { content, tool_calls } => {
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
                 if content.trim().is_empty() {
                     tool_dropped += 1;
                 } else {
@@ -113,10 +117,22 @@ mod tests {
             Message::user(format!("q{i}")),
             Message::Assistant {
                 content: String::new(),
-                tool_calls: vec![ToolCall { id: format!("c{i}"), name: "t".into(), arguments: json!({}) }],
+                tool_calls: vec![ToolCall {
+                    id: format!("c{i}"),
+                    name: "t".into(),
+                    arguments: json!({}),
+                }],
             },
-            Message::Tool { call_id: format!("c{i}"), name: "t".into(), content: "r".into(), is_error: false },
-            Message::Assistant { content: format!("a{i}"), tool_calls: Vec::new() },
+            Message::Tool {
+                call_id: format!("c{i}"),
+                name: "t".into(),
+                content: "r".into(),
+                is_error: false,
+            },
+            Message::Assistant {
+                content: format!("a{i}"),
+                tool_calls: Vec::new(),
+            },
         ]
     }
 
@@ -127,17 +143,57 @@ mod tests {
             h.extend(exchange(i));
         }
         let r = compact(&mut h, 2);
-        assert_eq!(r, CompactionReport { before: 21, after: 5, tool_messages_dropped: 10, window_trimmed: 6 });
-        assert_eq!(h, vec![Message::system("sys"), Message::user("q3"), Message::assistant("a3"),
-                           Message::user("q4"), Message::assistant("a4")]);
+        assert_eq!(
+            r,
+            CompactionReport {
+                before: 21,
+                after: 5,
+                tool_messages_dropped: 10,
+                window_trimmed: 6
+            }
+        );
+        assert_eq!(
+            h,
+            vec![
+                Message::system("sys"),
+                Message::user("q3"),
+                Message::assistant("a3"),
+                Message::user("q4"),
+                Message::assistant("a4")
+            ]
+        );
     }
 
     #[test]
     fn keeps_only_the_first_system_message_and_assistant_text() {
-        let mut h = vec![Message::system("a"), Message::user("u"), Message::system("b"),
-            Message::Assistant { content: "said".into(), tool_calls: vec![ToolCall { id: "x".into(), name: "t".into(), arguments: json!({}) }] },
-            Message::Tool { call_id: "x".into(), name: "t".into(), content: "r".into(), is_error: false }];
+        let mut h = vec![
+            Message::system("a"),
+            Message::user("u"),
+            Message::system("b"),
+            Message::Assistant {
+                content: "said".into(),
+                tool_calls: vec![ToolCall {
+                    id: "x".into(),
+                    name: "t".into(),
+                    arguments: json!({}),
+                }],
+            },
+            Message::Tool {
+                call_id: "x".into(),
+                name: "t".into(),
+                content: "r".into(),
+                is_error: false,
+            },
+        ];
         compact(&mut h, 10);
-        assert_eq!(h, vec![Message::system("a"), Message::user("u"), Message::system("b"), Message::assistant("said")]);
+        assert_eq!(
+            h,
+            vec![
+                Message::system("a"),
+                Message::user("u"),
+                Message::system("b"),
+                Message::assistant("said")
+            ]
+        );
     }
 }

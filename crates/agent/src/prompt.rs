@@ -23,7 +23,8 @@ pub fn system_prompt(
     instructions: Option<&str>,
     can_ask: bool,
 ) -> String {
-    let mut p = String::from("You are Baton, a careful assistant working on the user's computer.\n");
+    let mut p =
+        String::from("You are Baton, a careful assistant working on the user's computer.\n");
     if let Some(i) = instructions.filter(|i| !i.trim().is_empty()) {
         let _ = writeln!(p, "\n{}", i.trim());
     }
@@ -47,7 +48,11 @@ pub fn system_prompt(
     if !subagents.is_empty() {
         p.push_str("\n## Sub-agents\n");
         for s in subagents {
-            let _ = writeln!(p, "Delegation to the sub-agent of: {} (agent `{}`)", s.summary, s.name);
+            let _ = writeln!(
+                p,
+                "Delegation to the sub-agent of: {} (agent `{}`)",
+                s.summary, s.name
+            );
         }
         p.push_str(
             "Use `launch_subagent` with a complete task (and `agent`) to delegate. If a sub-agent answers with a \
@@ -56,7 +61,9 @@ pub fn system_prompt(
     }
     match (mode, native_tools) {
         (InteractionMode::Api, true) => {
-            p.push_str("\n## Tools\nCall the provided tools as needed; answer in plain text when done.\n");
+            p.push_str(
+                "\n## Tools\nCall the provided tools as needed; answer in plain text when done.\n",
+            );
         }
         (InteractionMode::Api, false) => {
             p.push_str("\n## Tools\n");
@@ -76,7 +83,9 @@ pub fn system_prompt(
                 "Arguments go by position or as `--name value`; `<Toolbox> <command> --help` lists a command's arguments.\n",
             );
             if native {
-                p.push_str("Call the `cli` tool with the command line; answer in plain text when done.\n");
+                p.push_str(
+                    "Call the `cli` tool with the command line; answer in plain text when done.\n",
+                );
             } else {
                 p.push_str(
                     "\n## Reply format\nReply with exactly one JSON object and nothing else: \

@@ -34,21 +34,31 @@ fn text_of(v: &Value) -> String {
 /// itself (the fast path for trivial questions).
 pub fn parse_reply(text: &str, toolbox_names: &[&str]) -> ModelReply {
     let t = text.trim();
-    let looks_json = t.starts_with('{') || t.starts_with("```") || t.contains("\"method\"") || t.contains("'method'");
-    if looks_json
-        && let Ok(Value::Object(mut o)) = baton_tools::repair::repair_json(t)
-    {
-        let method = ["method", "name", "tool"]
-            .iter()
-            .find_map(|k| o.get(*k).and_then(Value::as_str).map(|s| (k.to_string(), s.to_string())));
+    let looks_json = t.starts_with('{')
+        || t.starts_with("```")
+        || t.contains("\"method\"")
+        || t.contains("'method'");
+    if looks_json && let Ok(Value::Object(mut o)) = baton_tools::repair::repair_json(t) {
+        let method = ["method", "name", "tool"].iter().find_map(|k| {
+            o.get(*k)
+                .and_then(Value::as_str)
+                .map(|s| (k.to_string(), s.to_string()))
+        });
         match method {
             Some((key, m)) if m.eq_ignore_ascii_case("cli") => {
                 o.remove(&key);
-                let cmd = ["command", "cmd", "line"].iter().find_map(|k| o.get(*k)).map(text_of).unwrap_or_default();
+                let cmd = ["command", "cmd", "line"]
+                    .iter()
+                    .find_map(|k| o.get(*k))
+                    .map(text_of)
+                    .unwrap_or_default();
                 return ModelReply::Cli(cmd);
             }
             Some((_, m)) if ANSWER_METHODS.contains(&m.to_ascii_lowercase().as_str()) => {
-                let a = ["answer", "text", "content", "result"].iter().find_map(|k| o.get(*k)).map(text_of);
+                let a = ["answer", "text", "content", "result"]
+                    .iter()
+                    .find_map(|k| o.get(*k))
+                    .map(text_of);
                 return ModelReply::Answer(a.unwrap_or_default());
             }
             Some((_, _)) => {
@@ -84,19 +94,46 @@ mod tests {
     #[test]
     fn replies() {
         let tb = ["FileTool"];
-        assert_eq!(parse_reply("Hello! How can I help?", &tb), ModelReply::Answer("Hello! How can I help?".into()));
-        assert_eq!(parse_reply("{\"answer\": \"42\"}", &tb), ModelReply::Answer("42".into()));
-        assert_eq!(parse_reply("{\"method\": \"final_answer\", \"answer\": \"done\"}", &tb), ModelReply::Answer("done".into()));
-        assert_eq!(parse_reply("{\"question\": \"Which sheet?\"}", &tb), ModelReply::Question("Which sheet?".into()));
         assert_eq!(
-            parse_reply("```json\n{'method': 'read_text_file', path: '/a.txt',}\n```", &tb),
-            ModelReply::Call { name: "read_text_file".into(), args: json!({"path": "/a.txt"}) }
+            parse_reply("Hello! How can I help?", &tb),
+            ModelReply::Answer("Hello! How can I help?".into())
         );
         assert_eq!(
-            parse_reply("{\"method\":\"cli\",\"command\":\"FileTool list_directory --path /\"}", &tb),
+            parse_reply("{\"answer\": \"42\"}", &tb),
+            ModelReply::Answer("42".into())
+        );
+        assert_eq!(
+            parse_reply("{\"method\": \"final_answer\", \"answer\": \"done\"}", &tb),
+            ModelReply::Answer("done".into())
+        );
+        assert_eq!(
+            parse_reply("{\"question\": \"Which sheet?\"}", &tb),
+            ModelReply::Question("Which sheet?".into())
+        );
+        assert_eq!(
+            parse_reply(
+                "```json\n{'method': 'read_text_file', path: '/a.txt',}\n```",
+                &tb
+            ),
+            ModelReply::Call {
+                name: "read_text_file".into(),
+                args: json!({"path": "/a.txt"})
+            }
+        );
+        assert_eq!(
+            parse_reply(
+                "{\"method\":\"cli\",\"command\":\"FileTool list_directory --path /\"}",
+                &tb
+            ),
             ModelReply::Cli("FileTool list_directory --path /".into())
         );
-        assert_eq!(parse_reply("FileTool list_directory /", &tb), ModelReply::Cli("FileTool list_directory /".into()));
-        assert_eq!(parse_reply("Use {braces} in code", &tb), ModelReply::Answer("Use {braces} in code".into()));
+        assert_eq!(
+            parse_reply("FileTool list_directory /", &tb),
+            ModelReply::Cli("FileTool list_directory /".into())
+        );
+        assert_eq!(
+            parse_reply("Use {braces} in code", &tb),
+            ModelReply::Answer("Use {braces} in code".into())
+        );
     }
 }

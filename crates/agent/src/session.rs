@@ -44,7 +44,11 @@ impl Session {
     /// Sets the title from the first user message if there is none yet.
     pub fn title_from(&mut self, prompt: &str) {
         if self.title.is_empty() {
-            let line = prompt.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+            let line = prompt
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+                .trim();
             self.title = line.chars().take(60).collect();
         }
     }
@@ -87,7 +91,9 @@ fn valid(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 100
         && !name.starts_with('.')
-        && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 impl SessionStore {
@@ -133,7 +139,10 @@ impl SessionStore {
             if source.kind() == std::io::ErrorKind::NotFound {
                 SessionError::NotFound(name.to_string())
             } else {
-                SessionError::Io { name: name.to_string(), source }
+                SessionError::Io {
+                    name: name.to_string(),
+                    source,
+                }
             }
         })?;
         serde_json::from_slice(&bytes).map_err(|e| SessionError::Corrupt {
@@ -147,7 +156,10 @@ impl SessionStore {
         match std::fs::remove_file(self.path(name)?) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(source) => Err(SessionError::Io { name: name.to_string(), source }),
+            Err(source) => Err(SessionError::Io {
+                name: name.to_string(),
+                source,
+            }),
         }
     }
 
@@ -158,7 +170,11 @@ impl SessionStore {
             .flatten()
             .flatten()
             .filter_map(|e| {
-                let name = e.file_name().to_string_lossy().strip_suffix(".json")?.to_string();
+                let name = e
+                    .file_name()
+                    .to_string_lossy()
+                    .strip_suffix(".json")?
+                    .to_string();
                 let s: Session = serde_json::from_slice(&std::fs::read(e.path()).ok()?).ok()?;
                 Some((name, s.title))
             })

@@ -25,7 +25,10 @@ pub struct SubagentSpec {
 
 impl std::fmt::Debug for SubagentSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SubagentSpec").field("name", &self.name).field("summary", &self.summary).finish()
+        f.debug_struct("SubagentSpec")
+            .field("name", &self.name)
+            .field("summary", &self.summary)
+            .finish()
     }
 }
 
@@ -40,7 +43,8 @@ pub fn tool_definitions(specs: &[SubagentSpec]) -> Vec<baton_llm::ToolDefinition
     vec![
         baton_llm::ToolDefinition {
             name: LAUNCH.into(),
-            description: "Delegates a task to a sub-agent and returns its result, or its question.".into(),
+            description: "Delegates a task to a sub-agent and returns its result, or its question."
+                .into(),
             parameters: json!({"type": "object", "properties": {
                 "task": {"type": "string", "description": "the complete task"},
                 "agent": {"type": "string", "enum": names, "description": "which sub-agent"}
@@ -48,7 +52,8 @@ pub fn tool_definitions(specs: &[SubagentSpec]) -> Vec<baton_llm::ToolDefinition
         },
         baton_llm::ToolDefinition {
             name: PROVIDE.into(),
-            description: "Answers the question a sub-agent asked; it resumes where it stopped.".into(),
+            description: "Answers the question a sub-agent asked; it resumes where it stopped."
+                .into(),
             parameters: json!({"type": "object", "properties": {
                 "input": {"type": "string", "description": "the answer"},
                 "session_id": {"type": "string", "description": "the sub-agent's session id (optional with one open)"}

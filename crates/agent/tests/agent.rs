@@ -3,7 +3,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use baton_agent::{Agent, AgentConfig, AgentEvent, CompactionPolicy, EventSink, StopReason, SubagentSpec, compact};
+use baton_agent::{
+    Agent, AgentConfig, AgentEvent, CompactionPolicy, EventSink, StopReason, SubagentSpec, compact,
+};
 use baton_docs::FileTool;
 use baton_llm::{HttpProvider, InteractionMode, Message, ProviderConfig, ToolCall};
 use baton_scripted_llm::{Reply, ScriptedServer};
@@ -28,15 +30,27 @@ fn provider(server: &ScriptedServer, native: bool, json_mode: bool) -> Arc<HttpP
 }
 
 fn file_catalog(dir: &std::path::Path) -> Catalog {
-    Catalog::new().with(Arc::new(FileTool::new(Sandbox::new(dir).unwrap()))).unwrap()
+    Catalog::new()
+        .with(Arc::new(FileTool::new(Sandbox::new(dir).unwrap())))
+        .unwrap()
 }
 
 fn config(mode: InteractionMode, native: bool, json_mode: bool) -> AgentConfig {
-    AgentConfig { mode, native_tools: native, json_mode, ..AgentConfig::default() }
+    AgentConfig {
+        mode,
+        native_tools: native,
+        json_mode,
+        ..AgentConfig::default()
+    }
 }
 
 fn bodies(server: &ScriptedServer) -> Vec<Value> {
-    server.requests().iter().filter(|r| r.method == "POST").map(|r| r.json()).collect()
+    server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST")
+        .map(|r| r.json())
+        .collect()
 }
 
 #[tokio::test]
@@ -44,30 +58,60 @@ async fn native_tool_calls_loop_until_the_answer() {
     let server = ScriptedServer::start().await.unwrap();
     let dir = workspace();
     server.reply(Reply::tool_call("list_directory", json!({"path": "/"})));
-    server.reply(Reply::tool_call("read_text_file", json!({"path": "/a.txt"})));
+    server.reply(Reply::tool_call(
+        "read_text_file",
+        json!({"path": "/a.txt"}),
+    ));
     server.reply(Reply::text("a.txt says: hello from a"));
     let events = EventSink::default();
     let mut rx = events.subscribe();
-    let agent = Agent::new(provider(&server, true, false), file_catalog(dir.path()), config(InteractionMode::Api, true, false))
-        .with_events(events);
+    let agent = Agent::new(
+        provider(&server, true, false),
+        file_catalog(dir.path()),
+        config(InteractionMode::Api, true, false),
+    )
+    .with_events(events);
     let mut history = Vec::new();
-    let r = agent.execute_action(&mut history, "What does a.txt say?", vec![], CancellationToken::new()).await;
+    let r = agent
+        .execute_action(
+            &mut history,
+            "What does a.txt say?",
+            vec![],
+            CancellationToken::new(),
+        )
+        .await;
     assert_eq!(r.stop, StopReason::Answered);
     assert_eq!(r.answer, "a.txt says: hello from a");
     assert_eq!(r.iterations, 3);
     assert_eq!(r.usage.len(), 3);
     assert_eq!(r.tool_calls.len(), 2);
-    assert_eq!(r.tool_calls[1].outcome, ToolOutcome::Ok(json!({"path": "/a.txt", "text": "hello from a",
-        "offset": 0, "total_chars": 12, "truncated": false})));
+    assert_eq!(
+        r.tool_calls[1].outcome,
+        ToolOutcome::Ok(json!({"path": "/a.txt", "text": "hello from a",
+        "offset": 0, "total_chars": 12, "truncated": false}))
+    );
     // The wire: tools offered natively, results sent back as tool messages.
     let b = bodies(&server);
     assert_eq!(b[0]["tools"].as_array().unwrap().len(), 6);
-    assert!(b[0]["messages"][0]["content"].as_str().unwrap().contains("## Steps"));
+    assert!(
+        b[0]["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("## Steps")
+    );
     let msgs = b[2]["messages"].as_array().unwrap();
     let roles: Vec<&str> = msgs.iter().map(|m| m["role"].as_str().unwrap()).collect();
-    assert_eq!(roles, ["system", "user", "assistant", "tool", "assistant", "tool"]);
+    assert_eq!(
+        roles,
+        ["system", "user", "assistant", "tool", "assistant", "tool"]
+    );
     assert_eq!(msgs[5]["tool_call_id"], msgs[4]["tool_calls"][0]["id"]);
-    assert!(msgs[5]["content"].as_str().unwrap().contains("hello from a"));
+    assert!(
+        msgs[5]["content"]
+            .as_str()
+            .unwrap()
+            .contains("hello from a")
+    );
     // Events, in order.
     let mut kinds = Vec::new();
     while let Ok(ev) = rx.try_recv() {
@@ -81,29 +125,58 @@ async fn native_tool_calls_loop_until_the_answer() {
         });
     }
     kinds.dedup();
-    assert_eq!(kinds, ["usage", "started", "finished", "usage", "started", "finished", "text", "usage", "done"]);
+    assert_eq!(
+        kinds,
+        [
+            "usage", "started", "finished", "usage", "started", "finished", "text", "usage", "done"
+        ]
+    );
 }
 
 #[tokio::test]
 async fn prompt_json_tool_calls_with_json_mode() {
     let server = ScriptedServer::start().await.unwrap();
     let dir = workspace();
-    server.reply(Reply::text(r#"{"method": "read_text_file", "path": "/reports/q1.txt"}"#));
+    server.reply(Reply::text(
+        r#"{"method": "read_text_file", "path": "/reports/q1.txt"}"#,
+    ));
     server.reply(Reply::text(r#"{"answer": "Revenue rose 12% in Q1."}"#));
-    let agent = Agent::new(provider(&server, false, true), file_catalog(dir.path()), config(InteractionMode::Api, false, true));
+    let agent = Agent::new(
+        provider(&server, false, true),
+        file_catalog(dir.path()),
+        config(InteractionMode::Api, false, true),
+    );
     let mut history = Vec::new();
-    let r = agent.execute_action(&mut history, "Summarize Q1", vec![], CancellationToken::new()).await;
+    let r = agent
+        .execute_action(
+            &mut history,
+            "Summarize Q1",
+            vec![],
+            CancellationToken::new(),
+        )
+        .await;
     assert_eq!(r.stop, StopReason::Answered);
     assert_eq!(r.answer, "Revenue rose 12% in Q1.");
     let b = bodies(&server);
     assert!(b[0].get("tools").is_none());
     assert_eq!(b[0]["response_format"], json!({"type": "json_object"}));
     let system = b[0]["messages"][0]["content"].as_str().unwrap();
-    assert!(system.contains("### read_text_file") && system.contains("Reply with exactly one JSON object"));
+    assert!(
+        system.contains("### read_text_file")
+            && system.contains("Reply with exactly one JSON object")
+    );
     let msgs = b[1]["messages"].as_array().unwrap();
-    assert_eq!(msgs[2], json!({"role": "assistant", "content": "{\"method\": \"read_text_file\", \"path\": \"/reports/q1.txt\"}"}));
+    assert_eq!(
+        msgs[2],
+        json!({"role": "assistant", "content": "{\"method\": \"read_text_file\", \"path\": \"/reports/q1.txt\"}"})
+    );
     assert_eq!(msgs[3]["role"], "user");
-    assert!(msgs[3]["content"].as_str().unwrap().starts_with("Result of `read_text_file`:\n{"));
+    assert!(
+        msgs[3]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Result of `read_text_file`:\n{")
+    );
     assert!(msgs[3]["content"].as_str().unwrap().contains("Q1 up 12%"));
 }
 
@@ -111,42 +184,84 @@ async fn prompt_json_tool_calls_with_json_mode() {
 async fn cli_mode_runs_command_lines_and_help() {
     let server = ScriptedServer::start().await.unwrap();
     let dir = workspace();
-    server.reply(Reply::text(r#"{"method": "cli", "command": "FileTool list_directory --help"}"#));
-    server.reply(Reply::text(r#"{"method": "cli", "command": "FileTool find_files '*.txt'"}"#));
+    server.reply(Reply::text(
+        r#"{"method": "cli", "command": "FileTool list_directory --help"}"#,
+    ));
+    server.reply(Reply::text(
+        r#"{"method": "cli", "command": "FileTool find_files '*.txt'"}"#,
+    ));
     server.reply(Reply::text(r#"{"answer": "Two text files."}"#));
-    let agent = Agent::new(provider(&server, false, false), file_catalog(dir.path()), config(InteractionMode::Cli, false, false));
+    let agent = Agent::new(
+        provider(&server, false, false),
+        file_catalog(dir.path()),
+        config(InteractionMode::Cli, false, false),
+    );
     let mut history = Vec::new();
-    let r = agent.execute_action(&mut history, "How many text files?", vec![], CancellationToken::new()).await;
+    let r = agent
+        .execute_action(
+            &mut history,
+            "How many text files?",
+            vec![],
+            CancellationToken::new(),
+        )
+        .await;
     assert_eq!(r.stop, StopReason::Answered, "{r:?}");
     assert_eq!(r.tool_calls[1].name, "find_files");
-    assert_eq!(r.tool_calls[1].outcome, ToolOutcome::Ok(json!(["/a.txt", "/reports/q1.txt"])));
+    assert_eq!(
+        r.tool_calls[1].outcome,
+        ToolOutcome::Ok(json!(["/a.txt", "/reports/q1.txt"]))
+    );
     let b = bodies(&server);
     let system = b[0]["messages"][0]["content"].as_str().unwrap();
     assert!(system.contains("- FileTool {list_directory|read_text_file|write_text_file|find_files|move_file|get_file_info}"), "{system}");
-    assert!(!system.contains("### read_text_file"), "CLI mode sends no full manual");
+    assert!(
+        !system.contains("### read_text_file"),
+        "CLI mode sends no full manual"
+    );
     let help = b[1]["messages"][3]["content"].as_str().unwrap();
-    assert!(help.contains("Usage: FileTool list_directory [--path <string>]"), "{help}");
+    assert!(
+        help.contains("Usage: FileTool list_directory [--path <string>]"),
+        "{help}"
+    );
 }
 
 #[tokio::test]
 async fn malformed_calls_are_repaired_and_unknown_methods_corrected() {
     let server = ScriptedServer::start().await.unwrap();
     let dir = workspace();
-    server.reply(Reply::text("Sure:\n```json\n{'method': 'ReadTextFile', path: '/a.txt',}\n```"));
+    server.reply(Reply::text(
+        "Sure:\n```json\n{'method': 'ReadTextFile', path: '/a.txt',}\n```",
+    ));
     server.reply(Reply::text(r#"{"method": "list_dir", "path": "/"}"#));
     server.reply(Reply::text(r#"{"method": "list_directory", "path": "/"}"#));
     server.reply(Reply::text(r#"{"answer": "done"}"#));
-    let agent = Agent::new(provider(&server, false, false), file_catalog(dir.path()), config(InteractionMode::Api, false, false));
+    let agent = Agent::new(
+        provider(&server, false, false),
+        file_catalog(dir.path()),
+        config(InteractionMode::Api, false, false),
+    );
     let mut history = Vec::new();
-    let r = agent.execute_action(&mut history, "go", vec![], CancellationToken::new()).await;
+    let r = agent
+        .execute_action(&mut history, "go", vec![], CancellationToken::new())
+        .await;
     assert_eq!(r.stop, StopReason::Answered);
     assert_eq!(r.tool_calls[0].name, "read_text_file");
     assert!(!r.tool_calls[0].outcome.is_err());
-    let ToolOutcome::Err(e) = &r.tool_calls[1].outcome else { panic!() };
-    assert!(e.contains("unknown method `list_dir`; did you mean `list_directory`"), "{e}");
+    let ToolOutcome::Err(e) = &r.tool_calls[1].outcome else {
+        panic!()
+    };
+    assert!(
+        e.contains("unknown method `list_dir`; did you mean `list_directory`"),
+        "{e}"
+    );
     // The model saw the suggestion, and its corrected call worked.
     let b = bodies(&server);
-    assert!(b[2]["messages"][5]["content"].as_str().unwrap().contains("did you mean `list_directory`"));
+    assert!(
+        b[2]["messages"][5]["content"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean `list_directory`")
+    );
     assert!(!r.tool_calls[2].outcome.is_err());
 }
 
@@ -155,10 +270,19 @@ async fn subagent_asks_a_question_and_resumes() {
     let server = ScriptedServer::start().await.unwrap();
     let dir = workspace();
     // Replies in arrival order: main, sub, main, sub, sub, main.
-    server.reply(Reply::tool_call("launch_subagent", json!({"task": "Read the file the user means", "agent": "files"})));
+    server.reply(Reply::tool_call(
+        "launch_subagent",
+        json!({"task": "Read the file the user means", "agent": "files"}),
+    ));
     server.reply(Reply::text(r#"{"question": "Which file?"}"#));
-    server.reply(Reply::tool_call("provide_subagent_input", json!({"input": "a.txt"})));
-    server.reply(Reply::tool_call("read_text_file", json!({"path": "/a.txt"})));
+    server.reply(Reply::tool_call(
+        "provide_subagent_input",
+        json!({"input": "a.txt"}),
+    ));
+    server.reply(Reply::tool_call(
+        "read_text_file",
+        json!({"path": "/a.txt"}),
+    ));
     server.reply(Reply::text("The file says hello from a."));
     server.reply(Reply::text("Your file says hello from a."));
     let events = EventSink::default();
@@ -169,25 +293,61 @@ async fn subagent_asks_a_question_and_resumes() {
         name: "files".into(),
         summary: "Files in the user's workspace".into(),
         factory: Arc::new(move || {
-            Agent::new(sub_provider.clone(), file_catalog(&root), config(InteractionMode::Api, true, false))
+            Agent::new(
+                sub_provider.clone(),
+                file_catalog(&root),
+                config(InteractionMode::Api, true, false),
+            )
         }),
     };
-    let agent = Agent::new(provider(&server, true, false), Catalog::new(), config(InteractionMode::Api, true, false))
-        .with_subagent(spec)
-        .with_events(events);
+    let agent = Agent::new(
+        provider(&server, true, false),
+        Catalog::new(),
+        config(InteractionMode::Api, true, false),
+    )
+    .with_subagent(spec)
+    .with_events(events);
     let mut history = Vec::new();
-    let r = agent.execute_action(&mut history, "What does my file say?", vec![], CancellationToken::new()).await;
+    let r = agent
+        .execute_action(
+            &mut history,
+            "What does my file say?",
+            vec![],
+            CancellationToken::new(),
+        )
+        .await;
     assert_eq!(r.stop, StopReason::Answered, "{r:?}");
     assert_eq!(r.answer, "Your file says hello from a.");
-    assert_eq!(r.tool_calls[0].outcome, ToolOutcome::Ok(json!({"done": true, "question": "Which file?", "sessionId": "sub_1"})));
-    assert_eq!(r.tool_calls[1].outcome, ToolOutcome::Ok(json!({"done": true, "result": "The file says hello from a.",
-        "sessionId": "sub_1", "files": []})));
+    assert_eq!(
+        r.tool_calls[0].outcome,
+        ToolOutcome::Ok(json!({"done": true, "question": "Which file?", "sessionId": "sub_1"}))
+    );
+    assert_eq!(
+        r.tool_calls[1].outcome,
+        ToolOutcome::Ok(
+            json!({"done": true, "result": "The file says hello from a.",
+        "sessionId": "sub_1", "files": []})
+        )
+    );
     let b = bodies(&server);
     // Main agent: delegation line and the two tools, nothing of the sub's traffic.
-    assert!(b[0]["messages"][0]["content"].as_str().unwrap().contains("Delegation to the sub-agent of: Files in the user's workspace"));
-    let main_tools: Vec<&str> = b[0]["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+    assert!(
+        b[0]["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Delegation to the sub-agent of: Files in the user's workspace")
+    );
+    let main_tools: Vec<&str> = b[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
     assert_eq!(main_tools, ["launch_subagent", "provide_subagent_input"]);
-    assert!(!b[5].to_string().contains("read_text_file"), "sub-agent traffic leaked into the parent");
+    assert!(
+        !b[5].to_string().contains("read_text_file"),
+        "sub-agent traffic leaked into the parent"
+    );
     // Sub-agent resumed with its own history: task, question, then the answer.
     let sub_resume = b[3]["messages"].as_array().unwrap();
     assert_eq!(sub_resume[1]["content"], "Read the file the user means");
@@ -195,8 +355,15 @@ async fn subagent_asks_a_question_and_resumes() {
     assert_eq!(sub_resume[3]["content"], "a.txt");
     let mut asked = false;
     while let Ok(ev) = rx.try_recv() {
-        if let AgentEvent::SubagentAsked { session_id, question } = ev {
-            assert_eq!((session_id.as_str(), question.as_str()), ("sub_1", "Which file?"));
+        if let AgentEvent::SubagentAsked {
+            session_id,
+            question,
+        } = ev
+        {
+            assert_eq!(
+                (session_id.as_str(), question.as_str()),
+                ("sub_1", "Which file?")
+            );
             asked = true;
         }
     }
@@ -207,22 +374,43 @@ async fn subagent_asks_a_question_and_resumes() {
 async fn files_made_by_a_subagent_reach_the_top() {
     let server = ScriptedServer::start().await.unwrap();
     let dir = workspace();
-    server.reply(Reply::tool_call("launch_subagent", json!({"task": "write a note"})));
-    server.reply(Reply::tool_call("write_text_file", json!({"path": "/notes/n.md", "text": "note"})));
+    server.reply(Reply::tool_call(
+        "launch_subagent",
+        json!({"task": "write a note"}),
+    ));
+    server.reply(Reply::tool_call(
+        "write_text_file",
+        json!({"path": "/notes/n.md", "text": "note"}),
+    ));
     server.reply(Reply::text("Written."));
     server.reply(Reply::text("Saved your note."));
     let sub_provider = provider(&server, true, false);
     let root = dir.path().to_path_buf();
-    let agent = Agent::new(provider(&server, true, false), Catalog::new(), config(InteractionMode::Api, true, false))
-        .with_subagent(SubagentSpec {
-            name: "files".into(),
-            summary: "files".into(),
-            factory: Arc::new(move || Agent::new(sub_provider.clone(), file_catalog(&root), config(InteractionMode::Api, true, false))),
-        });
+    let agent = Agent::new(
+        provider(&server, true, false),
+        Catalog::new(),
+        config(InteractionMode::Api, true, false),
+    )
+    .with_subagent(SubagentSpec {
+        name: "files".into(),
+        summary: "files".into(),
+        factory: Arc::new(move || {
+            Agent::new(
+                sub_provider.clone(),
+                file_catalog(&root),
+                config(InteractionMode::Api, true, false),
+            )
+        }),
+    });
     let mut history = Vec::new();
-    let r = agent.execute_action(&mut history, "note", vec![], CancellationToken::new()).await;
+    let r = agent
+        .execute_action(&mut history, "note", vec![], CancellationToken::new())
+        .await;
     assert_eq!(r.files, ["/notes/n.md"]);
-    assert_eq!(std::fs::read_to_string(dir.path().join("notes/n.md")).unwrap(), "note");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("notes/n.md")).unwrap(),
+        "note"
+    );
 }
 
 #[tokio::test]
@@ -230,22 +418,48 @@ async fn max_iterations_and_loop_guard() {
     let server = ScriptedServer::start().await.unwrap();
     let dir = workspace();
     for i in 0..3 {
-        server.reply(Reply::tool_call("get_file_info", json!({"path": if i % 2 == 0 { "/a.txt" } else { "/reports" }})));
+        server.reply(Reply::tool_call(
+            "get_file_info",
+            json!({"path": if i % 2 == 0 { "/a.txt" } else { "/reports" }}),
+        ));
     }
-    let cfg = AgentConfig { max_iterations: 3, ..config(InteractionMode::Api, true, false) };
-    let agent = Agent::new(provider(&server, true, false), file_catalog(dir.path()), cfg);
-    let r = agent.execute_action(&mut Vec::new(), "loop", vec![], CancellationToken::new()).await;
+    let cfg = AgentConfig {
+        max_iterations: 3,
+        ..config(InteractionMode::Api, true, false)
+    };
+    let agent = Agent::new(
+        provider(&server, true, false),
+        file_catalog(dir.path()),
+        cfg,
+    );
+    let r = agent
+        .execute_action(&mut Vec::new(), "loop", vec![], CancellationToken::new())
+        .await;
     assert_eq!(r.stop, StopReason::MaxIterations);
     assert_eq!(r.iterations, 3);
 
     for _ in 0..3 {
-        server.reply(Reply::tool_call("read_text_file", json!({"path": "/missing.txt"})));
+        server.reply(Reply::tool_call(
+            "read_text_file",
+            json!({"path": "/missing.txt"}),
+        ));
     }
     server.reply(Reply::text("never reached"));
-    let agent = Agent::new(provider(&server, true, false), file_catalog(dir.path()), config(InteractionMode::Api, true, false));
-    let r = agent.execute_action(&mut Vec::new(), "loop", vec![], CancellationToken::new()).await;
-    let StopReason::LoopGuard(why) = &r.stop else { panic!("{:?}", r.stop) };
-    assert!(why.contains("`read_text_file` failed three times: `/missing.txt` does not exist"), "{why}");
+    let agent = Agent::new(
+        provider(&server, true, false),
+        file_catalog(dir.path()),
+        config(InteractionMode::Api, true, false),
+    );
+    let r = agent
+        .execute_action(&mut Vec::new(), "loop", vec![], CancellationToken::new())
+        .await;
+    let StopReason::LoopGuard(why) = &r.stop else {
+        panic!("{:?}", r.stop)
+    };
+    assert!(
+        why.contains("`read_text_file` failed three times: `/missing.txt` does not exist"),
+        "{why}"
+    );
     assert_eq!(r.iterations, 3);
     assert_eq!(server.remaining(), 1);
 }
@@ -254,8 +468,17 @@ async fn max_iterations_and_loop_guard() {
 async fn cancellation_mid_stream() {
     let server = ScriptedServer::start().await.unwrap();
     let dir = workspace();
-    server.reply(Reply { text_pieces: 20, chunk_size: Some(40), chunk_delay_ms: 200, ..Reply::text("a slow answer that keeps coming in little pieces") });
-    let agent = Agent::new(provider(&server, true, false), file_catalog(dir.path()), config(InteractionMode::Api, true, false));
+    server.reply(Reply {
+        text_pieces: 20,
+        chunk_size: Some(40),
+        chunk_delay_ms: 200,
+        ..Reply::text("a slow answer that keeps coming in little pieces")
+    });
+    let agent = Agent::new(
+        provider(&server, true, false),
+        file_catalog(dir.path()),
+        config(InteractionMode::Api, true, false),
+    );
     let cancel = CancellationToken::new();
     let c2 = cancel.clone();
     tokio::spawn(async move {
@@ -263,7 +486,9 @@ async fn cancellation_mid_stream() {
         c2.cancel();
     });
     let t = std::time::Instant::now();
-    let r = agent.execute_action(&mut Vec::new(), "hi", vec![], cancel).await;
+    let r = agent
+        .execute_action(&mut Vec::new(), "hi", vec![], cancel)
+        .await;
     assert_eq!(r.stop, StopReason::Cancelled);
     assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
 }
@@ -276,20 +501,42 @@ async fn compaction_in_a_long_session_then_a_valid_request() {
     let mut history = vec![Message::system("old system prompt")];
     for i in 0..30 {
         history.push(Message::user(format!("question {i}")));
-        history.push(Message::Assistant { content: String::new(), tool_calls: vec![ToolCall {
-            id: format!("c{i}"), name: "list_directory".into(), arguments: json!({"path": "/"}) }] });
-        history.push(Message::Tool { call_id: format!("c{i}"), name: "list_directory".into(), content: "[]".into(), is_error: false });
+        history.push(Message::Assistant {
+            content: String::new(),
+            tool_calls: vec![ToolCall {
+                id: format!("c{i}"),
+                name: "list_directory".into(),
+                arguments: json!({"path": "/"}),
+            }],
+        });
+        history.push(Message::Tool {
+            call_id: format!("c{i}"),
+            name: "list_directory".into(),
+            content: "[]".into(),
+            is_error: false,
+        });
         history.push(Message::assistant(format!("answer {i}")));
     }
     let events = EventSink::default();
     let mut rx = events.subscribe();
     let cfg = AgentConfig {
-        compaction: CompactionPolicy { max_messages: 40, max_context_share: 0.9, keep_exchanges: 4 },
+        compaction: CompactionPolicy {
+            max_messages: 40,
+            max_context_share: 0.9,
+            keep_exchanges: 4,
+        },
         ..config(InteractionMode::Api, true, false)
     };
     server.reply(Reply::text("fine"));
-    let agent = Agent::new(provider(&server, true, false), file_catalog(dir.path()), cfg).with_events(events);
-    let r = agent.execute_action(&mut history, "and now?", vec![], CancellationToken::new()).await;
+    let agent = Agent::new(
+        provider(&server, true, false),
+        file_catalog(dir.path()),
+        cfg,
+    )
+    .with_events(events);
+    let r = agent
+        .execute_action(&mut history, "and now?", vec![], CancellationToken::new())
+        .await;
     assert_eq!(r.stop, StopReason::Answered);
     let report = loop {
         if let AgentEvent::Compacted(rep) = rx.recv().await.unwrap() {
@@ -303,7 +550,10 @@ async fn compaction_in_a_long_session_then_a_valid_request() {
     let b = bodies(&server);
     let msgs = b[0]["messages"].as_array().unwrap();
     assert_eq!(msgs.len(), 10);
-    assert!(msgs.iter().all(|m| m["role"] != "tool" && m.get("tool_calls").is_none()));
+    assert!(
+        msgs.iter()
+            .all(|m| m["role"] != "tool" && m.get("tool_calls").is_none())
+    );
     assert_eq!(msgs[1]["content"], "question 26");
     assert_eq!(msgs[9]["content"], "and now?");
     // Manual compaction gives the same shape.
@@ -315,16 +565,35 @@ async fn compaction_in_a_long_session_then_a_valid_request() {
 #[tokio::test]
 async fn chat_stream_yields_chunks_and_keeps_history() {
     let server = ScriptedServer::start().await.unwrap();
-    server.reply(Reply { text_pieces: 4, ..Reply::text("one two three four") });
-    let agent = Agent::new(provider(&server, true, false), Catalog::new(), AgentConfig::default());
+    server.reply(Reply {
+        text_pieces: 4,
+        ..Reply::text("one two three four")
+    });
+    let agent = Agent::new(
+        provider(&server, true, false),
+        Catalog::new(),
+        AgentConfig::default(),
+    );
     let mut history = Vec::new();
     let mut chunks = Vec::new();
     let text = agent
-        .execute_chat_stream(&mut history, "count", vec![], CancellationToken::new(), |t| chunks.push(t.to_string()))
+        .execute_chat_stream(
+            &mut history,
+            "count",
+            vec![],
+            CancellationToken::new(),
+            |t| chunks.push(t.to_string()),
+        )
         .await
         .unwrap();
     assert_eq!(text, "one two three four");
     assert_eq!(chunks.len(), 4);
-    assert_eq!(history, vec![Message::user("count"), Message::assistant("one two three four")]);
+    assert_eq!(
+        history,
+        vec![
+            Message::user("count"),
+            Message::assistant("one two three four")
+        ]
+    );
     assert!(bodies(&server)[0].get("tools").is_none());
 }

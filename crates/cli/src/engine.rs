@@ -17,9 +17,13 @@ use crate::context::Context;
 /// yet, so a fresh machine works).
 pub fn workspace_catalog(ctx: &Context) -> anyhow::Result<Catalog> {
     if !ctx.workspace.exists() {
-        std::fs::create_dir_all(&ctx.workspace)
-            .with_context(|| format!("creating the workspace folder {}", ctx.workspace.display()))?;
-        eprintln!("note: created the workspace folder {}", ctx.workspace.display());
+        std::fs::create_dir_all(&ctx.workspace).with_context(|| {
+            format!("creating the workspace folder {}", ctx.workspace.display())
+        })?;
+        eprintln!(
+            "note: created the workspace folder {}",
+            ctx.workspace.display()
+        );
     }
     let sandbox = Sandbox::new(&ctx.workspace).with_context(|| {
         format!(
@@ -51,7 +55,11 @@ pub fn build_agent(
         };
     }
     config.instructions = instructions;
-    let catalog = if tools { workspace_catalog(ctx)? } else { Catalog::new() };
+    let catalog = if tools {
+        workspace_catalog(ctx)?
+    } else {
+        Catalog::new()
+    };
     Ok(Agent::new(provider, catalog, config))
 }
 
@@ -62,7 +70,11 @@ pub fn session_store(ctx: &Context) -> SessionStore {
 
 /// Prints answer text to stdout as it streams and tool activity to stderr
 /// (when stderr is a terminal, or always with `verbose`). Ends at `Done`.
-pub fn spawn_printer(events: &EventSink, print_text: bool, verbose: bool) -> tokio::task::JoinHandle<bool> {
+pub fn spawn_printer(
+    events: &EventSink,
+    print_text: bool,
+    verbose: bool,
+) -> tokio::task::JoinHandle<bool> {
     let mut rx = events.subscribe();
     let show_tools = verbose || std::io::stderr().is_terminal();
     tokio::spawn(async move {
@@ -77,10 +89,18 @@ pub fn spawn_printer(events: &EventSink, print_text: bool, verbose: bool) -> tok
                     printed_any = true;
                     ends_with_newline = text.ends_with('\n');
                 }
-                Ok(AgentEvent::ToolStarted { name, arguments, .. }) if show_tools => {
+                Ok(AgentEvent::ToolStarted {
+                    name, arguments, ..
+                }) if show_tools => {
                     eprintln!("  ⚙ {name} {arguments}");
                 }
-                Ok(AgentEvent::ToolFinished { name, is_error, result, duration_ms, .. }) if show_tools => {
+                Ok(AgentEvent::ToolFinished {
+                    name,
+                    is_error,
+                    result,
+                    duration_ms,
+                    ..
+                }) if show_tools => {
                     let short: String = result.to_string().chars().take(160).collect();
                     let mark = if is_error { "✗" } else { "✓" };
                     eprintln!("  {mark} {name} ({duration_ms:.0} ms) {short}");

@@ -95,9 +95,14 @@ async fn ask_streams_the_answer_from_an_openai_compatible_endpoint() {
     );
     let env = Env::new();
     let mut c = env.cmd();
-    c.arg("--providers")
-        .arg(env.providers(&server))
-        .args(["ask", "--no-tools", "What", "is", "the", "capital?"]);
+    c.arg("--providers").arg(env.providers(&server)).args([
+        "ask",
+        "--no-tools",
+        "What",
+        "is",
+        "the",
+        "capital?",
+    ]);
     let o = run(c, None).await;
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(o.stdout, "Paris is the capital of France.\n");
@@ -207,7 +212,11 @@ async fn chat_keeps_history_between_turns() {
     server.reply(Reply::text("Your name is Ada."));
     let env = Env::new();
     let mut c = env.cmd();
-    c.arg("--providers").arg(env.providers(&server)).arg("--workspace").arg(env.path().join("ws")).arg("chat");
+    c.arg("--providers")
+        .arg(env.providers(&server))
+        .arg("--workspace")
+        .arg(env.path().join("ws"))
+        .arg("chat");
     let o = run(c, Some("I am Ada\nWhat is my name?\n/exit\n")).await;
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(o.stdout, "Hello Ada.\nYour name is Ada.\n");
@@ -479,7 +488,10 @@ async fn secrets_live_in_the_real_keychain_and_env_overrides_them() {
         .output();
     let l = lookup.expect("secret-tool (apt: libsecret-tools) runs");
     assert!(l.status.success(), "secret-tool found no entry");
-    assert_eq!(String::from_utf8_lossy(&l.stdout).trim(), "sk-in-keychain-42");
+    assert_eq!(
+        String::from_utf8_lossy(&l.stdout).trim(),
+        "sk-in-keychain-42"
+    );
     let mut c = env.cmd();
     c.arg("--providers")
         .arg(&providers)
@@ -550,10 +562,16 @@ async fn ask_runs_the_agent_loop_with_file_tool() {
     let env = Env::new();
     let dir = ws(&env);
     // The `scripted` entry has a small context window: CLI mode by default.
-    server.reply(Reply::text(r#"{"method": "cli", "command": "FileTool read_text_file /reports/q1.txt"}"#));
+    server.reply(Reply::text(
+        r#"{"method": "cli", "command": "FileTool read_text_file /reports/q1.txt"}"#,
+    ));
     server.reply(Reply::text(r#"{"answer": "Revenue rose 12% in Q1."}"#));
     let mut c = env.cmd();
-    c.arg("--providers").arg(env.providers(&server)).arg("--workspace").arg(&dir).args(["ask", "--json", "Summarize Q1"]);
+    c.arg("--providers")
+        .arg(env.providers(&server))
+        .arg("--workspace")
+        .arg(&dir)
+        .args(["ask", "--json", "Summarize Q1"]);
     let o = run(c, None).await;
     assert_eq!(o.code, 0, "{}", o.stderr);
     let v: Value = serde_json::from_str(o.stdout.trim()).unwrap();
@@ -561,20 +579,40 @@ async fn ask_runs_the_agent_loop_with_file_tool() {
     assert_eq!(v["iterations"], 2);
     assert_eq!(v["stop"]["kind"], "answered");
     assert_eq!(v["toolCalls"][0]["name"], "read_text_file");
-    assert_eq!(v["toolCalls"][0]["outcome"]["ok"]["text"], "Q1 revenue up 12%");
-    let system = server.requests()[0].json()["messages"][0]["content"].as_str().unwrap().to_string();
-    assert!(system.contains("You have one tool: a command line"), "{system}");
+    assert_eq!(
+        v["toolCalls"][0]["outcome"]["ok"]["text"],
+        "Q1 revenue up 12%"
+    );
+    let system = server.requests()[0].json()["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        system.contains("You have one tool: a command line"),
+        "{system}"
+    );
 
     // --mode api puts the manual in the prompt instead; the answer streams to stdout.
-    server.reply(Reply::tool_call("list_directory", json!({"path": "/reports"})));
+    server.reply(Reply::tool_call(
+        "list_directory",
+        json!({"path": "/reports"}),
+    ));
     server.reply(Reply::text("There is one report."));
     let mut c = env.cmd();
-    c.arg("--providers").arg(env.providers(&server)).arg("--workspace").arg(&dir).args(["ask", "--mode", "api", "List reports"]);
+    c.arg("--providers")
+        .arg(env.providers(&server))
+        .arg("--workspace")
+        .arg(&dir)
+        .args(["ask", "--mode", "api", "List reports"]);
     let o = run(c, None).await;
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(o.stdout, "There is one report.\n");
     let req = server.requests()[2].json();
-    assert_eq!(req["tools"].as_array().unwrap().len(), 6, "native tools in API mode");
+    assert_eq!(
+        req["tools"].as_array().unwrap().len(),
+        6,
+        "native tools in API mode"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -592,21 +630,40 @@ async fn tools_catalog_and_tools_call() {
     assert!(run(c, None).await.stdout.contains("### write_text_file"));
     let mut c = env.cmd();
     c.arg("--workspace").arg(&dir).args(["tools", "--cli"]);
-    assert!(run(c, None).await.stdout.contains("Usage: FileTool read_text_file --path <string>"));
+    assert!(
+        run(c, None)
+            .await
+            .stdout
+            .contains("Usage: FileTool read_text_file --path <string>")
+    );
 
     let mut c = env.cmd();
-    c.env("BATON_WORKSPACE", &dir).args(["tools", "call", "```json\n{'method': 'ReadTextFile', path: '/reports/q1.txt',}\n```"]);
+    c.env("BATON_WORKSPACE", &dir).args([
+        "tools",
+        "call",
+        "```json\n{'method': 'ReadTextFile', path: '/reports/q1.txt',}\n```",
+    ]);
     let o = run(c, None).await;
     assert_eq!(o.code, 0, "{}", o.stderr);
     let v: Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(v["text"], "Q1 revenue up 12%");
 
     let mut c = env.cmd();
-    c.env("BATON_WORKSPACE", &dir).args(["tools", "call", r#"{"method": "read_text_file", "path": "/../../etc/passwd"}"#]);
+    c.env("BATON_WORKSPACE", &dir).args([
+        "tools",
+        "call",
+        r#"{"method": "read_text_file", "path": "/../../etc/passwd"}"#,
+    ]);
     let o = run(c, None).await;
     assert_eq!(o.code, 1);
     let v: Value = serde_json::from_str(&o.stdout).unwrap();
-    assert!(v["error"].as_str().unwrap().contains("climbs above the workspace root"), "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("climbs above the workspace root"),
+        "{v}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -617,23 +674,48 @@ async fn chat_slash_commands_and_saved_sessions() {
     let env = Env::new();
     let dir = ws(&env);
     let mut c = env.cmd();
-    c.arg("--providers").arg(env.providers(&server)).arg("--workspace").arg(&dir).arg("chat");
+    c.arg("--providers")
+        .arg(env.providers(&server))
+        .arg("--workspace")
+        .arg(&dir)
+        .arg("chat");
     let o = run(c, Some("The sky is green.\n/session save colours\n/session info\n/model other-model\n/instructions Be brief.\nWhat did I say?\n")).await;
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(o.stdout.contains("saved as `colours`"), "{}", o.stdout);
-    assert!(o.stdout.contains("model set to other-model"), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("model set to other-model"),
+        "{}",
+        o.stdout
+    );
     let second = server.requests()[1].json();
     assert_eq!(second["model"], "other-model");
-    assert!(second["messages"][0]["content"].as_str().unwrap().contains("Be brief."));
+    assert!(
+        second["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Be brief.")
+    );
     // The saved session continues later.
     server.reply(Reply::text("Green, you said."));
     let mut c = env.cmd();
-    c.arg("--providers").arg(env.providers(&server)).arg("--workspace").arg(&dir).args(["chat", "--session", "colours"]);
+    c.arg("--providers")
+        .arg(env.providers(&server))
+        .arg("--workspace")
+        .arg(&dir)
+        .args(["chat", "--session", "colours"]);
     let o = run(c, Some("Remind me?\n")).await;
     assert_eq!(o.code, 0, "{}", o.stderr);
     let third = server.requests()[2].json();
-    let texts: Vec<String> = third["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap_or("").to_string()).collect();
-    assert!(texts.contains(&"The sky is green.".to_string()), "{texts:?}");
+    let texts: Vec<String> = third["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        texts.contains(&"The sky is green.".to_string()),
+        "{texts:?}"
+    );
     assert_eq!(texts.last().unwrap(), "Remind me?");
     assert!(env.path().join("data/sessions/colours.json").exists());
 }

@@ -102,7 +102,10 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
             ));
         }
         if matches!(f.sig.output, ReturnType::Default) {
-            return Err(syn::Error::new_spanned(&f.sig, "tool methods return Result<T, E>"));
+            return Err(syn::Error::new_spanned(
+                &f.sig,
+                "tool methods return Result<T, E>",
+            ));
         }
         let method = f.sig.ident.clone();
         let method_str = method.to_string();
@@ -127,7 +130,10 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
         for input in f.sig.inputs.iter_mut().skip(1) {
             let FnArg::Typed(pt) = input else { continue };
             let Pat::Ident(pi) = &*pt.pat else {
-                return Err(syn::Error::new_spanned(&pt.pat, "tool parameters must be plain names"));
+                return Err(syn::Error::new_spanned(
+                    &pt.pat,
+                    "tool parameters must be plain names",
+                ));
             };
             let mut default = None;
             let mut kept = Vec::new();

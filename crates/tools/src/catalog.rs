@@ -55,7 +55,9 @@ pub struct Catalog {
 
 impl std::fmt::Debug for Catalog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.specs().map(|s| &s.name)).finish()
+        f.debug_list()
+            .entries(self.specs().map(|s| &s.name))
+            .finish()
     }
 }
 
@@ -108,7 +110,9 @@ impl Catalog {
 
     /// Every method name, in registration order.
     pub fn method_names(&self) -> Vec<&'static str> {
-        self.specs().flat_map(|s| s.methods.iter().map(|m| m.name.as_str())).collect()
+        self.specs()
+            .flat_map(|s| s.methods.iter().map(|m| m.name.as_str()))
+            .collect()
     }
 
     /// Finds a method by any casing, or as `Toolbox.method`.
@@ -138,12 +142,20 @@ impl Catalog {
             .filter(|(s, _)| *s >= 0.75)
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let near: Vec<String> = scored.iter().take(3).map(|(_, m)| format!("`{m}`")).collect();
+        let near: Vec<String> = scored
+            .iter()
+            .take(3)
+            .map(|(_, m)| format!("`{m}`"))
+            .collect();
         let mut msg = format!("unknown method `{name}`");
         if !near.is_empty() {
             let _ = write!(msg, "; did you mean {}?", near.join(" or "));
         }
-        let _ = write!(msg, " Available methods: {}.", self.method_names().join(", "));
+        let _ = write!(
+            msg,
+            " Available methods: {}.",
+            self.method_names().join(", ")
+        );
         msg
     }
 
@@ -212,7 +224,9 @@ impl Catalog {
 
     /// CLI help: every toolbox with its summary.
     pub fn cli_help(&self) -> String {
-        let mut out = String::from("Usage: <Toolbox> <command> [arguments]   (add --help to any of them)\n\nToolboxes:\n");
+        let mut out = String::from(
+            "Usage: <Toolbox> <command> [arguments]   (add --help to any of them)\n\nToolboxes:\n",
+        );
         for s in self.specs() {
             let _ = writeln!(out, "  {:<16} {}", s.name, s.summary);
         }
@@ -231,13 +245,19 @@ impl Catalog {
 
     /// CLI help of one toolbox: its commands.
     pub fn cli_toolbox_help(&self, toolbox: &str) -> Option<String> {
-        let s = self.specs().find(|s| normalize(&s.name) == normalize(toolbox))?;
+        let s = self
+            .specs()
+            .find(|s| normalize(&s.name) == normalize(toolbox))?;
         let mut out = format!("{} — {}\n\nCommands:\n", s.name, s.summary);
         for m in &s.methods {
             let first = m.description.lines().next().unwrap_or("");
             let _ = writeln!(out, "  {:<20} {}", m.name, first);
         }
-        let _ = write!(out, "\n`{} <command> --help` shows a command's arguments.\n", s.name);
+        let _ = write!(
+            out,
+            "\n`{} <command> --help` shows a command's arguments.\n",
+            s.name
+        );
         Some(out)
     }
 

@@ -29,14 +29,18 @@ fn is_help(t: &str) -> bool {
 
 /// Parses one command line against the catalog.
 pub fn parse(catalog: &Catalog, line: &str) -> Result<CliCommand, String> {
-    let tokens = shell_words::split(line.trim()).map_err(|e| format!("cannot read the command line: {e} (check the quotes)"))?;
+    let tokens = shell_words::split(line.trim())
+        .map_err(|e| format!("cannot read the command line: {e} (check the quotes)"))?;
     let Some(first) = tokens.first() else {
         return Ok(CliCommand::Help(catalog.cli_help()));
     };
     if is_help(first) {
         return Ok(CliCommand::Help(catalog.cli_help()));
     }
-    let spec = match catalog.specs().find(|s| normalize(&s.name) == normalize(first)) {
+    let spec = match catalog
+        .specs()
+        .find(|s| normalize(&s.name) == normalize(first))
+    {
         Some(s) => s,
         None => {
             // `list_directory --path /` without the toolbox is unambiguous.
@@ -47,22 +51,39 @@ pub fn parse(catalog: &Catalog, line: &str) -> Result<CliCommand, String> {
                 return parse(catalog, &shell_words::join(with));
             }
             let names: Vec<&str> = catalog.specs().map(|s| s.name.as_str()).collect();
-            return Err(format!("unknown toolbox `{first}`; toolboxes: {}", names.join(", ")));
+            return Err(format!(
+                "unknown toolbox `{first}`; toolboxes: {}",
+                names.join(", ")
+            ));
         }
     };
     let Some(cmd) = tokens.get(1) else {
-        return Ok(CliCommand::Help(catalog.cli_toolbox_help(&spec.name).unwrap_or_default()));
+        return Ok(CliCommand::Help(
+            catalog.cli_toolbox_help(&spec.name).unwrap_or_default(),
+        ));
     };
     if is_help(cmd) {
-        return Ok(CliCommand::Help(catalog.cli_toolbox_help(&spec.name).unwrap_or_default()));
+        return Ok(CliCommand::Help(
+            catalog.cli_toolbox_help(&spec.name).unwrap_or_default(),
+        ));
     }
-    let Some(method) = spec.methods.iter().find(|m| normalize(&m.name) == normalize(cmd)) else {
+    let Some(method) = spec
+        .methods
+        .iter()
+        .find(|m| normalize(&m.name) == normalize(cmd))
+    else {
         let cmds: Vec<&str> = spec.methods.iter().map(|m| m.name.as_str()).collect();
-        return Err(format!("unknown command `{cmd}` for {}; commands: {}", spec.name, cmds.join(", ")));
+        return Err(format!(
+            "unknown command `{cmd}` for {}; commands: {}",
+            spec.name,
+            cmds.join(", ")
+        ));
     };
     let rest = &tokens[2..];
     if rest.iter().any(|t| is_help(t)) {
-        return Ok(CliCommand::Help(catalog.cli_command_help(&spec.name, method)));
+        return Ok(CliCommand::Help(
+            catalog.cli_command_help(&spec.name, method),
+        ));
     }
     let mut args = Map::new();
     let mut positional: Vec<&str> = Vec::new();
@@ -74,13 +95,25 @@ pub fn parse(catalog: &Catalog, line: &str) -> Result<CliCommand, String> {
                 Some((k, v)) => (k, Some(v.to_string())),
                 None => (flag, None),
             };
-            let Some(param) = method.params.iter().find(|p| normalize(&p.name) == normalize(key)) else {
-                let names: Vec<String> = method.params.iter().map(|p| format!("--{}", p.name)).collect();
+            let Some(param) = method
+                .params
+                .iter()
+                .find(|p| normalize(&p.name) == normalize(key))
+            else {
+                let names: Vec<String> = method
+                    .params
+                    .iter()
+                    .map(|p| format!("--{}", p.name))
+                    .collect();
                 return Err(format!(
                     "unknown argument `--{key}` for {} {}; arguments: {}",
                     spec.name,
                     method.name,
-                    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
                 ));
             };
             let is_bool = type_label(&param.schema) == "boolean";
@@ -129,10 +162,10 @@ pub fn parse(catalog: &Catalog, line: &str) -> Result<CliCommand, String> {
 fn typed(schema: &Value, value: &str) -> Value {
     let label = type_label(schema);
     if label.starts_with("array") {
-        if value.trim_start().starts_with('[') {
-            if let Ok(v) = serde_json::from_str::<Value>(value) {
-                return v;
-            }
+        if value.trim_start().starts_with('[')
+            && let Ok(v) = serde_json::from_str::<Value>(value)
+        {
+            return v;
         }
         return Value::Array(
             value

@@ -87,15 +87,21 @@ impl Catalog {
             Err(e) => (args, ToolOutcome::Err(format!("{}: {e}", method.name))),
             Ok(valid) => {
                 let call = toolbox.call(&method.name, valid.clone());
-                let outcome = match futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(call))
-                    .await
-                    .map_err(panic_message)
-                {
-                    Ok(Ok(v)) => ToolOutcome::Ok(v),
-                    Ok(Err(ToolError::InvalidArgs(e))) => ToolOutcome::Err(format!("{}: {e}", method.name)),
-                    Ok(Err(e)) => ToolOutcome::Err(e.to_string()),
-                    Err(panic) => ToolOutcome::Err(format!("{} failed unexpectedly: {panic}", method.name)),
-                };
+                let outcome =
+                    match futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(call))
+                        .await
+                        .map_err(panic_message)
+                    {
+                        Ok(Ok(v)) => ToolOutcome::Ok(v),
+                        Ok(Err(ToolError::InvalidArgs(e))) => {
+                            ToolOutcome::Err(format!("{}: {e}", method.name))
+                        }
+                        Ok(Err(e)) => ToolOutcome::Err(e.to_string()),
+                        Err(panic) => ToolOutcome::Err(format!(
+                            "{} failed unexpectedly: {panic}",
+                            method.name
+                        )),
+                    };
                 (valid, outcome)
             }
         };

@@ -41,7 +41,8 @@ pub mod __private {
         r: Result<T, E>,
     ) -> Result<serde_json::Value, crate::ToolError> {
         match r {
-            Ok(v) => serde_json::to_value(v).map_err(|e| crate::ToolError::Failed(format!("result could not be encoded: {e}"))),
+            Ok(v) => serde_json::to_value(v)
+                .map_err(|e| crate::ToolError::Failed(format!("result could not be encoded: {e}"))),
             Err(e) => Err(crate::ToolError::Failed(e.to_string())),
         }
     }

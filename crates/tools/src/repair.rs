@@ -58,10 +58,12 @@ fn unwrap_encoded(v: Value) -> Value {
     let mut v = v;
     for _ in 0..2 {
         match &v {
-            Value::String(s) if s.trim_start().starts_with(['{', '[']) => match serde_json::from_str::<Value>(s) {
-                Ok(inner) => v = inner,
-                Err(_) => break,
-            },
+            Value::String(s) if s.trim_start().starts_with(['{', '[']) => {
+                match serde_json::from_str::<Value>(s) {
+                    Ok(inner) => v = inner,
+                    Err(_) => break,
+                }
+            }
             _ => break,
         }
     }
@@ -70,7 +72,9 @@ fn unwrap_encoded(v: Value) -> Value {
 
 /// The body of the first Markdown code fence, if any.
 fn strip_fences(text: &str) -> &str {
-    let Some(start) = text.find("```") else { return text };
+    let Some(start) = text.find("```") else {
+        return text;
+    };
     let after = &text[start + 3..];
     let body_start = after.find('\n').map(|i| i + 1).unwrap_or(0);
     let body = &after[body_start..];

@@ -13,7 +13,9 @@ pub enum SandboxError {
     #[error("path {0:?} contains a NUL byte")]
     Nul(String),
     /// A Windows drive, UNC path or backslash.
-    #[error("path `{0}` is not a workspace path: use `/`-separated paths starting at `/` (no drive letters, `\\\\server` shares or backslashes)")]
+    #[error(
+        "path `{0}` is not a workspace path: use `/`-separated paths starting at `/` (no drive letters, `\\\\server` shares or backslashes)"
+    )]
     Foreign(String),
     /// `..` above the root.
     #[error("path `{0}` climbs above the workspace root")]
@@ -57,7 +59,9 @@ impl Sandbox {
         }
         let foreign = path.contains('\\')
             || path.starts_with("//")
-            || (path.len() >= 2 && path.as_bytes()[1] == b':' && path.as_bytes()[0].is_ascii_alphabetic());
+            || (path.len() >= 2
+                && path.as_bytes()[1] == b':'
+                && path.as_bytes()[0].is_ascii_alphabetic());
         if foreign {
             return Err(SandboxError::Foreign(path.to_string()));
         }
@@ -126,8 +130,13 @@ mod tests {
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink(outside.path(), root.path().join("link_out")).unwrap();
-            std::os::unix::fs::symlink(outside.path().join("secret.txt"), root.path().join("docs/file_out")).unwrap();
-            std::os::unix::fs::symlink(root.path().join("docs"), root.path().join("link_in")).unwrap();
+            std::os::unix::fs::symlink(
+                outside.path().join("secret.txt"),
+                root.path().join("docs/file_out"),
+            )
+            .unwrap();
+            std::os::unix::fs::symlink(root.path().join("docs"), root.path().join("link_in"))
+                .unwrap();
             std::os::unix::fs::symlink("/nonexistent/x", root.path().join("dangling")).unwrap();
         }
         let sb = Sandbox::new(root.path()).unwrap();
@@ -138,10 +147,22 @@ mod tests {
     fn maps_paths_inside() {
         let (_r, _o, sb) = setup();
         assert_eq!(sb.resolve("/").unwrap(), sb.root());
-        assert_eq!(sb.resolve("/docs/a.txt").unwrap(), sb.root().join("docs/a.txt"));
-        assert_eq!(sb.resolve("docs/./sub/../a.txt").unwrap(), sb.root().join("docs/a.txt"));
-        assert_eq!(sb.resolve("/new/file.txt").unwrap(), sb.root().join("new/file.txt"));
-        assert_eq!(sb.agent_path(&sb.root().join("docs/a.txt")).unwrap(), "/docs/a.txt");
+        assert_eq!(
+            sb.resolve("/docs/a.txt").unwrap(),
+            sb.root().join("docs/a.txt")
+        );
+        assert_eq!(
+            sb.resolve("docs/./sub/../a.txt").unwrap(),
+            sb.root().join("docs/a.txt")
+        );
+        assert_eq!(
+            sb.resolve("/new/file.txt").unwrap(),
+            sb.root().join("new/file.txt")
+        );
+        assert_eq!(
+            sb.agent_path(&sb.root().join("docs/a.txt")).unwrap(),
+            "/docs/a.txt"
+        );
         #[cfg(unix)]
         assert!(sb.resolve("/link_in/a.txt").is_ok());
     }
@@ -167,7 +188,13 @@ mod tests {
             }
         }
         #[cfg(unix)]
-        for p in ["/link_out", "/link_out/secret.txt", "/docs/file_out", "/dangling", "/link_out/new.txt"] {
+        for p in [
+            "/link_out",
+            "/link_out/secret.txt",
+            "/docs/file_out",
+            "/dangling",
+            "/link_out/new.txt",
+        ] {
             let e = sb.resolve(p).unwrap_err();
             assert!(matches!(e, SandboxError::LinkOutside(_)), "{p}: {e}");
         }

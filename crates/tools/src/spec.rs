@@ -61,7 +61,11 @@ impl MethodSpec {
         }
         let required: Vec<String> = schema["required"]
             .as_array()
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default();
         let mut params = Vec::new();
         if let Some(props) = schema["properties"].as_object() {
@@ -80,7 +84,12 @@ impl MethodSpec {
         }
         // Keep declaration order (the schema's map may be sorted).
         let order: Vec<&str> = docs.iter().map(|(n, _)| *n).collect();
-        params.sort_by_key(|p| order.iter().position(|n| *n == p.name).unwrap_or(usize::MAX));
+        params.sort_by_key(|p| {
+            order
+                .iter()
+                .position(|n| *n == p.name)
+                .unwrap_or(usize::MAX)
+        });
         Self {
             name: name.to_string(),
             description: description.to_string(),
@@ -112,7 +121,10 @@ pub fn type_label(schema: &Value) -> String {
     if let Some(e) = schema["enum"].as_array() {
         return format!(
             "one of {}",
-            e.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+            e.iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     let t = match &schema["type"] {

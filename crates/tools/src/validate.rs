@@ -17,7 +17,12 @@ pub fn validate(schema: &Value, args: Value) -> Result<Value, String> {
         Value::String(s) if s.trim().is_empty() => Value::Object(Map::new()),
         Value::String(s) => match serde_json::from_str::<Value>(&s) {
             Ok(v @ Value::Object(_)) => v,
-            _ => return Err(format!("arguments must be a JSON object, got the text {}", quote(&s))),
+            _ => {
+                return Err(format!(
+                    "arguments must be a JSON object, got the text {}",
+                    quote(&s)
+                ));
+            }
         },
         other => other,
     };
@@ -39,7 +44,11 @@ fn show(v: &Value) -> String {
 }
 
 fn name(path: &str) -> String {
-    if path.is_empty() { "arguments".into() } else { format!("parameter `{path}`") }
+    if path.is_empty() {
+        "arguments".into()
+    } else {
+        format!("parameter `{path}`")
+    }
 }
 
 fn types(schema: &Value) -> Vec<&str> {
@@ -51,7 +60,11 @@ fn types(schema: &Value) -> Vec<&str> {
 }
 
 fn article(t: &str) -> &'static str {
-    if t.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" }
+    if t.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
 }
 
 /// The allowed values when a schema is an enum, written either as
@@ -61,7 +74,9 @@ fn enum_values(schema: &Value) -> Option<Vec<Value>> {
     if let Some(e) = schema["enum"].as_array() {
         return Some(e.clone());
     }
-    let options = schema["oneOf"].as_array().or_else(|| schema["anyOf"].as_array())?;
+    let options = schema["oneOf"]
+        .as_array()
+        .or_else(|| schema["anyOf"].as_array())?;
     options.iter().map(|o| o.get("const").cloned()).collect()
 }
 
@@ -82,9 +97,17 @@ fn check(schema: &Value, value: Value, path: &str) -> Result<Value, String> {
             return Ok(value);
         }
         let list: Vec<String> = options.iter().map(|o| o.to_string()).collect();
-        return Err(format!("{} must be one of {}, got {}", name(path), list.join(", "), show(&value)));
+        return Err(format!(
+            "{} must be one of {}, got {}",
+            name(path),
+            list.join(", "),
+            show(&value)
+        ));
     }
-    if let Some(options) = schema["anyOf"].as_array().or_else(|| schema["oneOf"].as_array()) {
+    if let Some(options) = schema["anyOf"]
+        .as_array()
+        .or_else(|| schema["oneOf"].as_array())
+    {
         let mut first_err = None;
         for s in options {
             match check(s, value.clone(), path) {
@@ -94,7 +117,8 @@ fn check(schema: &Value, value: Value, path: &str) -> Result<Value, String> {
                 }
             }
         }
-        return Err(first_err.unwrap_or_else(|| format!("{} matches none of the allowed forms", name(path))));
+        return Err(first_err
+            .unwrap_or_else(|| format!("{} matches none of the allowed forms", name(path))));
     }
     let allowed = types(schema);
     if value.is_null() && (allowed.contains(&"null") || allowed.is_empty()) {
@@ -127,9 +151,13 @@ fn coerce(t: &str, schema: &Value, value: Value, path: &str) -> Result<Value, St
     match (t, value) {
         ("string", Value::String(s)) => Ok(Value::String(s)),
         ("string", v @ (Value::Number(_) | Value::Bool(_))) => Ok(Value::String(v.to_string())),
-        ("integer", Value::Number(n)) if n.is_i64() || n.is_u64() => range(schema, Value::Number(n), path),
+        ("integer", Value::Number(n)) if n.is_i64() || n.is_u64() => {
+            range(schema, Value::Number(n), path)
+        }
         ("integer", Value::Number(n)) => match n.as_f64() {
-            Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => range(schema, Value::from(f as i64), path),
+            Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                range(schema, Value::from(f as i64), path)
+            }
             _ => Err(wrong(&Value::Number(n))),
         },
         ("integer", Value::String(s)) => match s.trim().parse::<i64>() {
@@ -137,7 +165,12 @@ fn coerce(t: &str, schema: &Value, value: Value, path: &str) -> Result<Value, St
             Err(_) => Err(wrong(&Value::String(s))),
         },
         ("number", Value::Number(n)) => range(schema, Value::Number(n), path),
-        ("number", Value::String(s)) => match s.trim().parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
+        ("number", Value::String(s)) => match s
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+        {
             Some(n) => range(schema, Value::Number(n), path),
             None => Err(wrong(&Value::String(s))),
         },
@@ -147,10 +180,12 @@ fn coerce(t: &str, schema: &Value, value: Value, path: &str) -> Result<Value, St
             "false" => Ok(Value::Bool(false)),
             _ => Err(wrong(&Value::String(s))),
         },
-        ("array", Value::String(s)) if s.trim_start().starts_with('[') => match serde_json::from_str(&s) {
-            Ok(v @ Value::Array(_)) => coerce("array", schema, v, path),
-            _ => Err(wrong(&Value::String(s))),
-        },
+        ("array", Value::String(s)) if s.trim_start().starts_with('[') => {
+            match serde_json::from_str(&s) {
+                Ok(v @ Value::Array(_)) => coerce("array", schema, v, path),
+                _ => Err(wrong(&Value::String(s))),
+            }
+        }
         ("array", Value::Array(items)) => {
             let item_schema = &schema["items"];
             let mut out = Vec::with_capacity(items.len());
@@ -160,17 +195,23 @@ fn coerce(t: &str, schema: &Value, value: Value, path: &str) -> Result<Value, St
             if let Some(min) = schema["minItems"].as_u64()
                 && (out.len() as u64) < min
             {
-                return Err(format!("{} needs at least {min} items, got {}", name(path), out.len()));
+                return Err(format!(
+                    "{} needs at least {min} items, got {}",
+                    name(path),
+                    out.len()
+                ));
             }
             Ok(Value::Array(out))
         }
         ("array", single) if !single.is_null() && !single.is_object() => {
             coerce("array", schema, Value::Array(vec![single]), path)
         }
-        ("object", Value::String(s)) if s.trim_start().starts_with('{') => match serde_json::from_str(&s) {
-            Ok(v @ Value::Object(_)) => coerce("object", schema, v, path),
-            _ => Err(wrong(&Value::String(s))),
-        },
+        ("object", Value::String(s)) if s.trim_start().starts_with('{') => {
+            match serde_json::from_str(&s) {
+                Ok(v @ Value::Object(_)) => coerce("object", schema, v, path),
+                _ => Err(wrong(&Value::String(s))),
+            }
+        }
         ("object", Value::Object(map)) => object(schema, map, path),
         ("null", Value::Null) => Ok(Value::Null),
         (_, v) => Err(wrong(&v)),
@@ -195,7 +236,13 @@ fn range(schema: &Value, v: Value, path: &str) -> Result<Value, String> {
 fn object(schema: &Value, mut map: Map<String, Value>, path: &str) -> Result<Value, String> {
     let empty = Map::new();
     let props = schema["properties"].as_object().unwrap_or(&empty);
-    let join = |k: &str| if path.is_empty() { k.to_string() } else { format!("{path}.{k}") };
+    let join = |k: &str| {
+        if path.is_empty() {
+            k.to_string()
+        } else {
+            format!("{path}.{k}")
+        }
+    };
     // Keys the model spelled differently (`filePath` for `file_path`).
     let keys: Vec<String> = map.keys().cloned().collect();
     for k in keys {
@@ -210,14 +257,16 @@ fn object(schema: &Value, mut map: Map<String, Value>, path: &str) -> Result<Val
         }
     }
     let additional_ok = schema["additionalProperties"] != Value::Bool(false);
-    if !additional_ok
-        && let Some(unknown) = map.keys().find(|k| !props.contains_key(*k))
-    {
+    if !additional_ok && let Some(unknown) = map.keys().find(|k| !props.contains_key(*k)) {
         let known: Vec<&str> = props.keys().map(String::as_str).collect();
         return Err(format!(
             "unknown parameter `{}`; this method takes: {}",
             join(unknown),
-            if known.is_empty() { "no parameters".to_string() } else { known.join(", ") }
+            if known.is_empty() {
+                "no parameters".to_string()
+            } else {
+                known.join(", ")
+            }
         ));
     }
     let required: Vec<&str> = schema["required"]
@@ -231,7 +280,10 @@ fn object(schema: &Value, mut map: Map<String, Value>, path: &str) -> Result<Val
                 out.insert(k.clone(), check(s, v, &join(k))?);
             }
             None if required.contains(&k.as_str()) => {
-                let desc = s["description"].as_str().map(|d| format!(" ({d})")).unwrap_or_default();
+                let desc = s["description"]
+                    .as_str()
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default();
                 return Err(format!("missing required parameter `{}`{desc}", join(k)));
             }
             None => {
@@ -252,24 +304,35 @@ mod tests {
 
     fn schema() -> Value {
         json!({"type": "object", "additionalProperties": false, "required": ["path", "count"],
-            "properties": {
-                "path": {"type": "string", "description": "where"},
-                "count": {"type": "integer", "minimum": 0},
-                "ratio": {"type": ["number", "null"]},
-                "recursive": {"type": "boolean", "default": false},
-                "tags": {"type": "array", "items": {"type": "string"}},
-                "options": {"type": "object", "properties": {"depth": {"type": "integer"}}, "required": ["depth"]},
-                "mode": {"enum": ["fast", "full"], "type": "string"}
-            }})
+        "properties": {
+            "path": {"type": "string", "description": "where"},
+            "count": {"type": "integer", "minimum": 0},
+            "ratio": {"type": ["number", "null"]},
+            "recursive": {"type": "boolean", "default": false},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "options": {"type": "object", "properties": {"depth": {"type": "integer"}}, "required": ["depth"]},
+            "mode": {"enum": ["fast", "full"], "type": "string"}
+        }})
     }
 
     #[test]
     fn coercions_and_defaults() {
-        let v = validate(&schema(), json!({"path": 5, "count": "5", "ratio": "0.5", "tags": "a",
-            "options": "{\"depth\": \"2\"}", "mode": "FULL"})).unwrap();
-        assert_eq!(v, json!({"path": "5", "count": 5, "ratio": 0.5, "recursive": false, "tags": ["a"],
-            "options": {"depth": 2}, "mode": "full"}));
-        let v = validate(&schema(), json!({"path": "/", "count": 2.0, "recursive": "TRUE", "tags": "[\"x\",\"y\"]"})).unwrap();
+        let v = validate(
+            &schema(),
+            json!({"path": 5, "count": "5", "ratio": "0.5", "tags": "a",
+            "options": "{\"depth\": \"2\"}", "mode": "FULL"}),
+        )
+        .unwrap();
+        assert_eq!(
+            v,
+            json!({"path": "5", "count": 5, "ratio": 0.5, "recursive": false, "tags": ["a"],
+            "options": {"depth": 2}, "mode": "full"})
+        );
+        let v = validate(
+            &schema(),
+            json!({"path": "/", "count": 2.0, "recursive": "TRUE", "tags": "[\"x\",\"y\"]"}),
+        )
+        .unwrap();
         assert_eq!(v["count"], 2);
         assert_eq!(v["recursive"], true);
         assert_eq!(v["tags"], json!(["x", "y"]));
@@ -285,16 +348,30 @@ mod tests {
         let e = validate(&schema(), json!({"count": 1})).unwrap_err();
         assert_eq!(e, "missing required parameter `path` (where)");
         let e = validate(&schema(), json!({"path": "/", "count": 1, "colour": "red"})).unwrap_err();
-        assert!(e.starts_with("unknown parameter `colour`; this method takes: "), "{e}");
+        assert!(
+            e.starts_with("unknown parameter `colour`; this method takes: "),
+            "{e}"
+        );
         let e = validate(&schema(), json!({"path": "/", "count": -1})).unwrap_err();
         assert_eq!(e, "parameter `count` must be at least 0, got -1");
         let e = validate(&schema(), json!({"path": "/", "count": 1, "options": {}})).unwrap_err();
         assert_eq!(e, "missing required parameter `options.depth`");
-        let e = validate(&schema(), json!({"path": "/", "count": 1, "tags": [1, {"a": 1}]})).unwrap_err();
+        let e = validate(
+            &schema(),
+            json!({"path": "/", "count": 1, "tags": [1, {"a": 1}]}),
+        )
+        .unwrap_err();
         assert_eq!(e, "parameter `tags[1]` must be a string, got an object");
         let e = validate(&schema(), json!({"path": "/", "count": 1, "mode": "slow"})).unwrap_err();
-        assert_eq!(e, "parameter `mode` must be one of \"fast\", \"full\", got \"slow\"");
-        let e = validate(&schema(), json!({"path": "/", "count": 1, "recursive": "maybe"})).unwrap_err();
+        assert_eq!(
+            e,
+            "parameter `mode` must be one of \"fast\", \"full\", got \"slow\""
+        );
+        let e = validate(
+            &schema(),
+            json!({"path": "/", "count": 1, "recursive": "maybe"}),
+        )
+        .unwrap_err();
         assert_eq!(e, "parameter `recursive` must be a boolean, got \"maybe\"");
         let e = validate(&schema(), json!("not json")).unwrap_err();
         assert!(e.contains("must be a JSON object"), "{e}");

@@ -100,7 +100,9 @@ impl Clash {
 fn catalog() -> (Catalog, Arc<AtomicUsize>) {
     let closed = Arc::new(AtomicUsize::new(0));
     let c = Catalog::new()
-        .with(Arc::new(FormTool { closed: closed.clone() }))
+        .with(Arc::new(FormTool {
+            closed: closed.clone(),
+        }))
         .unwrap()
         .with(Arc::new(Greeter))
         .unwrap();
@@ -116,8 +118,20 @@ fn specs_come_from_the_code() {
     let fill = &specs[0].methods[0];
     assert_eq!(fill.name, "fill_fields");
     assert_eq!(fill.description, "Fills the named fields of a form.");
-    let names: Vec<_> = fill.params.iter().map(|p| (p.name.as_str(), p.required)).collect();
-    assert_eq!(names, vec![("form", true), ("fields", true), ("count", false), ("strict", false)]);
+    let names: Vec<_> = fill
+        .params
+        .iter()
+        .map(|p| (p.name.as_str(), p.required))
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            ("form", true),
+            ("fields", true),
+            ("count", false),
+            ("strict", false)
+        ]
+    );
     assert_eq!(fill.params[2].description, "how many copies");
     assert_eq!(fill.schema["properties"]["count"]["default"], 1);
     assert_eq!(fill.schema["required"], json!(["form", "fields"]));
@@ -126,7 +140,10 @@ fn specs_come_from_the_code() {
     // Enums and nested structs are inlined.
     let paint = &specs[0].methods[1];
     let colour = paint.schema["properties"]["colour"].to_string();
-    assert!(colour.contains("\"red\"") && colour.contains("\"blue\""), "{colour}");
+    assert!(
+        colour.contains("\"red\"") && colour.contains("\"blue\""),
+        "{colour}"
+    );
     assert!(!paint.schema.to_string().contains("$ref"));
 }
 
@@ -134,7 +151,12 @@ fn specs_come_from_the_code() {
 fn names_are_unique_across_toolboxes() {
     let (mut c, _) = catalog();
     let e = c.register(Arc::new(Clash)).unwrap_err().to_string();
-    assert!(e.contains("fill_fields") && e.contains("FormTool.fill_fields") && e.contains("Clash.fill_fields"), "{e}");
+    assert!(
+        e.contains("fill_fields")
+            && e.contains("FormTool.fill_fields")
+            && e.contains("Clash.fill_fields"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -148,12 +170,21 @@ fn renderings() {
     assert!(md.contains("### fill_fields\n\nFills the named fields of a form."));
     assert!(md.contains("- `count` (integer, default 1): how many copies"));
     assert!(md.contains("- `fields` (array of string, required): field names to fill"));
-    assert!(md.find("### fill_fields").unwrap() < md.find("### greet").unwrap(), "registration order");
+    assert!(
+        md.find("### fill_fields").unwrap() < md.find("### greet").unwrap(),
+        "registration order"
+    );
     let native = c.native_tools();
-    assert_eq!(native.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["fill_fields", "paint", "broken", "buggy", "greet"]);
+    assert_eq!(
+        native.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        ["fill_fields", "paint", "broken", "buggy", "greet"]
+    );
     let listing = c.json_listing();
     assert_eq!(listing[1]["toolbox"], "Greeter");
-    assert_eq!(listing[1]["methods"][0]["parameters"]["required"], json!(["name"]));
+    assert_eq!(
+        listing[1]["methods"][0]["parameters"]["required"],
+        json!(["name"])
+    );
     let help = c.cli_help();
     assert!(help.contains("FormTool") && help.contains("Greeter"));
     let tb = c.cli_toolbox_help("formtool").unwrap();
@@ -163,8 +194,17 @@ fn renderings() {
 #[tokio::test]
 async fn method_names_match_whatever_the_casing() {
     let (c, _) = catalog();
-    for name in ["fill_fields", "FillFields", "fillFields", "fill-fields", "FormTool.fill_fields", "formtool.FillFields"] {
-        let r = c.dispatch(name, json!({"form": "f", "fields": ["a"]})).await;
+    for name in [
+        "fill_fields",
+        "FillFields",
+        "fillFields",
+        "fill-fields",
+        "FormTool.fill_fields",
+        "formtool.FillFields",
+    ] {
+        let r = c
+            .dispatch(name, json!({"form": "f", "fields": ["a"]}))
+            .await;
         assert_eq!(r.name, "fill_fields", "{name}");
         assert!(!r.outcome.is_err(), "{name}: {:?}", r.outcome);
     }
@@ -176,34 +216,86 @@ async fn method_names_match_whatever_the_casing() {
 async fn unknown_methods_get_near_names() {
     let (c, _) = catalog();
     let r = c.dispatch("fil_field", json!({})).await;
-    let ToolOutcome::Err(e) = r.outcome else { panic!() };
-    assert!(e.starts_with("unknown method `fil_field`; did you mean `fill_fields`?"), "{e}");
-    assert!(e.contains("Available methods: fill_fields, paint, broken, buggy, greet."), "{e}");
+    let ToolOutcome::Err(e) = r.outcome else {
+        panic!()
+    };
+    assert!(
+        e.starts_with("unknown method `fil_field`; did you mean `fill_fields`?"),
+        "{e}"
+    );
+    assert!(
+        e.contains("Available methods: fill_fields, paint, broken, buggy, greet."),
+        "{e}"
+    );
 }
 
 #[tokio::test]
 async fn validation_coercion_defaults_and_failures_are_results() {
     let (c, closed) = catalog();
-    let r = c.dispatch("fill_fields", json!({"form": "tax", "fields": "name", "count": "3"})).await;
-    assert_eq!(r.outcome, ToolOutcome::Ok(json!({"form": "tax", "fields": ["name"], "count": 3, "strict": null})));
+    let r = c
+        .dispatch(
+            "fill_fields",
+            json!({"form": "tax", "fields": "name", "count": "3"}),
+        )
+        .await;
+    assert_eq!(
+        r.outcome,
+        ToolOutcome::Ok(json!({"form": "tax", "fields": ["name"], "count": 3, "strict": null}))
+    );
     assert_eq!(r.arguments["count"], 3);
-    let r = c.dispatch("fill_fields", json!({"form": "tax", "fields": []})).await;
-    assert_eq!(r.outcome, ToolOutcome::Ok(json!({"form": "tax", "fields": [], "count": 1, "strict": null})));
-    let r = c.dispatch("fill_fields", json!({"form": "tax", "fields": [], "count": "five"})).await;
-    assert_eq!(r.outcome, ToolOutcome::Err("fill_fields: parameter `count` must be an integer, got \"five\"".into()));
-    let r = c.dispatch("paint", json!({"colour": "BLUE", "options": "{\"depth\": 2}"})).await;
+    let r = c
+        .dispatch("fill_fields", json!({"form": "tax", "fields": []}))
+        .await;
+    assert_eq!(
+        r.outcome,
+        ToolOutcome::Ok(json!({"form": "tax", "fields": [], "count": 1, "strict": null}))
+    );
+    let r = c
+        .dispatch(
+            "fill_fields",
+            json!({"form": "tax", "fields": [], "count": "five"}),
+        )
+        .await;
+    assert_eq!(
+        r.outcome,
+        ToolOutcome::Err("fill_fields: parameter `count` must be an integer, got \"five\"".into())
+    );
+    let r = c
+        .dispatch(
+            "paint",
+            json!({"colour": "BLUE", "options": "{\"depth\": 2}"}),
+        )
+        .await;
     assert_eq!(r.outcome, ToolOutcome::Ok(json!("Blue Some(2)")));
     let r = c.dispatch("paint", json!({"colour": "green"})).await;
-    assert!(matches!(&r.outcome, ToolOutcome::Err(e) if e.contains("must be one of \"red\", \"blue\"")), "{:?}", r.outcome);
+    assert!(
+        matches!(&r.outcome, ToolOutcome::Err(e) if e.contains("must be one of \"red\", \"blue\"")),
+        "{:?}",
+        r.outcome
+    );
     let r = c.dispatch("broken", json!({})).await;
     assert_eq!(r.outcome, ToolOutcome::Err("the printer is on fire".into()));
-    assert_eq!(r.outcome.to_model_text(), r#"{"error":"the printer is on fire"}"#);
+    assert_eq!(
+        r.outcome.to_model_text(),
+        r#"{"error":"the printer is on fire"}"#
+    );
     let r = c.dispatch("buggy", json!({})).await;
-    assert!(matches!(&r.outcome, ToolOutcome::Err(e) if e.contains("buggy failed unexpectedly: index out of bounds")));
+    assert!(
+        matches!(&r.outcome, ToolOutcome::Err(e) if e.contains("buggy failed unexpectedly: index out of bounds"))
+    );
     // Raw model output, repaired.
-    let r = c.dispatch_raw("Sure! ```json\n{'method': 'FillFields', 'form': 'x', fields: ['a',], count: 2,}\n```").await;
-    assert_eq!(r.outcome, ToolOutcome::Ok(json!({"form": "x", "fields": ["a"], "count": 2, "strict": null})));
-    let r = c.dispatch_raw(r#"{"name": "greet", "arguments": "{\"name\": \"Ann\"}"}"#).await;
+    let r = c
+        .dispatch_raw(
+            "Sure! ```json\n{'method': 'FillFields', 'form': 'x', fields: ['a',], count: 2,}\n```",
+        )
+        .await;
+    assert_eq!(
+        r.outcome,
+        ToolOutcome::Ok(json!({"form": "x", "fields": ["a"], "count": 2, "strict": null}))
+    );
+    let r = c
+        .dispatch_raw(r#"{"name": "greet", "arguments": "{\"name\": \"Ann\"}"}"#)
+        .await;
     assert_eq!(r.outcome, ToolOutcome::Ok(json!("hello Ann")));
     let r = c.dispatch_raw("no json here at all").await;
     assert!(r.outcome.is_err());
@@ -221,26 +313,73 @@ fn cli_parser() {
         CliCommand::Call { method, args } => (method, args),
         CliCommand::Help(h) => panic!("help for {line}: {h}"),
     };
-    assert_eq!(call("FormTool fill_fields tax a,b --count 2"), ("fill_fields".into(), json!({"form": "tax", "fields": ["a", "b"], "count": "2"})));
-    assert_eq!(call("formtool FillFields --form \"tax return\" --fields '[\"x y\", \"z\"]' --strict"),
-        ("fill_fields".into(), json!({"form": "tax return", "fields": ["x y", "z"], "strict": "true"})));
-    assert_eq!(call("FormTool fill_fields --fields=a --form=f --strict false"),
-        ("fill_fields".into(), json!({"form": "f", "fields": ["a"], "strict": "false"})));
+    assert_eq!(
+        call("FormTool fill_fields tax a,b --count 2"),
+        (
+            "fill_fields".into(),
+            json!({"form": "tax", "fields": ["a", "b"], "count": "2"})
+        )
+    );
+    assert_eq!(
+        call("formtool FillFields --form \"tax return\" --fields '[\"x y\", \"z\"]' --strict"),
+        (
+            "fill_fields".into(),
+            json!({"form": "tax return", "fields": ["x y", "z"], "strict": "true"})
+        )
+    );
+    assert_eq!(
+        call("FormTool fill_fields --fields=a --form=f --strict false"),
+        (
+            "fill_fields".into(),
+            json!({"form": "f", "fields": ["a"], "strict": "false"})
+        )
+    );
     assert_eq!(call("greet Ann"), ("greet".into(), json!({"name": "Ann"})));
-    assert_eq!(call("FormTool paint red --options '{\"depth\": 3}'").1, json!({"colour": "red", "options": {"depth": 3}}));
+    assert_eq!(
+        call("FormTool paint red --options '{\"depth\": 3}'").1,
+        json!({"colour": "red", "options": {"depth": 3}})
+    );
     for line in ["-h", "--help", "?", "help", ""] {
-        assert!(matches!(parse(&c, line).unwrap(), CliCommand::Help(h) if h.contains("Toolboxes:")), "{line}");
+        assert!(
+            matches!(parse(&c, line).unwrap(), CliCommand::Help(h) if h.contains("Toolboxes:")),
+            "{line}"
+        );
     }
     for line in ["FormTool", "FormTool -help", "FormTool ?"] {
-        assert!(matches!(parse(&c, line).unwrap(), CliCommand::Help(h) if h.contains("Commands:")), "{line}");
+        assert!(
+            matches!(parse(&c, line).unwrap(), CliCommand::Help(h) if h.contains("Commands:")),
+            "{line}"
+        );
     }
-    let CliCommand::Help(h) = parse(&c, "FormTool fill_fields --help").unwrap() else { panic!() };
+    let CliCommand::Help(h) = parse(&c, "FormTool fill_fields --help").unwrap() else {
+        panic!()
+    };
     assert!(h.starts_with("Usage: FormTool fill_fields --form <string> --fields <array of string> [--count <integer>] [--strict]"), "{h}");
-    assert!(parse(&c, "Nope x").unwrap_err().contains("unknown toolbox `Nope`; toolboxes: FormTool, Greeter"));
-    assert!(parse(&c, "FormTool nope").unwrap_err().contains("unknown command `nope` for FormTool"));
-    assert!(parse(&c, "FormTool fill_fields --colour x").unwrap_err().contains("unknown argument `--colour`"));
-    assert!(parse(&c, "FormTool fill_fields 'unclosed").unwrap_err().contains("quotes"));
-    assert!(parse(&c, "Greeter greet a b").unwrap_err().contains("too many arguments"));
+    assert!(
+        parse(&c, "Nope x")
+            .unwrap_err()
+            .contains("unknown toolbox `Nope`; toolboxes: FormTool, Greeter")
+    );
+    assert!(
+        parse(&c, "FormTool nope")
+            .unwrap_err()
+            .contains("unknown command `nope` for FormTool")
+    );
+    assert!(
+        parse(&c, "FormTool fill_fields --colour x")
+            .unwrap_err()
+            .contains("unknown argument `--colour`")
+    );
+    assert!(
+        parse(&c, "FormTool fill_fields 'unclosed")
+            .unwrap_err()
+            .contains("quotes")
+    );
+    assert!(
+        parse(&c, "Greeter greet a b")
+            .unwrap_err()
+            .contains("too many arguments")
+    );
 }
 
 /// 44 outputs real models have sent, and what they meant.
@@ -250,7 +389,10 @@ fn repair_table() {
         (r#"{"a": 1}"#, json!({"a": 1})),
         ("```json\n{\"a\": 1}\n```", json!({"a": 1})),
         ("```\n{\"a\": 1}\n```", json!({"a": 1})),
-        ("Here is the call:\n```json\n{\"a\": 1}\n```\nLet me know!", json!({"a": 1})),
+        (
+            "Here is the call:\n```json\n{\"a\": 1}\n```\nLet me know!",
+            json!({"a": 1}),
+        ),
         ("Sure, calling it now: {\"a\": 1}", json!({"a": 1})),
         ("{\"a\": 1} I hope this helps.", json!({"a": 1})),
         ("{\"a\": 1,}", json!({"a": 1})),
@@ -258,39 +400,69 @@ fn repair_table() {
         ("{'a': 'b'}", json!({"a": "b"})),
         ("{'a': \"it's\"}", json!({"a": "it's"})),
         ("{a: 1, b: \"x\"}", json!({"a": 1, "b": "x"})),
-        ("{method: 'list', path: '/'}", json!({"method": "list", "path": "/"})),
+        (
+            "{method: 'list', path: '/'}",
+            json!({"method": "list", "path": "/"}),
+        ),
         ("{\"a\": 1 // the count\n}", json!({"a": 1})),
         ("{\"a\": /* inline */ 1}", json!({"a": 1})),
-        ("{\"a\": True, \"b\": False, \"c\": None}", json!({"a": true, "b": false, "c": null})),
+        (
+            "{\"a\": True, \"b\": False, \"c\": None}",
+            json!({"a": true, "b": false, "c": null}),
+        ),
         ("{'flag': True}", json!({"flag": true})),
-        ("{\"text\": \"line one\nline two\"}", json!({"text": "line one\nline two"})),
+        (
+            "{\"text\": \"line one\nline two\"}",
+            json!({"text": "line one\nline two"}),
+        ),
         ("{\"a\": {\"b\": 1}", json!({"a": {"b": 1}})),
         ("{\"a\": [1, 2", json!({"a": [1, 2]})),
         ("{\"a\": \"unfinished", json!({"a": "unfinished"})),
         ("\"{\\\"a\\\": 1}\"", json!({"a": 1})),
-        ("\"{\\\"method\\\": \\\"x\\\", \\\"n\\\": 2}\"", json!({"method": "x", "n": 2})),
+        (
+            "\"{\\\"method\\\": \\\"x\\\", \\\"n\\\": 2}\"",
+            json!({"method": "x", "n": 2}),
+        ),
         ("  \n{\"a\": 1}\n  ", json!({"a": 1})),
         ("\u{feff}{\"a\": 1}", json!({"a": 1})),
-        ("{\"a\": \"Zürich — “quoted”\"}", json!({"a": "Zürich — “quoted”"})),
+        (
+            "{\"a\": \"Zürich — “quoted”\"}",
+            json!({"a": "Zürich — “quoted”"}),
+        ),
         ("{\"path\": \"C:\\\\Users\"}", json!({"path": "C:\\Users"})),
         ("[1, 2, 3]", json!([1, 2, 3])),
         ("{\"a\": 1}\n{\"b\": 2}", json!({"a": 1})),
-        ("```json\n{\"method\": \"read_text_file\", \"path\": \"/a.txt\",}\n```", json!({"method": "read_text_file", "path": "/a.txt"})),
+        (
+            "```json\n{\"method\": \"read_text_file\", \"path\": \"/a.txt\",}\n```",
+            json!({"method": "read_text_file", "path": "/a.txt"}),
+        ),
         ("{\"a\": -1.5e3}", json!({"a": -1500.0})),
         ("{\"list\": ['x', 'y']}", json!({"list": ["x", "y"]})),
         ("{\"a\":1,\"b\":2,,}", json!({"a": 1, "b": 2})),
-        ("{\"nested\": {\"deep\": {\"x\": [1, {\"y\": 2}]}}}", json!({"nested": {"deep": {"x": [1, {"y": 2}]}}})),
+        (
+            "{\"nested\": {\"deep\": {\"x\": [1, {\"y\": 2}]}}}",
+            json!({"nested": {"deep": {"x": [1, {"y": 2}]}}}),
+        ),
         ("<tool_call>{\"a\": 1}</tool_call>", json!({"a": 1})),
-        ("I'll use the tool.\n\n{\"method\": \"find_files\", \"pattern\": \"*.pdf\"}", json!({"method": "find_files", "pattern": "*.pdf"})),
+        (
+            "I'll use the tool.\n\n{\"method\": \"find_files\", \"pattern\": \"*.pdf\"}",
+            json!({"method": "find_files", "pattern": "*.pdf"}),
+        ),
         ("{\"a\": \"say \\\"hi\\\"\"}", json!({"a": "say \"hi\""})),
         ("{\"a\": 'mixed\" quotes'}", json!({"a": "mixed\" quotes"})),
-        ("{\n  \"method\": \"write_text_file\",\n  \"path\": \"/x.md\",\n  \"text\": \"# Title\n\nBody\"\n}", json!({"method": "write_text_file", "path": "/x.md", "text": "# Title\n\nBody"})),
+        (
+            "{\n  \"method\": \"write_text_file\",\n  \"path\": \"/x.md\",\n  \"text\": \"# Title\n\nBody\"\n}",
+            json!({"method": "write_text_file", "path": "/x.md", "text": "# Title\n\nBody"}),
+        ),
         ("{\"a\": 1}}", json!({"a": 1})),
         ("{\"emoji\": \"🎉\"}", json!({"emoji": "🎉"})),
         ("{\"a\": null}", json!({"a": null})),
         ("{\"t\": \"tab\there\"}", json!({"t": "tab\there"})),
         ("```JSON\n{'a': 1,}\n```", json!({"a": 1})),
-        ("{\"count\": 5, \"items\": [\"a\", \"b\",]}", json!({"count": 5, "items": ["a", "b"]})),
+        (
+            "{\"count\": 5, \"items\": [\"a\", \"b\",]}",
+            json!({"count": 5, "items": ["a", "b"]}),
+        ),
     ];
     assert!(cases.len() >= 40);
     let mut failures = Vec::new();
@@ -300,6 +472,12 @@ fn repair_table() {
             other => failures.push(format!("{raw:?} → {other:?}, want {want}")),
         }
     }
-    assert!(failures.is_empty(), "{} of {} failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
     assert!(repair_json("").is_err());
 }

@@ -19,7 +19,9 @@ use crate::engine;
 pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<ExitCode> {
     let prompt = if args.prompt.len() == 1 && args.prompt[0] == "-" {
         let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).context("reading the prompt from stdin")?;
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("reading the prompt from stdin")?;
         s
     } else {
         args.prompt.join(" ")
@@ -34,7 +36,10 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
     let started = Instant::now();
     let fail = |e: LlmError| -> anyhow::Result<ExitCode> {
         if args.json {
-            println!("{}", json!({"error": {"code": e.code(), "message": e.to_string()}, "provider": cfg.name}));
+            println!(
+                "{}",
+                json!({"error": {"code": e.code(), "message": e.to_string()}, "provider": cfg.name})
+            );
         } else {
             eprintln!("error: {e}");
         }
@@ -58,14 +63,17 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
         loop {
             match first.recv().await {
                 Ok(baton_agent::AgentEvent::TextDelta { .. }) => return Some(Instant::now()),
-                Ok(baton_agent::AgentEvent::Done { .. }) | Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+                Ok(baton_agent::AgentEvent::Done { .. })
+                | Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
                 _ => {}
             }
         }
     });
     let printer = engine::spawn_printer(agent.events(), !args.json, verbose);
     let mut history = Vec::new();
-    let result = agent.execute_action(&mut history, &prompt, Vec::new(), cancel).await;
+    let result = agent
+        .execute_action(&mut history, &prompt, Vec::new(), cancel)
+        .await;
     let _ = printer.await;
     let first_token = first_token.await.ok().flatten();
     agent.close().await;

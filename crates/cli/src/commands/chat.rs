@@ -9,8 +9,8 @@ use baton_agent::{CommandOutcome, CompactionPolicy, Session, StopReason, handle_
 use tokio::io::AsyncBufReadExt;
 use tokio_util::sync::CancellationToken;
 
-use super::open_provider;
 use super::ask::describe;
+use super::open_provider;
 use crate::args::ChatArgs;
 use crate::context::Context;
 use crate::engine;
@@ -40,7 +40,14 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
             cfg.model = Some(m.clone());
         }
         match open_provider(ctx, &cfg) {
-            Ok(p) => Ok(Ok(engine::build_agent(ctx, &cfg, p, args.mode, !args.no_tools, session.instructions.clone())?)),
+            Ok(p) => Ok(Ok(engine::build_agent(
+                ctx,
+                &cfg,
+                p,
+                args.mode,
+                !args.no_tools,
+                session.instructions.clone(),
+            )?)),
             Err(e) => Ok(Err(e.to_string())),
         }
     };
@@ -53,7 +60,12 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
     };
     let interactive = std::io::stdin().is_terminal();
     if interactive {
-        eprintln!("Baton — {} ({}), workspace {}. {HELP}", base.name, base.model_name(), ctx.workspace.display());
+        eprintln!(
+            "Baton — {} ({}), workspace {}. {HELP}",
+            base.name,
+            base.model_name(),
+            ctx.workspace.display()
+        );
     }
 
     // Ctrl-C cancels the answer in flight; at the prompt it leaves.
@@ -78,7 +90,9 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
             print!("you> ");
             std::io::stdout().flush()?;
         }
-        let Some(line) = lines.next_line().await? else { break };
+        let Some(line) = lines.next_line().await? else {
+            break;
+        };
         let line = line.trim().to_string();
         if line.is_empty() {
             continue;
@@ -89,10 +103,10 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
         match handle_command(&line, &mut session, &store, &policy) {
             CommandOutcome::Reply(text) => {
                 println!("{text}");
-                if line.starts_with("/instructions") {
-                    if let Ok(a) = make_agent(&session)? {
-                        agent = a;
-                    }
+                if line.starts_with("/instructions")
+                    && let Ok(a) = make_agent(&session)?
+                {
+                    agent = a;
                 }
                 continue;
             }
@@ -112,7 +126,9 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
         let token = CancellationToken::new();
         *in_flight.lock().expect("lock") = Some(token.clone());
         let printer = engine::spawn_printer(agent.events(), true, verbose);
-        let result = agent.execute_action(&mut session.history, &line, Vec::new(), token).await;
+        let result = agent
+            .execute_action(&mut session.history, &line, Vec::new(), token)
+            .await;
         let _ = printer.await;
         in_flight.lock().expect("lock").take();
         match &result.stop {

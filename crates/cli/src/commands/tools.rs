@@ -21,7 +21,10 @@ pub async fn run(ctx: &Context, args: ToolsArgs) -> anyhow::Result<ExitCode> {
                     Ok(ExitCode::SUCCESS)
                 }
                 ToolOutcome::Err(e) => {
-                    println!("{}", serde_json::to_string_pretty(&json!({"error": e, "method": record.name}))?);
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&json!({"error": e, "method": record.name}))?
+                    );
                     Ok(ExitCode::FAILURE)
                 }
             }

@@ -111,7 +111,10 @@ pub struct FileTool {
     sandbox: Sandbox,
 }
 
-fn io<'a>(action: &'static str, path: &'a str) -> impl FnOnce(std::io::Error) -> FileToolError + 'a {
+fn io<'a>(
+    action: &'static str,
+    path: &'a str,
+) -> impl FnOnce(std::io::Error) -> FileToolError + 'a {
     move |source| {
         if source.kind() == std::io::ErrorKind::NotFound {
             FileToolError::NotFound(path.to_string())
@@ -127,7 +130,10 @@ fn io<'a>(action: &'static str, path: &'a str) -> impl FnOnce(std::io::Error) ->
 
 /// `name.ext` → `name.ext.NNN.bak`, the first free number.
 fn backup_path(file: &Path) -> PathBuf {
-    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     (1..)
         .map(|n| file.with_file_name(format!("{name}.{n:03}.bak")))
         .find(|p| !p.exists())
@@ -141,7 +147,9 @@ impl FileTool {
     }
 
     fn agent(&self, host: &Path) -> String {
-        self.sandbox.agent_path(host).unwrap_or_else(|| host.display().to_string())
+        self.sandbox
+            .agent_path(host)
+            .unwrap_or_else(|| host.display().to_string())
     }
 
     fn backup(&self, host: &Path, path: &str) -> Result<String, FileToolError> {
@@ -155,7 +163,10 @@ impl FileTool {
 impl FileTool {
     /// Lists a folder: each entry's path, kind (file or dir) and size.
     /// - path: the folder, e.g. `/reports`
-    pub fn list_directory(&self, #[default("/")] path: String) -> Result<Vec<FileEntry>, FileToolError> {
+    pub fn list_directory(
+        &self,
+        #[default("/")] path: String,
+    ) -> Result<Vec<FileEntry>, FileToolError> {
         let host = self.sandbox.resolve(&path)?;
         let meta = std::fs::metadata(&host).map_err(io("read", &path))?;
         if !meta.is_dir() {
@@ -206,12 +217,20 @@ impl FileTool {
     /// Writes a text file atomically. An existing file is first backed up as `name.001.bak`, `name.002.bak`, …
     /// - path: the file to write, e.g. `/drafts/letter.md`
     /// - text: the full new content
-    pub fn write_text_file(&self, path: String, text: String) -> Result<WriteResult, FileToolError> {
+    pub fn write_text_file(
+        &self,
+        path: String,
+        text: String,
+    ) -> Result<WriteResult, FileToolError> {
         let host = self.sandbox.resolve(&path)?;
         if host.is_dir() {
             return Err(FileToolError::IsDir(path));
         }
-        let backup = if host.exists() { Some(self.backup(&host, &path)?) } else { None };
+        let backup = if host.exists() {
+            Some(self.backup(&host, &path)?)
+        } else {
+            None
+        };
         baton_config::atomic_write(&host, text.as_bytes()).map_err(io("write", &path))?;
         Ok(WriteResult {
             path: self.agent(&host),
@@ -223,7 +242,11 @@ impl FileTool {
     /// Finds files whose path matches a glob pattern (`*.pdf`, `**/report*.xlsx`).
     /// - pattern: the glob; without a `/` it matches file names anywhere
     /// - path: the folder to search under
-    pub fn find_files(&self, pattern: String, #[default("/")] path: String) -> Result<Vec<String>, FileToolError> {
+    pub fn find_files(
+        &self,
+        pattern: String,
+        #[default("/")] path: String,
+    ) -> Result<Vec<String>, FileToolError> {
         let host = self.sandbox.resolve(&path)?;
         if !host.is_dir() {
             return Err(FileToolError::NotDir(path));
@@ -238,7 +261,11 @@ impl FileTool {
             })?
             .compile_matcher();
         let mut out = Vec::new();
-        for entry in walkdir::WalkDir::new(&host).follow_links(false).into_iter().filter_map(Result::ok) {
+        for entry in walkdir::WalkDir::new(&host)
+            .follow_links(false)
+            .into_iter()
+            .filter_map(Result::ok)
+        {
             if !entry.file_type().is_file() {
                 continue;
             }
@@ -264,7 +291,12 @@ impl FileTool {
     /// - from: the file to move
     /// - to: its new path
     /// - overwrite: replace an existing target
-    pub fn move_file(&self, from: String, to: String, #[default(false)] overwrite: bool) -> Result<WriteResult, FileToolError> {
+    pub fn move_file(
+        &self,
+        from: String,
+        to: String,
+        #[default(false)] overwrite: bool,
+    ) -> Result<WriteResult, FileToolError> {
         let src = self.sandbox.resolve(&from)?;
         let dst = self.sandbox.resolve(&to)?;
         let meta = std::fs::metadata(&src).map_err(io("read", &from))?;
