@@ -8,14 +8,17 @@ SHELL := /bin/bash
 # One cargo target dir outside the clone, reused by every clone and CI run.
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/baton-target
 CARGO ?= cargo
+# Where the embedded model lives (tests read it from here too).
+export BATON_MODELS_DIR ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/baton/models
 BIN_DIR := $(CARGO_TARGET_DIR)/debug
 BATON := $(BIN_DIR)/baton
 
 .PHONY: setup build run test bench fmt lint clean-setup
 
-## setup: system packages and tools (apt, cargo-nextest); idempotent
+## setup: system packages and tools (apt, cargo-nextest), the embedded model; idempotent
 setup:
 	@scripts/setup.sh
+	@scripts/fetch-model.sh
 
 ## build: the baton binary, with providers.json copied next to it
 build: setup

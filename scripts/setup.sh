@@ -7,6 +7,7 @@ APT_PACKAGES=(
   build-essential pkg-config libssl-dev   # native builds, TLS for reqwest
   dbus dbus-x11 gnome-keyring libsecret-tools  # Secret Service for keychain tests
   curl time                               # bench baselines and peak RSS
+  cmake clang libclang-dev                # llama.cpp, built from source by llama-cpp-sys-2
 )
 
 sudo_cmd=()

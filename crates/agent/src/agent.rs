@@ -217,11 +217,22 @@ impl Agent {
 
     fn native_tool_defs(&self) -> Vec<ToolDefinition> {
         if self.config.mode == InteractionMode::Cli {
+            // The pattern names the known toolboxes and commands, so a
+            // grammar-constrained model (the local one) can only write those.
+            let alternatives: Vec<String> = self
+                .catalog
+                .specs()
+                .map(|s| {
+                    let cmds: Vec<&str> = s.methods.iter().map(|m| m.name.as_str()).collect();
+                    format!("{} ({})", s.name, cmds.join("|"))
+                })
+                .collect();
+            let pattern = format!("^({})( [^\"\\\\]*)?$", alternatives.join("|"));
             return vec![ToolDefinition {
                 name: "cli".into(),
                 description: "Runs one Baton command line: `<Toolbox> <command> [arguments]`."
                     .into(),
-                parameters: json!({"type": "object", "properties": {"command": {"type": "string"}},
+                parameters: json!({"type": "object", "properties": {"command": {"type": "string", "pattern": pattern}},
                                    "required": ["command"], "additionalProperties": false}),
             }];
         }

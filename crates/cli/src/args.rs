@@ -51,6 +51,12 @@ pub enum Command {
     Secret(SecretCommand),
     /// Print the tool catalog, or run a raw tool call the way the model would.
     Tools(ToolsArgs),
+    /// List model files in the models folder and which entries use them.
+    Models {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `baton tools`.

@@ -114,6 +114,9 @@ pub enum LlmError {
         /// Provider entry name.
         provider: String,
     },
+    /// The embedded local model failed (missing file, load error, …).
+    #[error("{0}")]
+    Local(String),
     /// The entry cannot be used by this build or configuration.
     #[error("{0}")]
     Unsupported(String),
@@ -155,6 +158,7 @@ impl LlmError {
             LlmError::Remote { .. } => "remote",
             LlmError::Cancelled { .. } => "cancelled",
             LlmError::Unsupported(_) => "unsupported",
+            LlmError::Local(_) => "local_model",
         }
     }
 }

@@ -64,8 +64,8 @@ fn env_name(cfg: &ProviderConfig) -> String {
 
 fn local_unavailable() -> LlmError {
     LlmError::Unsupported(
-        "the embedded local model (dialect `local`) is not part of this build yet; choose another \
-         provider with `--provider NAME` or `baton config set provider NAME` (see `baton providers`)"
+        "the embedded local model (dialect `local`) is run by baton-local, which this front door does not \
+         include; choose another provider with `--provider NAME` (see `baton providers`)"
             .into(),
     )
 }

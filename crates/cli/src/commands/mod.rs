@@ -3,6 +3,7 @@
 mod ask;
 mod chat;
 mod config;
+mod models;
 mod providers;
 mod secret;
 mod tools;
@@ -25,6 +26,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ask(a) => ask::run(&ctx, a, verbose).await,
         Command::Chat(a) => chat::run(&ctx, a, verbose).await,
         Command::Tools(a) => tools::run(&ctx, a).await,
+        Command::Models { json } => models::run(&ctx, json),
         Command::Providers { json } => providers::run(&ctx, json).await,
         Command::Config(c) => config::run(&ctx, c),
         Command::Secret(c) => secret::run(&ctx, c),
@@ -34,7 +36,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// Builds the provider for `cfg`, wrapped in the anonymizer when the
 /// setting is on (registered terms plus the provider's own key).
 pub fn open_provider(ctx: &Context, cfg: &ProviderConfig) -> Result<Arc<dyn Provider>, LlmError> {
-    let provider = build_provider(cfg, &ctx.secrets)?;
+    let provider: Arc<dyn Provider> = if cfg.dialect == baton_llm::Dialect::Local {
+        Arc::new(baton_local::LocalProvider::new(
+            cfg.clone(),
+            &ctx.paths.models_dir,
+        ))
+    } else {
+        build_provider(cfg, &ctx.secrets)?
+    };
     if !ctx.settings.anonymize {
         return Ok(provider);
     }

@@ -14,11 +14,12 @@ pub async fn run(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
         .provider
         .clone()
         .unwrap_or_else(|| ctx.providers.default.clone());
-    let probes = ctx
-        .providers
-        .providers
-        .iter()
-        .map(|p| probe_readiness(p, &ctx.secrets, Duration::from_millis(1500)));
+    let probes = ctx.providers.providers.iter().map(|p| async move {
+        if p.dialect == baton_llm::Dialect::Local {
+            return super::models::local_readiness(ctx, p);
+        }
+        probe_readiness(p, &ctx.secrets, Duration::from_millis(1500)).await
+    });
     let states = futures::future::join_all(probes).await;
     if as_json {
         let list: Vec<_> = ctx

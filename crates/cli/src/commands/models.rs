@@ -1,0 +1,94 @@
+//! `baton models`: GGUF files in the models folder.
+
+use std::process::ExitCode;
+
+use baton_llm::{Dialect, ProviderConfig, Readiness};
+use baton_local::{list_models, resolve_model_path};
+use serde_json::json;
+
+use crate::context::Context;
+
+fn users(ctx: &Context, path: &std::path::Path) -> Vec<String> {
+    ctx.providers
+        .providers
+        .iter()
+        .filter(|p| p.dialect == Dialect::Local)
+        .filter(|p| {
+            resolve_model_path(p.model_path.as_deref().unwrap_or(""), &ctx.paths.models_dir) == path
+        })
+        .map(|p| p.name.clone())
+        .collect()
+}
+
+/// Whether a `local` entry's model file is there and readable.
+pub fn local_readiness(ctx: &Context, cfg: &ProviderConfig) -> Readiness {
+    let path = resolve_model_path(
+        cfg.model_path.as_deref().unwrap_or(""),
+        &ctx.paths.models_dir,
+    );
+    match std::fs::metadata(&path) {
+        Ok(m) => Readiness::Ready(format!(
+            "model file {} ({:.0} MB)",
+            path.display(),
+            m.len() as f64 / 1e6
+        )),
+        Err(_) => Readiness::NotReady(format!(
+            "model file {} is missing: run `make setup` (or scripts/fetch-model.sh)",
+            path.display()
+        )),
+    }
+}
+
+pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
+    let dir = &ctx.paths.models_dir;
+    let models = list_models(dir);
+    if as_json {
+        let list: Vec<_> = models
+            .iter()
+            .map(|m| json!({"path": m.path, "size": m.size, "architecture": m.architecture, "name": m.name,
+                            "contextLength": m.context_length, "valid": m.valid, "usedBy": users(ctx, &m.path)}))
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({"modelsDir": dir, "models": list}))?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("models folder: {}", dir.display());
+    if models.is_empty() {
+        println!(
+            "no .gguf files; run `make setup` (or scripts/fetch-model.sh) to fetch the default model"
+        );
+    }
+    for m in &models {
+        let name = m
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if !m.valid {
+            println!(
+                "  {name}  {:.1} MB  (not a readable GGUF file)",
+                m.size as f64 / 1e6
+            );
+            continue;
+        }
+        println!(
+            "  {name}  {:.1} MB  arch {}  context {}  used by: {}",
+            m.size as f64 / 1e6,
+            m.architecture.as_deref().unwrap_or("?"),
+            m.context_length
+                .map(|c| c.to_string())
+                .unwrap_or_else(|| "?".into()),
+            {
+                let u = users(ctx, &m.path);
+                if u.is_empty() {
+                    "(no entry)".to_string()
+                } else {
+                    u.join(", ")
+                }
+            }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

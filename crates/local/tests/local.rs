@@ -1,0 +1,310 @@
+//! The embedded model, for real: SmolLM2-135M-Instruct from the models
+//! folder (`make setup` fetches it; `BATON_MODELS_DIR` points at it).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use baton_llm::{
+    ChatRequest, CompletionBuilder, LlmError, LlmEvent, Message, Provider, ProviderConfig,
+    ToolDefinition,
+};
+use baton_local::LocalProvider;
+use baton_tools::{Catalog, Sandbox};
+use futures::StreamExt;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+fn models_dir() -> PathBuf {
+    let dir = std::env::var_os("BATON_MODELS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var("HOME").unwrap()).join(".local/share/baton/models")
+        });
+    assert!(
+        dir.join("SmolLM2-135M-Instruct.Q4_1.gguf").exists(),
+        "the embedded model is missing in {}: run `make setup`",
+        dir.display()
+    );
+    dir
+}
+
+fn config(context: u32) -> ProviderConfig {
+    serde_json::from_value(
+        json!({"name": "local", "dialect": "local", "modelPath": "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "contextWindow": context, "maxOutputTokens": 96, "temperature": 0.0, "threads": 2}),
+    )
+    .unwrap()
+}
+
+async fn collect(
+    p: &dyn Provider,
+    req: ChatRequest,
+) -> Result<(usize, baton_llm::Completion), LlmError> {
+    let mut s = p.stream(req, CancellationToken::new()).await?;
+    let mut b = CompletionBuilder::default();
+    let mut deltas = 0;
+    while let Some(ev) = s.next().await {
+        let ev = ev?;
+        if matches!(ev, LlmEvent::TextDelta(_)) {
+            deltas += 1;
+        }
+        b.push(ev);
+    }
+    Ok((deltas, b.finish()))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chat_streams_and_cancels() {
+    let p = LocalProvider::new(config(2048), &models_dir());
+    let mut progress = p.subscribe_progress();
+    let req = ChatRequest::new(vec![Message::user(
+        "What is the capital of France? Answer in one sentence.",
+    )]);
+    let (deltas, c) = collect(&p, req).await.unwrap();
+    assert!(
+        deltas > 3,
+        "the answer must stream token by token, got {deltas} deltas"
+    );
+    assert!(c.text.to_lowercase().contains("paris"), "{}", c.text);
+    assert!(
+        c.usage.prompt_tokens > 5 && c.usage.completion_tokens > 3,
+        "{:?}",
+        c.usage
+    );
+    // Loading was reported.
+    let mut last = None;
+    while let Ok(ev) = progress.try_recv() {
+        last = Some(ev);
+    }
+    if let Some(l) = last {
+        assert_eq!(l.total_bytes, 98_362_432);
+    }
+
+    // Cancellation stops generation within a token or two.
+    let cancel = CancellationToken::new();
+    let req = ChatRequest::new(vec![Message::user(
+        "Write a long story about a dragon and a castle.",
+    )]);
+    let mut s = p.stream(req, cancel.clone()).await.unwrap();
+    let mut got = 0;
+    while let Some(ev) = s.next().await {
+        if let Ok(LlmEvent::TextDelta(_)) = ev {
+            got += 1;
+            if got == 3 {
+                cancel.cancel();
+                break;
+            }
+        }
+    }
+    let t = Instant::now();
+    let mut last = None;
+    while let Some(ev) = s.next().await {
+        last = Some(ev);
+    }
+    assert!(
+        matches!(last, Some(Err(LlmError::Cancelled { .. }))),
+        "{last:?}"
+    );
+    assert!(
+        t.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        t.elapsed()
+    );
+    let stats = p.last_stats().unwrap();
+    assert!(
+        stats.completion_tokens <= 6,
+        "generation went on after cancel: {stats:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kv_cache_reuse_makes_the_second_turn_cheaper() {
+    let p = LocalProvider::new(config(4096), &models_dir());
+    let long_system = "You are a helpful assistant for a small bakery. ".repeat(40);
+    let mut history = vec![
+        Message::system(long_system),
+        Message::user("Name one bread."),
+    ];
+    let (_, c1) = collect(&p, ChatRequest::new(history.clone()))
+        .await
+        .unwrap();
+    let first = p.last_stats().unwrap();
+    history.push(Message::assistant(c1.text));
+    history.push(Message::user("And one cake?"));
+    collect(&p, ChatRequest::new(history)).await.unwrap();
+    let second = p.last_stats().unwrap();
+    assert!(
+        second.reused_tokens as f32 > 0.8 * first.prompt_tokens as f32,
+        "{first:?} / {second:?}"
+    );
+    assert!(
+        second.prompt_ms < first.prompt_ms,
+        "second turn evaluated its prompt in {} ms, first in {} ms",
+        second.prompt_ms,
+        first.prompt_ms
+    );
+    eprintln!(
+        "KV reuse: turn 1 prompt {} tokens in {:.1} ms; turn 2 {} tokens ({} reused) in {:.1} ms",
+        first.prompt_tokens,
+        first.prompt_ms,
+        second.prompt_tokens,
+        second.reused_tokens,
+        second.prompt_ms
+    );
+}
+
+/// 30 varied requests a user might make of FileTool.
+const PROMPTS: [&str; 30] = [
+    "List the files in the reports folder.",
+    "What is in /notes/todo.md?",
+    "Read the file /reports/q1.txt",
+    "Find all PDF files.",
+    "Show me what's in my workspace.",
+    "Create a file /drafts/hello.txt that says hello world.",
+    "Rename /notes/todo.md to /notes/done.md",
+    "How big is /reports/q1.txt?",
+    "Find every markdown file under /notes.",
+    "Write 'meeting at 10' into /notes/meeting.txt",
+    "Move /reports/q1.txt into /archive/q1.txt",
+    "When was /notes/todo.md last changed?",
+    "Open the first 100 characters of /reports/q1.txt",
+    "List /archive",
+    "Search for files named budget.",
+    "Read /notes/ideas.md please",
+    "Save a shopping list (milk, eggs) to /lists/shopping.txt",
+    "Is /reports a folder?",
+    "What files end with .xlsx?",
+    "Give me the contents of /readme.txt",
+    "Copy the text 'draft v2' into /drafts/v2.md",
+    "List the root folder.",
+    "Find files matching report*.",
+    "Show info about /notes",
+    "Read /reports/q2.txt starting at character 10.",
+    "Put 'call mom' in /notes/reminders.txt",
+    "What's inside the drafts folder?",
+    "Look for any .csv files in /data",
+    "Rename /drafts/v2.md to /drafts/final.md",
+    "Tell me the size of /readme.txt",
+];
+
+fn workspace() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    for (p, t) in [
+        ("reports/q1.txt", "Q1 up"),
+        ("notes/todo.md", "- buy milk"),
+        ("readme.txt", "hello"),
+    ] {
+        let f = d.path().join(p);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, t).unwrap();
+    }
+    d
+}
+
+/// Is `c` a valid reply: an answer, or a call of a known method whose
+/// arguments pass validation exactly as sent (no repair, no coercion)?
+fn valid_call(catalog: &Catalog, c: &baton_llm::Completion) -> Option<bool> {
+    let Some(call) = c.tool_calls.first() else {
+        // Only the answer form is allowed besides calls.
+        return Some(!c.text.trim().is_empty());
+    };
+    let Ok((_, method)) = catalog.resolve(&call.name) else {
+        return Some(false);
+    };
+    if call.name != method.name || !call.arguments.is_object() {
+        return Some(false);
+    }
+    let validated = baton_tools::validate::validate(&method.schema, call.arguments.clone()).ok()?;
+    // Unchanged except for defaults filled in.
+    let sent = call.arguments.as_object().unwrap();
+    Some(sent.iter().all(|(k, v)| validated.get(k) == Some(v)))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn grammar_constrained_tool_calls_are_always_valid() {
+    let dir = workspace();
+    let catalog = Catalog::new()
+        .with(Arc::new(baton_docs::FileTool::new(
+            Sandbox::new(dir.path()).unwrap(),
+        )))
+        .unwrap();
+    let tools: Vec<ToolDefinition> = catalog
+        .native_tools()
+        .into_iter()
+        .map(|t| ToolDefinition {
+            name: t.name,
+            description: t.description,
+            parameters: t.parameters,
+        })
+        .collect();
+    let constrained = LocalProvider::new(config(4096), &models_dir());
+    let free = LocalProvider::new(config(4096), &models_dir()).without_grammar();
+    let system = "You manage the user's files with tools. Paths start with /.";
+    let (mut ok_grammar, mut ok_free, mut calls) = (0, 0, 0);
+    for prompt in PROMPTS {
+        let req = ChatRequest {
+            messages: vec![Message::system(system), Message::user(prompt)],
+            tools: tools.clone(),
+            ..Default::default()
+        };
+        let (_, c) = collect(&constrained, req.clone()).await.unwrap();
+        let valid = valid_call(&catalog, &c) == Some(true);
+        assert!(
+            valid,
+            "grammar-constrained reply to {prompt:?} is not a valid call: {c:?}"
+        );
+        ok_grammar += 1;
+        if let Some(call) = c.tool_calls.first() {
+            calls += 1;
+            // It dispatches as sent.
+            let r = catalog.dispatch(&call.name, call.arguments.clone()).await;
+            if let baton_tools::ToolOutcome::Err(e) = &r.outcome {
+                assert!(
+                    !e.contains("parameter") && !e.contains("unknown method"),
+                    "{prompt}: {e}"
+                );
+            }
+        }
+        let (_, f) = collect(&free, req).await.unwrap();
+        // Without the grammar the model writes text; count replies that
+        // are one valid JSON call or answer object, as sent.
+        let parsed = serde_json::from_str::<Value>(f.text.trim()).ok();
+        let free_valid = match parsed {
+            Some(Value::Object(mut o)) => match o
+                .remove("method")
+                .and_then(|m| m.as_str().map(str::to_string))
+            {
+                Some(name) => {
+                    valid_call(
+                        &catalog,
+                        &baton_llm::Completion {
+                            text: String::new(),
+                            tool_calls: vec![baton_llm::ToolCall {
+                                id: "x".into(),
+                                name,
+                                arguments: Value::Object(o),
+                            }],
+                            usage: Default::default(),
+                            finish: None,
+                        },
+                    ) == Some(true)
+                }
+                None => o.get("answer").is_some_and(Value::is_string),
+            },
+            _ => false,
+        };
+        if free_valid {
+            ok_free += 1;
+        }
+    }
+    eprintln!(
+        "tool-call validity over {} prompts: with grammar {ok_grammar}/30 ({calls} calls), without {ok_free}/30",
+        PROMPTS.len()
+    );
+    assert_eq!(ok_grammar, 30);
+    assert!(
+        calls >= 15,
+        "the model should mostly call tools here, made {calls} calls"
+    );
+}
