@@ -275,6 +275,17 @@ impl Agent {
     }
 
     fn ensure_system(&self, history: &mut Vec<Message>) {
+        // Without tools or instructions there is nothing to say: a bare
+        // conversation serves small models best.
+        if !self.has_tools()
+            && self
+                .config
+                .instructions
+                .as_deref()
+                .is_none_or(|i| i.trim().is_empty())
+        {
+            return;
+        }
         let prompt = self.system_prompt();
         match history.first_mut() {
             Some(Message::System { content }) => {
@@ -367,6 +378,7 @@ impl Agent {
             error: None,
         };
         let mut failures: HashMap<String, usize> = HashMap::new();
+        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
         let native = self.config.native_tools && self.has_tools();
         let json_mode = !native && self.has_tools() && self.config.json_mode;
         let toolbox_names: Vec<&str> = self.catalog.specs().map(|s| s.name.as_str()).collect();
@@ -509,7 +521,29 @@ impl Agent {
                     name: call.name.clone(),
                     arguments: call.arguments.clone(),
                 });
-                let (record, files) = self.run_call(&call, &cancel).await;
+                // The same call again, with nothing written since, would
+                // only repeat its result: tell the model instead.
+                let key = format!("{}|{}", baton_tools_key(&call.name), call.arguments);
+                let (record, files) = if seen.contains(&key) {
+                    let record = ToolCallRecord {
+                        name: call.name.clone(),
+                        arguments: call.arguments.clone(),
+                        outcome: ToolOutcome::Err(format!(
+                            "`{}` was already called with these arguments; its result is above. Use it: answer now, or call something else",
+                            call.name
+                        )),
+                        duration: std::time::Duration::ZERO,
+                    };
+                    (record, Vec::new())
+                } else {
+                    self.run_call(&call, &cancel).await
+                };
+                if !files.is_empty() {
+                    seen.clear();
+                }
+                if !record.outcome.is_err() {
+                    seen.insert(key);
+                }
                 let model_text = record.outcome.to_model_text();
                 let is_error = record.outcome.is_err();
                 self.events.emit(AgentEvent::ToolFinished {

@@ -597,3 +597,59 @@ async fn chat_stream_yields_chunks_and_keeps_history() {
     );
     assert!(bodies(&server)[0].get("tools").is_none());
 }
+
+#[tokio::test]
+async fn repeating_the_same_call_gets_a_nudge_then_stops() {
+    let server = ScriptedServer::start().await.unwrap();
+    let dir = workspace();
+    for _ in 0..4 {
+        server.reply(Reply::tool_call("get_file_info", json!({"path": "/a.txt"})));
+    }
+    let agent = Agent::new(
+        provider(&server, true, false),
+        file_catalog(dir.path()),
+        config(InteractionMode::Api, true, false),
+    );
+    let r = agent
+        .execute_action(&mut Vec::new(), "info", vec![], CancellationToken::new())
+        .await;
+    assert_eq!(server.remaining(), 0);
+    assert!(!r.tool_calls[0].outcome.is_err());
+    let ToolOutcome::Err(e) = &r.tool_calls[1].outcome else {
+        panic!("{:?}", r.tool_calls[1])
+    };
+    assert!(e.contains("already called with these arguments"), "{e}");
+    assert!(matches!(r.stop, StopReason::LoopGuard(_)), "{:?}", r.stop);
+    assert_eq!(r.iterations, 4);
+    // A write in between makes a repeat legitimate again.
+    server.reply(Reply::tool_call(
+        "read_text_file",
+        json!({"path": "/a.txt"}),
+    ));
+    server.reply(Reply::tool_call(
+        "write_text_file",
+        json!({"path": "/a.txt", "text": "new"}),
+    ));
+    server.reply(Reply::tool_call(
+        "read_text_file",
+        json!({"path": "/a.txt"}),
+    ));
+    server.reply(Reply::text("It now says new."));
+    let server_left = server.remaining();
+    let agent = Agent::new(
+        provider(&server, true, false),
+        file_catalog(dir.path()),
+        config(InteractionMode::Api, true, false),
+    );
+    let r = agent
+        .execute_action(&mut Vec::new(), "rewrite", vec![], CancellationToken::new())
+        .await;
+    assert_eq!(r.stop, StopReason::Answered);
+    assert_eq!(
+        r.tool_calls[2].outcome,
+        ToolOutcome::Ok(
+            json!({"path": "/a.txt", "text": "new", "offset": 0, "total_chars": 3, "truncated": false})
+        )
+    );
+    assert_eq!(server_left - server.remaining(), 4);
+}

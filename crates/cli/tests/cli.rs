@@ -719,3 +719,48 @@ async fn chat_slash_commands_and_saved_sessions() {
     assert_eq!(texts.last().unwrap(), "Remind me?");
     assert!(env.path().join("data/sessions/colours.json").exists());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_embedded_model_answers_out_of_the_box() {
+    // No providers file, no key, no server: the factory default is the
+    // embedded model that `make setup` fetched into BATON_MODELS_DIR.
+    let env = Env::new();
+    let mut c = env.cmd();
+    c.args([
+        "ask",
+        "--no-tools",
+        "--json",
+        "What is the capital of France?",
+    ]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
+    let v: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    assert_eq!(v["provider"], "local");
+    assert!(
+        v["text"].as_str().unwrap().to_lowercase().contains("paris"),
+        "{v}"
+    );
+    assert!(v["usage"]["completionTokens"].as_u64().unwrap() > 0);
+
+    let mut c = env.cmd();
+    c.args(["models", "--json"]);
+    let v: Value = serde_json::from_str(&run(c, None).await.stdout).unwrap();
+    let m = &v["models"][0];
+    assert_eq!(m["architecture"], "llama");
+    assert_eq!(m["contextLength"], 8192);
+    assert_eq!(m["usedBy"], json!(["local"]));
+
+    // A missing model file is named, with the command that fetches it.
+    let mut c = env.cmd();
+    c.env("BATON_MODELS_DIR", env.path().join("empty"))
+        .args(["ask", "--no-tools", "hi"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr
+            .contains("SmolLM2-135M-Instruct.Q4_1.gguf is missing")
+            && o.stderr.contains("make setup"),
+        "{}",
+        o.stderr
+    );
+}
