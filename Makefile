@@ -30,8 +30,6 @@ run: build
 	$(BATON) chat
 
 ## test: set up, then every test (keychain tests on a private Secret Service)
-# OpenMP threads that spin while waiting steal the other core from parallel tests.
-test: export OMP_WAIT_POLICY = PASSIVE
 test: setup
 	cp providers.json $(BIN_DIR)/providers.json 2>/dev/null || true
 	scripts/with-keyring.sh $(CARGO) nextest run --workspace --all-targets --no-fail-fast
