@@ -523,7 +523,7 @@ impl Agent {
                 });
                 // The same call again, with nothing written since, would
                 // only repeat its result: tell the model instead.
-                let key = format!("{}|{}", baton_tools_key(&call.name), call.arguments);
+                let key = format!("{}|{}", baton_tools::normalize(&call.name), call.arguments);
                 let (record, files) = if seen.contains(&key) {
                     let record = ToolCallRecord {
                         name: call.name.clone(),
@@ -564,7 +564,7 @@ impl Agent {
                 });
                 result.files.extend(files);
                 if is_error {
-                    let key = format!("{}|{}", baton_tools_key(&call.name), call.arguments);
+                    let key = format!("{}|{}", baton_tools::normalize(&call.name), call.arguments);
                     let n = failures.entry(key).or_default();
                     *n += 1;
                     if *n >= 3 {
@@ -628,7 +628,7 @@ impl Agent {
             };
             return (record, files);
         }
-        let record = if baton_tools_key(&call.name) == "cli" {
+        let record = if baton_tools::normalize(&call.name) == "cli" {
             let command = subagent::arg(&call.arguments, "command").unwrap_or_default();
             match cli::parse(&self.catalog, &command) {
                 Ok(CliCommand::Call { method, args }) => self.catalog.dispatch(&method, args).await,
@@ -860,13 +860,6 @@ impl Agent {
         history.push(Message::assistant(text.clone()));
         Ok(text)
     }
-}
-
-fn baton_tools_key(name: &str) -> String {
-    name.chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect()
 }
 
 /// Files a call produced: a `path` in the result of a method that writes.

@@ -64,7 +64,7 @@ pub fn tool_definitions(specs: &[SubagentSpec]) -> Vec<baton_llm::ToolDefinition
 
 /// Whether `name` is one of the delegation tools (any casing).
 pub fn which(name: &str) -> Option<&'static str> {
-    let n = baton_tools_normalize(name);
+    let n = baton_tools::normalize(name.rsplit('.').next().unwrap_or(name));
     if n == "launchsubagent" {
         Some(LAUNCH)
     } else if n == "providesubagentinput" {
@@ -72,16 +72,6 @@ pub fn which(name: &str) -> Option<&'static str> {
     } else {
         None
     }
-}
-
-fn baton_tools_normalize(name: &str) -> String {
-    name.rsplit('.')
-        .next()
-        .unwrap_or(name)
-        .chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect()
 }
 
 /// Reads a string argument, tolerating a JSON-string-encoded object.

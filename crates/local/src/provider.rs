@@ -178,14 +178,12 @@ impl AnswerStreamer {
             let t = self.buf.trim_start();
             if let Some(rest) = t.strip_prefix('{') {
                 let r = rest.trim_start();
-                if r.starts_with("\"answer\"") {
-                    let after = &r["\"answer\"".len()..];
-                    let a = after.trim_start();
-                    if let Some(v) = a.strip_prefix(':') {
+                if let Some(after) = r.strip_prefix("\"answer\"") {
+                    if let Some(v) = after.trim_start().strip_prefix(':')
+                        && v.trim_start().starts_with('"')
+                    {
                         let v2 = v.trim_start();
-                        if let Some(_s) = v2.strip_prefix('"') {
-                            self.answer_at = Some(self.buf.len() - v2.len() + 1);
-                        }
+                        self.answer_at = Some(self.buf.len() - v2.len() + 1);
                     }
                 } else if let Some(prefix) = r.get(..r.len().min(8))
                     && !prefix.is_empty()

@@ -312,11 +312,28 @@ async fn grammar_constrained_tool_calls_are_always_valid() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_corrupt_model_file_is_named_with_the_fix() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("SmolLM2-135M-Instruct.Q4_1.gguf"), b"GGUF but not really a model").unwrap();
+    std::fs::write(
+        dir.path().join("SmolLM2-135M-Instruct.Q4_1.gguf"),
+        b"GGUF but not really a model",
+    )
+    .unwrap();
     let p = LocalProvider::new(config(1024), dir.path());
-    let e = collect(&p, ChatRequest::new(vec![Message::user("hi")])).await.unwrap_err();
+    let e = collect(&p, ChatRequest::new(vec![Message::user("hi")]))
+        .await
+        .unwrap_err();
     let msg = e.to_string();
     assert!(matches!(e, LlmError::Local(_)), "{e:?}");
-    assert!(msg.contains(&dir.path().join("SmolLM2-135M-Instruct.Q4_1.gguf").display().to_string()), "{msg}");
-    assert!(msg.contains("could not be loaded") && msg.contains("make setup"), "{msg}");
+    assert!(
+        msg.contains(
+            &dir.path()
+                .join("SmolLM2-135M-Instruct.Q4_1.gguf")
+                .display()
+                .to_string()
+        ),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("could not be loaded") && msg.contains("make setup"),
+        "{msg}"
+    );
 }

@@ -22,7 +22,7 @@ mod toolbox;
 pub mod validate;
 
 pub use baton_tools_macros::toolbox;
-pub use catalog::{Catalog, CatalogError, NativeTool};
+pub use catalog::{Catalog, CatalogError, NativeTool, normalize};
 pub use dispatch::{ToolCallRecord, ToolOutcome, split_call};
 pub use sandbox::{Sandbox, SandboxError};
 pub use spec::{MethodSpec, ParamSpec, ToolboxDoc, ToolboxSpec};
