@@ -83,3 +83,15 @@ pub(crate) fn num(x: f32) -> serde_json::Value {
     let v: f64 = format!("{x}").parse().unwrap_or(x as f64);
     serde_json::json!(v)
 }
+
+/// Tool definitions in the `{"type": "function", "function": {…}}` form
+/// that OpenAI's chat completions and Ollama's `/api/chat` share.
+pub(crate) fn function_tools(tools: &[crate::request::ToolDefinition]) -> serde_json::Value {
+    tools
+        .iter()
+        .map(|t| {
+            serde_json::json!({"type": "function", "function": {
+                "name": t.name, "description": t.description, "parameters": t.parameters}})
+        })
+        .collect()
+}

@@ -62,14 +62,7 @@ pub(crate) fn build(
         "options": options,
     });
     if !req.tools.is_empty() {
-        body["tools"] = req
-            .tools
-            .iter()
-            .map(|t| {
-                json!({"type": "function", "function": {
-                    "name": t.name, "description": t.description, "parameters": t.parameters}})
-            })
-            .collect();
+        body["tools"] = super::function_tools(&req.tools);
     }
     if json_mode(cfg, req) {
         body["format"] = json!("json");

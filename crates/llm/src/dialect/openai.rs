@@ -35,15 +35,7 @@ pub(crate) fn build(
         o.insert("max_tokens".into(), json!(m));
     }
     if !req.tools.is_empty() {
-        let tools: Vec<Value> = req
-            .tools
-            .iter()
-            .map(|t| {
-                json!({"type": "function", "function": {
-                    "name": t.name, "description": t.description, "parameters": t.parameters}})
-            })
-            .collect();
-        o.insert("tools".into(), Value::Array(tools));
+        o.insert("tools".into(), super::function_tools(&req.tools));
     }
     if json_mode(cfg, req) {
         o.insert("response_format".into(), json!({"type": "json_object"}));
