@@ -9,6 +9,7 @@ use baton_llm::{
     ChatRequest, EventStream, FinishReason, LlmError, LlmEvent, Message, Provider, ProviderConfig,
     ToolCallDelta, Usage,
 };
+use futures::StreamExt;
 use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -280,7 +281,7 @@ impl Provider for LocalProvider {
         } else {
             None
         };
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let job = Job {
             messages: chat_messages(&prepared.messages, manual.as_deref()),
             grammar,
@@ -303,92 +304,113 @@ impl Provider for LocalProvider {
             .jobs
             .send(job)
             .map_err(|_| LlmError::Local("the local model thread has stopped".into()))?;
-        let stats = self.stats.clone();
-        let provider = self.cfg.name.clone();
-        let stream = async_stream(move |emit| async move {
-            let mut answer = AnswerStreamer::default();
-            while let Some(msg) = rx.recv().await {
-                match msg {
-                    WorkerMsg::Text(t) => {
-                        if tools {
-                            let shown = answer.push(&t);
-                            if !shown.is_empty() {
-                                emit(Ok(LlmEvent::TextDelta(shown)));
-                            }
-                        } else {
-                            emit(Ok(LlmEvent::TextDelta(t)));
-                        }
-                    }
-                    WorkerMsg::Done(s) => {
-                        *stats.lock().expect("stats lock") = Some(s);
-                        if cancel.is_cancelled() {
-                            emit(Err(LlmError::Cancelled { provider }));
-                            return;
-                        }
-                        let mut finish = if s.completion_tokens >= max_tokens {
-                            FinishReason::Length
-                        } else {
-                            FinishReason::Stop
-                        };
-                        if tools && answer.answer_at.is_none() {
-                            match serde_json::from_str::<Value>(answer.buf.trim()) {
-                                Ok(Value::Object(mut o))
-                                    if o.get("method").is_some_and(Value::is_string) =>
-                                {
-                                    let name = o
-                                        .remove("method")
-                                        .and_then(|m| m.as_str().map(str::to_string));
-                                    emit(Ok(LlmEvent::ToolCallDelta(ToolCallDelta {
-                                        index: 0,
-                                        id: Some("call_local".into()),
-                                        name,
-                                        arguments: Value::Object(o).to_string(),
-                                    })));
-                                    finish = FinishReason::ToolCalls;
-                                }
-                                _ => emit(Ok(LlmEvent::TextDelta(answer.buf.clone()))),
-                            }
-                        }
-                        emit(Ok(LlmEvent::Usage(Usage {
-                            prompt_tokens: s.prompt_tokens,
-                            completion_tokens: s.completion_tokens,
-                            cached_tokens: Some(s.reused_tokens),
-                        })));
-                        emit(Ok(LlmEvent::Finish(finish)));
-                        return;
-                    }
-                    WorkerMsg::Failed(e) => {
-                        if cancel.is_cancelled() {
-                            emit(Err(LlmError::Cancelled { provider }));
-                        } else {
-                            emit(Err(LlmError::Local(e)));
-                        }
-                        return;
-                    }
-                }
+        let translate = Translate {
+            tools,
+            max_tokens,
+            cancel,
+            provider: self.cfg.name.clone(),
+            stats: self.stats.clone(),
+            answer: AnswerStreamer::default(),
+            finished: false,
+        };
+        // The worker's messages become events right where the caller polls:
+        // no relay task, so one thread wake-up per token.
+        let stream = futures::stream::unfold((rx, translate), |(mut rx, mut t)| async move {
+            if t.finished {
+                return None;
             }
-            emit(Err(LlmError::Local(
-                "the local model stopped without finishing".into(),
-            )));
-        });
-        Ok(stream)
+            let events = match rx.recv().await {
+                Some(msg) => t.translate(msg),
+                None => {
+                    t.finished = true;
+                    vec![Err(LlmError::Local(
+                        "the local model stopped without finishing".into(),
+                    ))]
+                }
+            };
+            Some((futures::stream::iter(events), (rx, t)))
+        })
+        .flatten();
+        Ok(Box::pin(stream))
     }
 }
 
-/// A stream fed by an async producer through a channel.
-fn async_stream<F, Fut>(producer: F) -> EventStream
-where
-    F: FnOnce(Box<dyn Fn(Result<LlmEvent, LlmError>) + Send + Sync>) -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = ()> + Send + 'static,
-{
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let emit: Box<dyn Fn(Result<LlmEvent, LlmError>) + Send + Sync> = Box::new(move |ev| {
-        let _ = tx.send(ev);
-    });
-    tokio::spawn(producer(emit));
-    Box::pin(futures::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|x| (x, rx))
-    }))
+/// Turns worker messages into provider events.
+struct Translate {
+    tools: bool,
+    max_tokens: u32,
+    cancel: CancellationToken,
+    provider: String,
+    stats: Arc<Mutex<Option<RunStats>>>,
+    answer: AnswerStreamer,
+    finished: bool,
+}
+
+impl Translate {
+    fn translate(&mut self, msg: WorkerMsg) -> Vec<Result<LlmEvent, LlmError>> {
+        match msg {
+            WorkerMsg::Text(t) if self.tools => {
+                let shown = self.answer.push(&t);
+                if shown.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![Ok(LlmEvent::TextDelta(shown))]
+                }
+            }
+            WorkerMsg::Text(t) => vec![Ok(LlmEvent::TextDelta(t))],
+            WorkerMsg::Done(s) => {
+                self.finished = true;
+                *self.stats.lock().expect("stats lock") = Some(s);
+                if self.cancel.is_cancelled() {
+                    return vec![Err(LlmError::Cancelled {
+                        provider: self.provider.clone(),
+                    })];
+                }
+                let mut out = Vec::new();
+                let mut finish = if s.completion_tokens >= self.max_tokens {
+                    FinishReason::Length
+                } else {
+                    FinishReason::Stop
+                };
+                if self.tools && self.answer.answer_at.is_none() {
+                    match serde_json::from_str::<Value>(self.answer.buf.trim()) {
+                        Ok(Value::Object(mut o))
+                            if o.get("method").is_some_and(Value::is_string) =>
+                        {
+                            let name = o
+                                .remove("method")
+                                .and_then(|m| m.as_str().map(str::to_string));
+                            out.push(Ok(LlmEvent::ToolCallDelta(ToolCallDelta {
+                                index: 0,
+                                id: Some("call_local".into()),
+                                name,
+                                arguments: Value::Object(o).to_string(),
+                            })));
+                            finish = FinishReason::ToolCalls;
+                        }
+                        _ => out.push(Ok(LlmEvent::TextDelta(self.answer.buf.clone()))),
+                    }
+                }
+                out.push(Ok(LlmEvent::Usage(Usage {
+                    prompt_tokens: s.prompt_tokens,
+                    completion_tokens: s.completion_tokens,
+                    cached_tokens: Some(s.reused_tokens),
+                })));
+                out.push(Ok(LlmEvent::Finish(finish)));
+                out
+            }
+            WorkerMsg::Failed(e) => {
+                self.finished = true;
+                if self.cancel.is_cancelled() {
+                    vec![Err(LlmError::Cancelled {
+                        provider: self.provider.clone(),
+                    })]
+                } else {
+                    vec![Err(LlmError::Local(e))]
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
