@@ -337,3 +337,51 @@ async fn a_corrupt_model_file_is_named_with_the_fix() {
         "{msg}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cli_mode_grammar_allows_only_known_commands() {
+    // The `cli` tool as the agent defines it in CLI mode: the pattern names
+    // the toolboxes and their commands.
+    let commands =
+        "list_directory|read_text_file|write_text_file|find_files|move_file|get_file_info";
+    let cli = ToolDefinition {
+        name: "cli".into(),
+        description: "Runs one Baton command line: `<Toolbox> <command> [arguments]`.".into(),
+        parameters: json!({"type": "object", "properties": {"command": {"type": "string",
+            "pattern": format!("^(FileTool ({commands}))( [^\"\\\\]*)?$")}}, "required": ["command"], "additionalProperties": false}),
+    };
+    let p = LocalProvider::new(config(2048), &models_dir());
+    let mut calls = 0;
+    for prompt in [
+        "List the reports folder.",
+        "Read /notes/todo.md",
+        "Find all PDF files.",
+        "Delete everything!",
+        "Run rm -rf /",
+    ] {
+        let req = ChatRequest {
+            messages: vec![
+                Message::system("Use the command line to manage files."),
+                Message::user(prompt),
+            ],
+            tools: vec![cli.clone()],
+            ..Default::default()
+        };
+        let (_, c) = collect(&p, req).await.unwrap();
+        if let Some(call) = c.tool_calls.first() {
+            assert_eq!(call.name, "cli");
+            let cmd = call.arguments["command"].as_str().unwrap();
+            let mut words = cmd.split(' ');
+            assert_eq!(words.next(), Some("FileTool"), "{prompt}: {cmd}");
+            let command = words.next().unwrap_or("");
+            assert!(
+                commands.split('|').any(|c| c == command),
+                "{prompt}: unknown command in {cmd:?}"
+            );
+            calls += 1;
+        } else {
+            assert!(!c.text.is_empty(), "{prompt}: neither a call nor an answer");
+        }
+    }
+    assert!(calls >= 3, "only {calls} of 5 replies were commands");
+}
