@@ -32,11 +32,15 @@ pub fn answer_or_call_schema(tools: &[ToolDefinition]) -> Value {
 }
 
 /// Drops keywords that only document (`description`, `default`, `title`,
-/// `examples`) so the grammar stays small.
+/// `examples`) so the grammar stays small. Strings are left unbounded:
+/// a `maxLength` becomes a repetition that llama.cpp's grammar sampler
+/// expands (tried: 1000 characters made sampling about 9× slower), so
+/// runaway strings are stopped by the token limit instead.
 fn strip(schema: &Value) -> Value {
     match schema {
-        Value::Object(o) => Value::Object(
-            o.iter()
+        Value::Object(o) => {
+            let out: Map<String, Value> = o
+                .iter()
                 .filter(|(k, _)| {
                     !matches!(
                         k.as_str(),
@@ -44,8 +48,9 @@ fn strip(schema: &Value) -> Value {
                     )
                 })
                 .map(|(k, v)| (k.clone(), strip(v)))
-                .collect(),
-        ),
+                .collect();
+            Value::Object(out)
+        }
         Value::Array(a) => Value::Array(a.iter().map(strip).collect()),
         other => other.clone(),
     }

@@ -17,6 +17,10 @@ use tokio_util::sync::CancellationToken;
 pub use crate::worker::RunStats;
 use crate::worker::{Job, LoadSettings, WorkerMsg};
 
+/// Token limit of a reply when tools are offered (a call or a short
+/// answer): small models can loop inside a JSON string.
+const TOOL_REPLY_TOKENS: u32 = 384;
+
 /// Model loading progress.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -285,11 +289,19 @@ impl Provider for LocalProvider {
         let job = Job {
             messages: chat_messages(&prepared.messages, manual.as_deref()),
             grammar,
-            max_tokens: request
-                .options
-                .max_tokens
-                .or(self.cfg.max_output_tokens)
-                .unwrap_or(1024),
+            max_tokens: {
+                let limit = request
+                    .options
+                    .max_tokens
+                    .or(self.cfg.max_output_tokens)
+                    .unwrap_or(1024);
+                // A call is short; a model looping inside a string is stopped early.
+                if tools {
+                    limit.min(TOOL_REPLY_TOKENS)
+                } else {
+                    limit
+                }
+            },
             temperature: request
                 .options
                 .temperature
@@ -388,6 +400,10 @@ impl Translate {
                             })));
                             finish = FinishReason::ToolCalls;
                         }
+                        // Cut off inside a call: say so rather than show half a JSON object.
+                        _ if finish == FinishReason::Length => out.push(Ok(LlmEvent::TextDelta(
+                            "(the local model's reply was cut off at its token limit)".into(),
+                        ))),
                         _ => out.push(Ok(LlmEvent::TextDelta(self.answer.buf.clone()))),
                     }
                 }
