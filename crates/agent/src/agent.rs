@@ -698,6 +698,8 @@ impl Agent {
         };
         let mut agent = (spec.factory)();
         agent.depth = self.depth + 1;
+        // The limit is the whole tree's: a sub-agent cannot allow more.
+        agent.config.max_depth = agent.config.max_depth.min(self.config.max_depth);
         agent.events = self.events.clone();
         agent.config.can_ask = true;
         agent.counter = self.counter.clone();

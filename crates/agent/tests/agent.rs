@@ -653,3 +653,66 @@ async fn repeating_the_same_call_gets_a_nudge_then_stops() {
     );
     assert_eq!(server_left - server.remaining(), 4);
 }
+
+#[tokio::test]
+async fn subagent_depth_is_bounded() {
+    let server = ScriptedServer::start().await.unwrap();
+    let dir = workspace();
+    // The main agent delegates; the sub-agent tries to delegate again.
+    server.reply(Reply::tool_call(
+        "launch_subagent",
+        json!({"task": "outer"}),
+    ));
+    server.reply(Reply::tool_call(
+        "launch_subagent",
+        json!({"task": "inner"}),
+    ));
+    server.reply(Reply::text("I did it myself."));
+    server.reply(Reply::text("Done."));
+    let p = provider(&server, true, false);
+    let root = dir.path().to_path_buf();
+    let inner_p = p.clone();
+    let nested = SubagentSpec {
+        name: "worker".into(),
+        summary: "does work".into(),
+        factory: Arc::new(move || {
+            let leaf_p = inner_p.clone();
+            let leaf_root = root.clone();
+            Agent::new(
+                inner_p.clone(),
+                Catalog::new(),
+                config(InteractionMode::Api, true, false),
+            )
+            .with_subagent(SubagentSpec {
+                name: "leaf".into(),
+                summary: "leaf".into(),
+                factory: Arc::new(move || {
+                    Agent::new(
+                        leaf_p.clone(),
+                        file_catalog(&leaf_root),
+                        config(InteractionMode::Api, true, false),
+                    )
+                }),
+            })
+        }),
+    };
+    let cfg = AgentConfig {
+        max_depth: 1,
+        ..config(InteractionMode::Api, true, false)
+    };
+    let agent = Agent::new(p, Catalog::new(), cfg).with_subagent(nested);
+    let r = agent
+        .execute_action(&mut Vec::new(), "go", vec![], CancellationToken::new())
+        .await;
+    assert_eq!(r.stop, StopReason::Answered, "{r:?}");
+    // The sub-agent's own attempt to delegate was refused with a reason it could act on.
+    let sub_second = bodies(&server)[2]["messages"].as_array().unwrap().clone();
+    let refusal = sub_second.iter().find(|m| m["role"] == "tool").unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        refusal.contains("cannot be nested more than 1 deep"),
+        "{refusal}"
+    );
+}

@@ -271,15 +271,21 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     parts.join(": ")
 }
 
-/// `Retry-After` (seconds) or OpenAI's `retry-after-ms`.
+/// `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`.
 fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     let get = |k: &str| headers.get(k).and_then(|v| v.to_str().ok()).map(str::trim);
     if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
         return Some(Duration::from_secs_f64(ms.max(0.0) / 1000.0));
     }
-    get("retry-after")
-        .and_then(|v| v.parse::<f64>().ok())
-        .map(|s| Duration::from_secs_f64(s.max(0.0)))
+    let value = get("retry-after")?;
+    if let Ok(secs) = value.parse::<f64>() {
+        return Some(Duration::from_secs_f64(secs.max(0.0)));
+    }
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(
+        when.duration_since(std::time::SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
 }
 
 /// The provider's own words from an error body.
@@ -384,6 +390,33 @@ pub(crate) fn classify(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retry_after_forms() {
+        let mut h = reqwest::header::HeaderMap::new();
+        h.insert("retry-after", "2".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+        let soon = std::time::SystemTime::now() + Duration::from_secs(30);
+        h.insert(
+            "retry-after",
+            httpdate::fmt_http_date(soon).parse().unwrap(),
+        );
+        let d = retry_after(&h).unwrap();
+        assert!(
+            d > Duration::from_secs(27) && d <= Duration::from_secs(30),
+            "{d:?}"
+        );
+        h.insert(
+            "retry-after",
+            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
+        );
+        assert_eq!(retry_after(&h), Some(Duration::ZERO));
+        h.insert("retry-after-ms", "1500".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_millis(1500)));
+        h.clear();
+        h.insert("retry-after", "soon".parse().unwrap());
+        assert_eq!(retry_after(&h), None);
+    }
 
     #[test]
     fn classification() {
