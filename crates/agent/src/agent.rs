@@ -267,7 +267,7 @@ impl Agent {
             .map(|m| match m {
                 Message::Assistant { content, .. } => Message::assistant(content.clone()),
                 Message::Tool { name, content, .. } => {
-                    Message::user(format!("Result of `{name}`:\n{content}"))
+                    Message::user(baton_llm::tool_result_as_text(name, content))
                 }
                 other => other.clone(),
             })

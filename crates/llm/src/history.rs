@@ -115,6 +115,12 @@ impl Message {
     }
 }
 
+/// How a tool result reads as a user turn, for models called without
+/// native tool messages (prompt-based modes, the local model).
+pub fn tool_result_as_text(name: &str, content: &str) -> String {
+    format!("Result of `{name}`:\n{content}")
+}
+
 /// User parts as one prompt text.
 pub(crate) fn join_parts(parts: &[ContentPart]) -> String {
     let mut out = String::new();

@@ -149,7 +149,7 @@ fn chat_messages(messages: &[Message], manual: Option<&str>) -> Vec<(String, Str
                 ("assistant", calls.join("\n"))
             }
             Message::Tool { name, content, .. } => {
-                ("user", format!("Result of `{name}`:\n{content}"))
+                ("user", baton_llm::tool_result_as_text(name, content))
             }
         };
         out.push((pair.0.to_string(), pair.1));
