@@ -8,6 +8,7 @@ APT_PACKAGES=(
   dbus dbus-x11 gnome-keyring libsecret-tools  # Secret Service for keychain tests
   curl time                               # bench baselines and peak RSS
   cmake clang libclang-dev                # llama.cpp, built from source by llama-cpp-sys-2
+  tesseract-ocr tesseract-ocr-eng libtesseract-dev libleptonica-dev  # local OCR for images and scanned PDFs
 )
 
 sudo_cmd=()

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Builds the document fixture corpus in tests/fixtures/docs/ (see the README
+# there): installs the producers, then runs scripts/make_fixtures.py, which
+# writes every fixture plus truth.json and re-opens each file to check it.
+# Idempotent: installs only what is missing and rewrites the same bytes.
+#
+#   scripts/make-fixtures.sh [--out DIR] [--verify-only]
+#
+# The Python producers live in a private virtualenv, by default
+# ~/.cache/baton-fixtures-venv (override with BATON_FIXTURES_VENV).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  libreoffice-writer-nogui libreoffice-calc-nogui  # soffice --headless --convert-to
+  fonts-dejavu-core                                # rendered text in images/scans
+  fonts-crosextra-carlito fonts-crosextra-caladea  # Calibri/Cambria metrics for docx→pdf
+  poppler-utils                                    # pdftotext, used by the self-check
+)
+# Exact versions, transitive dependencies included.
+PIP_PACKAGES=(
+  python-docx==1.2.0
+  openpyxl==3.1.5
+  reportlab==5.1.0
+  python-pptx==1.0.2
+  EbookLib==0.20
+  pillow==13.0.0
+  lxml==6.1.3
+  et_xmlfile==2.0.0
+  XlsxWriter==3.3.1
+  typing_extensions==4.16.0
+  six==1.17.0
+  charset-normalizer==3.5.3
+)
+VENV="${BATON_FIXTURES_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-fixtures-venv}"
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+apt_updated=0
+apt_install() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "make-fixtures: installing ${missing[*]}"
+  if [ "$apt_updated" -eq 0 ]; then
+    "${sudo_cmd[@]}" apt-get update -qq
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+apt_install "${APT_PACKAGES[@]}"
+
+if [ ! -x "$VENV/bin/python" ]; then
+  py="${PYTHON:-python3}"
+  if ! "$py" -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    apt_install python3-venv
+    py=/usr/bin/python3
+  fi
+  echo "make-fixtures: creating $VENV"
+  rm -rf "$VENV"
+  "$py" -m venv "$VENV"
+fi
+
+norm() { tr '[:upper:]_' '[:lower:]-' | sort; }
+have="$("$VENV/bin/python" -m pip freeze --disable-pip-version-check 2>/dev/null | norm)"
+need=()
+for p in "${PIP_PACKAGES[@]}"; do
+  grep -qxF "$(printf '%s' "$p" | norm)" <<<"$have" || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  echo "make-fixtures: pip installing ${need[*]}"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PIP_PACKAGES[@]}"
+fi
+
+exec "$VENV/bin/python" scripts/make_fixtures.py "$@"
