@@ -270,7 +270,8 @@ fn formulas_without_saved_results_are_flagged() {
 #[test]
 fn bad_files_fail_with_a_reason_a_user_understands() {
     let o = ConvertOptions::default();
-    let cases: &[(&str, fn(&ConvertError) -> bool)] = &[
+    type Check = fn(&ConvertError) -> bool;
+    let cases: &[(&str, Check)] = &[
         ("empty.pdf", |e| matches!(e, ConvertError::Empty)),
         ("corrupt.docx", |e| {
             matches!(
