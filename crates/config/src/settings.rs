@@ -66,6 +66,9 @@ pub struct Settings {
     pub anonymize_terms: Vec<String>,
     /// Character budget of the attachment block in a prompt.
     pub attachment_context_chars: usize,
+    /// Do not scan the workspace or watch it for changes (search then
+    /// answers from the index as it was).
+    pub skip_indexing_on_startup: bool,
     /// Outgoing mail.
     pub smtp: MailServer,
     /// Incoming mail.
@@ -81,6 +84,7 @@ impl Default for Settings {
             anonymize: false,
             anonymize_terms: Vec::new(),
             attachment_context_chars: DEFAULT_ATTACHMENT_CONTEXT_CHARS,
+            skip_indexing_on_startup: false,
             smtp: MailServer::default(),
             imap: MailServer::default(),
         }

@@ -1,0 +1,23 @@
+//! The workspace search index.
+//!
+//! Every document under the workspace folder is converted to Markdown
+//! (`baton-convert`), cut into heading-aware chunks with overlap and
+//! indexed with tantivy: BM25 ranking, `"phrase"` and `field:` queries,
+//! results with highlighted snippets and where in the document they are.
+//!
+//! [`WorkspaceIndex::sync`] brings the index up to date incrementally (size
+//! and modification time, then a content hash, decide what is re-read);
+//! [`WorkspaceIndex::watch`] keeps it fresh while the app runs. One process
+//! writes at a time: a second gets [`IndexError::Busy`] and can still search.
+
+mod chunk;
+mod error;
+mod index;
+mod manifest;
+mod schema;
+mod watch;
+
+pub use chunk::{Chunk, chunk_markdown};
+pub use error::IndexError;
+pub use index::{IndexOptions, IndexProgress, IndexStats, SearchHit, WorkspaceIndex};
+pub use watch::IndexWatcher;
