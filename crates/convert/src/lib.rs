@@ -28,10 +28,10 @@ pub use ocr::{OcrEngine, OcrError, OcrText, TesseractOcr};
 pub use options::ConvertOptions;
 pub use sniff::sniff;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A file converted to Markdown.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Conversion {
     /// The Markdown text.
     pub markdown: String,

@@ -1,6 +1,13 @@
-//! Document toolboxes for Baton's agent. Today: [`FileTool`], the agent's
-//! hands on the sandboxed workspace.
+//! Document toolboxes and attachments for Baton's agent: [`FileTool`], the
+//! agent's hands on the sandboxed workspace (files, documents converted to
+//! Markdown, search), and [`AttachmentContext`], the budgeted prompt block
+//! for files the user attached.
 
+mod attachments;
 mod file_tool;
 
-pub use file_tool::{FileEntry, FileInfo, FileTool, FileToolError, ReadResult, WriteResult};
+pub use attachments::{AttachmentContext, AttachmentSummary, ConversionCache, FileAttachment};
+pub use file_tool::{
+    DocumentOutline, DocumentSlice, FileEntry, FileInfo, FileTool, FileToolError, OutlineEntry,
+    ReadResult, WriteResult,
+};

@@ -40,7 +40,7 @@ async fn err(c: &Catalog, method: &str, args: Value) -> String {
 }
 
 #[tokio::test]
-async fn catalog_lists_the_six_methods_with_docs() {
+async fn catalog_lists_the_nine_methods_with_docs() {
     let (_d, c) = setup();
     assert_eq!(
         c.method_names(),
@@ -50,7 +50,10 @@ async fn catalog_lists_the_six_methods_with_docs() {
             "write_text_file",
             "find_files",
             "move_file",
-            "get_file_info"
+            "get_file_info",
+            "search_documents",
+            "read_document",
+            "get_document_outline"
         ]
     );
     let md = c.markdown();
@@ -221,4 +224,173 @@ async fn failures_are_clear_results() {
             .await
             .contains("missing required parameter `path`")
     );
+}
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/docs")
+        .join(name)
+}
+
+fn document_setup() -> (tempfile::TempDir, tempfile::TempDir, Catalog) {
+    let ws = tempfile::tempdir().unwrap();
+    for f in ["report.docx", "layout.pdf", "encrypted.pdf"] {
+        std::fs::copy(fixture(f), ws.path().join(f)).unwrap();
+    }
+    let index_dir = tempfile::tempdir().unwrap();
+    let options = baton_index::IndexOptions::default();
+    let index =
+        Arc::new(baton_index::WorkspaceIndex::open(ws.path(), index_dir.path(), options).unwrap());
+    index.sync(&|_| {}).unwrap();
+    let tool = FileTool::new(Sandbox::new(ws.path()).unwrap()).with_index(index);
+    let catalog = Catalog::new().with(Arc::new(tool)).unwrap();
+    (ws, index_dir, catalog)
+}
+
+#[tokio::test]
+async fn documents_are_read_as_markdown_in_pages_with_an_outline() {
+    let (_ws, _ix, c) = document_setup();
+    let first = ok(
+        &c,
+        "read_document",
+        json!({"path": "/report.docx", "max_chars": 200}),
+    )
+    .await;
+    assert_eq!(first["format"], "Word document");
+    assert!(
+        first["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("# Baton Quarterly Report")
+    );
+    let next = first["next_offset"].as_u64().unwrap();
+    assert_eq!(next, 200);
+    let second = ok(
+        &c,
+        "read_document",
+        json!({"path": "/report.docx", "offset": next}),
+    )
+    .await;
+    assert!(
+        second["text"].as_str().unwrap().contains("| North | 120 |"),
+        "{second}"
+    );
+    assert!(second.get("next_offset").is_none());
+
+    let outline = ok(&c, "get_document_outline", json!({"path": "/layout.pdf"})).await;
+    let entries = outline["entries"].as_array().unwrap();
+    let texts: Vec<&str> = entries
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "page 1",
+            "Layout Test Document",
+            "page 2",
+            "Two Column Section"
+        ]
+    );
+    // An outline offset lands on its heading.
+    let at = entries[3]["offset"].as_u64().unwrap();
+    let jump = ok(
+        &c,
+        "read_document",
+        json!({"path": "/layout.pdf", "offset": at, "max_chars": 30}),
+    )
+    .await;
+    assert_eq!(jump["text"], "# Two Column Section\n\nLEFT-1: ");
+
+    let e = err(&c, "read_document", json!({"path": "/encrypted.pdf"})).await;
+    assert!(e.contains("password protected"), "{e}");
+    let e = err(&c, "read_document", json!({"path": "/../etc/passwd"})).await;
+    assert!(e.contains("climbs above the workspace root"), "{e}");
+}
+
+#[tokio::test]
+async fn search_documents_finds_passages_with_locations() {
+    let (_ws, _ix, c) = document_setup();
+    let hits = ok(
+        &c,
+        "search_documents",
+        json!({"query": "\"ruled table\" OR inventory", "max_results": 3}),
+    )
+    .await;
+    let first = &hits[0];
+    assert_eq!(first["path"], "/layout.pdf", "{hits}");
+    assert!(
+        first["location"].as_str().unwrap().starts_with("page 1"),
+        "{first}"
+    );
+    let e = err(&c, "search_documents", json!({"query": "  "})).await;
+    assert!(e.contains("empty"), "{e}");
+    // Without an index, the model is told why.
+    let (_d, plain) = setup();
+    let e = err(&plain, "search_documents", json!({"query": "x"})).await;
+    assert!(e.contains("not been indexed"), "{e}");
+}
+
+#[test]
+fn attachments_fit_the_budget_and_failures_are_visible() {
+    use baton_docs::{AttachmentContext, ConversionCache, FileAttachment};
+    let files: Vec<FileAttachment> = ["report.docx", "big.xlsx", "data.csv", "encrypted.pdf"]
+        .iter()
+        .map(|f| FileAttachment::from_path(&fixture(f)).unwrap())
+        .collect();
+    let cache_dir = tempfile::tempdir().unwrap();
+    let cache = ConversionCache::on_disk(cache_dir.path());
+    let options = baton_convert::ConvertOptions::default();
+    let ctx = AttachmentContext::build(&files, &cache, &options, 6000);
+    // Short files whole, the big one cut with a note, the locked one explained.
+    let by_name = |n: &str| ctx.items.iter().find(|i| i.name == n).unwrap();
+    assert_eq!(
+        by_name("data.csv").included_chars,
+        by_name("data.csv").chars
+    );
+    let big = by_name("big.xlsx");
+    assert!(big.included_chars < big.chars);
+    assert!(
+        ctx.text.contains(&format!(
+            "[… truncated: {} of {} characters shown",
+            big.included_chars, big.chars
+        )),
+        "{}",
+        ctx.text
+    );
+    assert!(
+        by_name("encrypted.pdf")
+            .error
+            .as_ref()
+            .unwrap()
+            .contains("password")
+    );
+    assert!(
+        ctx.text.contains(
+            "<attachment name=\"encrypted.pdf\" size=\"1.9 KB\" status=\"not converted\">"
+        ),
+        "{}",
+        ctx.text
+    );
+    let used: usize = ctx.items.iter().map(|i| i.included_chars).sum();
+    assert!(used <= 6000 && used > 5000, "budget use {used}");
+    assert!(
+        ctx.text
+            .contains("<attachment name=\"report.docx\" format=\"Word document\"")
+    );
+    let prompt = ctx.prompt("Summarize");
+    assert!(prompt.ends_with("</attachment>\n\nSummarize"));
+    // Cached on disk by content hash: a second build reads the cache.
+    let cached = std::fs::read_dir(cache_dir.path()).unwrap().count();
+    assert_eq!(
+        cached, 3,
+        "three conversions saved (failures are not cached)"
+    );
+    let again = AttachmentContext::build(
+        &files,
+        &ConversionCache::on_disk(cache_dir.path()),
+        &options,
+        6000,
+    );
+    assert_eq!(again.text, ctx.text);
 }

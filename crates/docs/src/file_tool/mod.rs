@@ -4,7 +4,16 @@
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
+use std::sync::Arc;
+
+use baton_convert::ConvertOptions;
+use baton_index::{SearchHit, WorkspaceIndex};
 use baton_tools::{Sandbox, SandboxError, toolbox};
+
+use crate::attachments::ConversionCache;
+pub use documents::{DocumentOutline, DocumentSlice, OutlineEntry};
+
+mod documents;
 use serde::Serialize;
 
 /// Most entries one listing or search returns.
@@ -39,6 +48,17 @@ pub enum FileToolError {
         /// What is wrong.
         reason: String,
     },
+    /// The document could not be converted.
+    #[error("`{path}` cannot be read as a document: {reason}")]
+    Convert {
+        /// The agent path.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// Search is unavailable or failed.
+    #[error("{0}")]
+    Search(String),
     /// Any other I/O failure.
     #[error("cannot {action} `{path}`: {source}")]
     Io {
@@ -105,10 +125,11 @@ pub struct WriteResult {
     pub backup: Option<String>,
 }
 
-/// Files in the user's workspace: list, read, write, find, move, inspect.
+/// Files in the user's workspace: list, read, write, find, move, inspect; read any document (PDF, Word, Excel, PowerPoint, e-mail…) as Markdown; search all documents.
 #[toolbox]
 pub struct FileTool {
     sandbox: Sandbox,
+    documents: documents::Documents,
 }
 
 fn io<'a>(
@@ -143,7 +164,28 @@ fn backup_path(file: &Path) -> PathBuf {
 impl FileTool {
     /// A FileTool on `sandbox`.
     pub fn new(sandbox: Sandbox) -> Self {
-        Self { sandbox }
+        Self {
+            sandbox,
+            documents: documents::Documents::default(),
+        }
+    }
+
+    /// Searches go to `index` (else `search_documents` says search is off).
+    pub fn with_index(mut self, index: Arc<WorkspaceIndex>) -> Self {
+        self.documents.index = Some(index);
+        self
+    }
+
+    /// Conversions are shared with (and kept in) `cache`.
+    pub fn with_cache(mut self, cache: Arc<ConversionCache>) -> Self {
+        self.documents.cache = cache;
+        self
+    }
+
+    /// Conversion limits and OCR for `read_document`.
+    pub fn with_convert_options(mut self, options: ConvertOptions) -> Self {
+        self.documents.options = options;
+        self
     }
 
     fn agent(&self, host: &Path) -> String {
@@ -337,5 +379,38 @@ impl FileTool {
                 .map(|d| d.as_secs()),
             readonly: meta.permissions().readonly(),
         })
+    }
+
+    /// Searches all documents in the workspace (PDF, Word, Excel, e-mail, text…) and returns the best passage of each matching document, with where it is. Supports "exact phrases", title:word, heading:word and format:pdf.
+    /// - query: words to look for, e.g. `invoice 2024 "total due"`
+    /// - max_results: how many documents to return
+    pub fn search_documents(
+        &self,
+        query: String,
+        #[default(5usize)] max_results: usize,
+    ) -> Result<Vec<SearchHit>, FileToolError> {
+        self.documents.search(&query, max_results)
+    }
+
+    /// Reads any document (PDF, DOCX, XLSX, PPTX, HTML, e-mail, image…) converted to Markdown, a page of characters at a time; continue with `next_offset`.
+    /// - path: the document, e.g. `/reports/q3.pdf`
+    /// - offset: first character to return (from `next_offset` or a search hit)
+    /// - max_chars: how many characters to return
+    pub fn read_document(
+        &self,
+        path: String,
+        #[default(0usize)] offset: usize,
+        #[default(8000usize)] max_chars: usize,
+    ) -> Result<DocumentSlice, FileToolError> {
+        let host = self.sandbox.resolve(&path)?;
+        self.documents
+            .read(&host, &self.agent(&host), offset, max_chars)
+    }
+
+    /// The outline of a document: its headings (and pages) with the character offset of each, to jump there with `read_document`.
+    /// - path: the document, e.g. `/reports/q3.docx`
+    pub fn get_document_outline(&self, path: String) -> Result<DocumentOutline, FileToolError> {
+        let host = self.sandbox.resolve(&path)?;
+        self.documents.outline(&host, &self.agent(&host))
     }
 }

@@ -1,0 +1,336 @@
+//! Attachments: files in their original bytes, converted in parallel,
+//! cached by content hash, and put into the prompt within a character
+//! budget.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use baton_convert::{Conversion, ConvertError, ConvertOptions, human_size};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+/// A file the user attached: its name and original bytes.
+#[derive(Debug, Clone)]
+pub struct FileAttachment {
+    /// File name as the user sees it.
+    pub name: String,
+    /// The original bytes.
+    pub bytes: Arc<[u8]>,
+    hash: String,
+}
+
+impl FileAttachment {
+    /// An attachment from bytes (what the desktop's drop hands over).
+    pub fn new(name: impl Into<String>, bytes: impl Into<Arc<[u8]>>) -> Self {
+        let bytes = bytes.into();
+        let hash = format!("{:x}", Sha256::digest(&bytes));
+        Self {
+            name: name.into(),
+            bytes,
+            hash,
+        }
+    }
+
+    /// Reads a file from disk.
+    pub fn from_path(path: &Path) -> std::io::Result<Self> {
+        let bytes = std::fs::read(path)?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        Ok(Self::new(name, bytes))
+    }
+
+    /// SHA-256 of the content, hex.
+    pub fn hash(&self) -> &str {
+        &self.hash
+    }
+}
+
+/// Conversions by content hash: in memory, and on disk when given a folder
+/// (so the same file dropped again, even after a restart, is not
+/// converted twice). Failures are not cached.
+#[derive(Debug, Default)]
+pub struct ConversionCache {
+    dir: Option<PathBuf>,
+    memory: Mutex<HashMap<String, Arc<Conversion>>>,
+}
+
+impl ConversionCache {
+    /// A cache that also keeps conversions in `dir`.
+    pub fn on_disk(dir: impl Into<PathBuf>) -> Self {
+        Self {
+            dir: Some(dir.into()),
+            memory: Mutex::default(),
+        }
+    }
+
+    /// The conversion of `bytes` named `name` whose hash is `hash`, from
+    /// the cache or made now (bounded in time).
+    pub fn convert(
+        &self,
+        name: &str,
+        hash: &str,
+        bytes: &Arc<[u8]>,
+        options: &ConvertOptions,
+    ) -> Result<Arc<Conversion>, ConvertError> {
+        if let Some(c) = self
+            .memory
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(hash)
+        {
+            return Ok(Arc::clone(c));
+        }
+        let file = self.dir.as_ref().map(|d| d.join(format!("{hash}.json")));
+        if let Some(f) = &file
+            && let Ok(bytes) = std::fs::read(f)
+            && let Ok(c) = serde_json::from_slice::<Conversion>(&bytes)
+        {
+            let c = Arc::new(c);
+            self.memory
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(hash.to_string(), Arc::clone(&c));
+            return Ok(c);
+        }
+        let c = Arc::new(baton_convert::convert_bounded(
+            name,
+            Arc::clone(bytes),
+            options,
+        )?);
+        if let Some(f) = &file {
+            let saved = f
+                .parent()
+                .map(std::fs::create_dir_all)
+                .transpose()
+                .and_then(|_| {
+                    let json = serde_json::to_vec(&*c).map_err(std::io::Error::other)?;
+                    baton_config::atomic_write(f, &json)
+                });
+            if let Err(e) = saved {
+                tracing::debug!(error = %e, "conversion cache not written");
+            }
+        }
+        self.memory
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(hash.to_string(), Arc::clone(&c));
+        Ok(c)
+    }
+
+    /// Converts an attachment through the cache.
+    pub fn attachment(
+        &self,
+        a: &FileAttachment,
+        options: &ConvertOptions,
+    ) -> Result<Arc<Conversion>, ConvertError> {
+        self.convert(&a.name, &a.hash, &a.bytes, options)
+    }
+}
+
+/// What happened to one attachment.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AttachmentSummary {
+    /// File name.
+    pub name: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Format label, when converted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// Pages, slides or sheets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages: Option<usize>,
+    /// Characters of Markdown the file converted to.
+    pub chars: usize,
+    /// Characters that went into the prompt.
+    pub included_chars: usize,
+    /// Why it was not converted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Converter warnings.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// The prompt block for a set of attachments, and what went into it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AttachmentContext {
+    /// The text to put before the user's message.
+    pub text: String,
+    /// One entry per attachment, in the order given.
+    pub items: Vec<AttachmentSummary>,
+}
+
+impl AttachmentContext {
+    /// Converts `attachments` in parallel (through `cache`) and fits them
+    /// into `budget` characters: each file gets an equal share, and what a
+    /// short file leaves unused passes on to the others. Cuts are marked
+    /// with how much was left out. Files that fail become a visible note.
+    pub fn build(
+        attachments: &[FileAttachment],
+        cache: &ConversionCache,
+        options: &ConvertOptions,
+        budget: usize,
+    ) -> Self {
+        let results: Vec<Result<Arc<Conversion>, ConvertError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = attachments
+                .iter()
+                .map(|a| s.spawn(|| cache.attachment(a, options)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(ConvertError::Crashed(
+                            "the converter thread panicked".into(),
+                        ))
+                    })
+                })
+                .collect()
+        });
+        let lengths: Vec<usize> = results
+            .iter()
+            .map(|r| r.as_ref().map(|c| c.markdown.chars().count()).unwrap_or(0))
+            .collect();
+        let shares = fair_shares(&lengths, budget);
+        let mut text = String::new();
+        let mut items = Vec::new();
+        for ((a, result), share) in attachments.iter().zip(&results).zip(shares) {
+            let size = a.bytes.len() as u64;
+            match result {
+                Ok(c) => {
+                    let total = c.markdown.chars().count();
+                    let (body, included) = cut(&c.markdown, share);
+                    let pages = c
+                        .pages
+                        .map(|p| format!(" pages=\"{p}\""))
+                        .unwrap_or_default();
+                    text.push_str(&format!(
+                        "<attachment name=\"{}\" format=\"{}\" size=\"{}\"{pages}>\n{}",
+                        attr(&a.name),
+                        c.format.label(),
+                        human_size(size),
+                        body.trim_end()
+                    ));
+                    if included < total {
+                        text.push_str(&format!(
+                            "\n[… truncated: {included} of {total} characters shown, {} cut to fit the attachment budget]",
+                            total - included
+                        ));
+                    }
+                    text.push_str("\n</attachment>\n\n");
+                    items.push(AttachmentSummary {
+                        name: a.name.clone(),
+                        size,
+                        format: Some(c.format.label().to_string()),
+                        pages: c.pages,
+                        chars: total,
+                        included_chars: included,
+                        error: None,
+                        warnings: c.warnings.clone(),
+                    });
+                }
+                Err(e) => {
+                    text.push_str(&format!(
+                        "<attachment name=\"{}\" size=\"{}\" status=\"not converted\">\nThis file could not be read: {e}.\n</attachment>\n\n",
+                        attr(&a.name),
+                        human_size(size)
+                    ));
+                    items.push(AttachmentSummary {
+                        name: a.name.clone(),
+                        size,
+                        format: None,
+                        pages: None,
+                        chars: 0,
+                        included_chars: 0,
+                        error: Some(e.to_string()),
+                        warnings: Vec::new(),
+                    });
+                }
+            }
+        }
+        Self { text, items }
+    }
+
+    /// `context` then the user's message, ready to send.
+    pub fn prompt(&self, message: &str) -> String {
+        if self.text.is_empty() {
+            message.to_string()
+        } else {
+            format!("{}{message}", self.text)
+        }
+    }
+}
+
+fn attr(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+}
+
+/// Water-filling: equal shares, the unused part of short files shared
+/// among the rest.
+fn fair_shares(lengths: &[usize], budget: usize) -> Vec<usize> {
+    let mut shares = vec![0; lengths.len()];
+    let mut order: Vec<usize> = (0..lengths.len()).collect();
+    order.sort_by_key(|&i| lengths[i]);
+    let mut left = budget;
+    for (k, &i) in order.iter().enumerate() {
+        let remaining = order.len() - k;
+        let share = left / remaining;
+        shares[i] = lengths[i].min(share);
+        left -= shares[i];
+    }
+    shares
+}
+
+/// The first `limit` characters, cut at the last line break in the final
+/// fifth when there is one. Returns the text and its character count.
+fn cut(text: &str, limit: usize) -> (&str, usize) {
+    let total = text.chars().count();
+    if total <= limit {
+        return (text, total);
+    }
+    let byte_end = text
+        .char_indices()
+        .nth(limit)
+        .map(|(i, _)| i)
+        .unwrap_or(text.len());
+    let head = &text[..byte_end];
+    let floor = head.len() * 4 / 5;
+    let end = match head[floor..].rfind('\n') {
+        Some(i) => floor + i,
+        None => head.len(),
+    };
+    let kept = &text[..end];
+    (kept, kept.chars().count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_pass_unused_budget_on() {
+        assert_eq!(
+            fair_shares(&[100, 10_000, 10_000], 3000),
+            vec![100, 1450, 1450]
+        );
+        assert_eq!(fair_shares(&[10, 20], 1000), vec![10, 20]);
+        assert_eq!(fair_shares(&[5000, 5000], 1000), vec![500, 500]);
+        assert_eq!(fair_shares(&[], 1000), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn cuts_prefer_line_breaks_and_count_characters() {
+        let text = "ééééé\nabcdefghij";
+        assert_eq!(cut(text, 100), (text, 16));
+        assert_eq!(cut(text, 14), ("ééééé\nabcdefgh", 14));
+        assert_eq!(cut("abcdefghij\nxy", 12), ("abcdefghij", 10));
+        assert_eq!(cut("abcdefghij", 4), ("abcd", 4));
+    }
+}
