@@ -57,6 +57,54 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Convert files (PDF, Word, Excel, PowerPoint, HTML, e-mail, images…) to Markdown.
+    Convert(ConvertArgs),
+    /// Bring the workspace search index up to date (only changed files are read).
+    Index(IndexArgs),
+    /// Search the documents in the workspace.
+    Search(SearchArgs),
+}
+
+/// `baton convert`.
+#[derive(Args, Debug)]
+pub struct ConvertArgs {
+    /// Print one JSON array: per file its markdown, format, title, pages and warnings, or its error.
+    #[arg(long)]
+    pub json: bool,
+    /// Do not OCR images and scanned pages.
+    #[arg(long)]
+    pub no_ocr: bool,
+    /// The files.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+/// `baton index`.
+#[derive(Args, Debug)]
+pub struct IndexArgs {
+    /// Forget the index and read every file again.
+    #[arg(long)]
+    pub rebuild: bool,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// After indexing, keep watching the workspace and index changes as they happen (Ctrl-C stops).
+    #[arg(long)]
+    pub watch: bool,
+}
+
+/// `baton search`.
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// How many documents to return.
+    #[arg(long, short = 'n', default_value_t = 10)]
+    pub limit: usize,
+    /// Words, "exact phrases", title:word, heading:word, format:pdf.
+    #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+    pub query: Vec<String>,
 }
 
 /// `baton tools`.
@@ -115,6 +163,9 @@ pub struct AskArgs {
     /// Force API or CLI tool mode.
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
+    /// Attach a file (any format; converted to Markdown and put before the question). Repeatable.
+    #[arg(long = "attach", short = 'a', value_name = "FILE")]
+    pub attach: Vec<PathBuf>,
     /// The question; `-` reads it from stdin.
     #[arg(required = true, num_args = 1.., value_name = "PROMPT")]
     pub prompt: Vec<String>,

@@ -6,9 +6,11 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use baton_agent::{Agent, AgentConfig, AgentEvent, EventSink, SessionStore};
-use baton_docs::FileTool;
+use baton_docs::{ConversionCache, FileTool};
+use baton_index::{IndexError, IndexOptions, WorkspaceIndex};
 use baton_llm::{InteractionMode, Provider, ProviderConfig};
 use baton_tools::{Catalog, Sandbox};
+use sha2::{Digest, Sha256};
 
 use crate::args::ModeArg;
 use crate::context::Context;
@@ -31,7 +33,59 @@ pub fn workspace_catalog(ctx: &Context) -> anyhow::Result<Catalog> {
             ctx.workspace.display()
         )
     })?;
-    Ok(Catalog::new().with(Arc::new(FileTool::new(sandbox)))?)
+    let mut tool = FileTool::new(sandbox).with_cache(Arc::new(conversion_cache(ctx)));
+    match open_index(ctx) {
+        Ok(index) => {
+            if !ctx.settings.skip_indexing_on_startup {
+                refresh_in_background(&index);
+            }
+            tool = tool.with_index(index);
+        }
+        Err(e) => tracing::warn!(error = %e, "document search is off"),
+    }
+    Ok(Catalog::new().with(Arc::new(tool))?)
+}
+
+/// Conversions cached by content hash in the data folder.
+pub fn conversion_cache(ctx: &Context) -> ConversionCache {
+    ConversionCache::on_disk(ctx.paths.data_dir.join("cache").join("conversions"))
+}
+
+/// The search index of the workspace, kept in the data folder (one per
+/// workspace folder).
+pub fn open_index(ctx: &Context) -> anyhow::Result<Arc<WorkspaceIndex>> {
+    std::fs::create_dir_all(&ctx.workspace)
+        .with_context(|| format!("creating the workspace folder {}", ctx.workspace.display()))?;
+    let root = ctx
+        .workspace
+        .canonicalize()
+        .unwrap_or_else(|_| ctx.workspace.clone());
+    let key = format!("{:x}", Sha256::digest(root.to_string_lossy().as_bytes()));
+    let dir = ctx.paths.data_dir.join("index").join(&key[..16]);
+    Ok(Arc::new(WorkspaceIndex::open(
+        &root,
+        &dir,
+        IndexOptions::default(),
+    )?))
+}
+
+/// Brings the index up to date on a background thread; search answers from
+/// the index as it is meanwhile. A second Baton process that is already
+/// indexing is left to it.
+pub fn refresh_in_background(index: &Arc<WorkspaceIndex>) {
+    let index = Arc::clone(index);
+    let spawned = std::thread::Builder::new()
+        .name("baton-index-sync".into())
+        .spawn(move || match index.sync(&|_| {}) {
+            Ok(stats) => tracing::info!(?stats, "workspace index up to date"),
+            Err(IndexError::Busy) => {
+                tracing::info!("another Baton process is indexing the workspace")
+            }
+            Err(e) => tracing::warn!(error = %e, "workspace indexing failed"),
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "cannot start indexing");
+    }
 }
 
 /// An agent for `cfg`: tool mode from `--mode`, else the setting, else the

@@ -610,7 +610,7 @@ async fn ask_runs_the_agent_loop_with_file_tool() {
     let req = server.requests()[2].json();
     assert_eq!(
         req["tools"].as_array().unwrap().len(),
-        6,
+        9,
         "native tools in API mode"
     );
 }
@@ -624,7 +624,7 @@ async fn tools_catalog_and_tools_call() {
     let o = run(c, None).await;
     let v: Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(v[0]["toolbox"], "FileTool");
-    assert_eq!(v[0]["methods"].as_array().unwrap().len(), 6);
+    assert_eq!(v[0]["methods"].as_array().unwrap().len(), 9);
     let mut c = env.cmd();
     c.arg("--workspace").arg(&dir).arg("tools");
     assert!(run(c, None).await.stdout.contains("### write_text_file"));
@@ -763,4 +763,203 @@ async fn the_embedded_model_answers_out_of_the_box() {
         "{}",
         o.stderr
     );
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/docs")
+        .join(name)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_with_attachments_sends_them_converted_before_the_question() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::text("North grew fastest."));
+    let env = Env::new();
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(env.providers(&server))
+        .arg("--workspace")
+        .arg(ws(&env))
+        .args(["ask", "--no-tools", "--json", "--attach"])
+        .arg(fixture("report.docx"))
+        .arg("-a")
+        .arg(fixture("encrypted.pdf"))
+        .arg("Which region grew fastest?");
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    assert_eq!(v["text"], "North grew fastest.");
+    assert_eq!(v["attachments"][0]["name"], "report.docx");
+    assert_eq!(v["attachments"][0]["format"], "Word document");
+    assert!(
+        v["attachments"][1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("password protected")
+    );
+    let req = server.requests()[0].json();
+    let user = req["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        user.starts_with("<attachment name=\"report.docx\" format=\"Word document\""),
+        "{user}"
+    );
+    assert!(user.contains("| North | 120 | 135 | 150 |"), "{user}");
+    assert!(
+        user.contains("<attachment name=\"encrypted.pdf\""),
+        "{user}"
+    );
+    assert!(
+        user.contains("This file could not be read: the PDF file is password protected"),
+        "{user}"
+    );
+    assert!(
+        user.ends_with("</attachment>\n\nWhich region grew fastest?"),
+        "{user}"
+    );
+
+    // A missing attachment is a clear error before anything is sent.
+    let mut c = env.cmd();
+    c.arg("--providers").arg(env.providers(&server)).args([
+        "ask",
+        "--no-tools",
+        "--attach",
+        "/nonexistent/x.pdf",
+        "hi",
+    ]);
+    let o = run(c, None).await;
+    assert_ne!(o.code, 0);
+    assert!(
+        o.stderr
+            .contains("cannot read the attachment /nonexistent/x.pdf"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn convert_prints_markdown_or_json_with_reasons() {
+    let env = Env::new();
+    let mut c = env.cmd();
+    c.args(["convert", "--json", "--no-ocr"])
+        .arg(fixture("deck.pptx"))
+        .arg(fixture("zipbomb.docx"))
+        .arg(fixture("budget.ods"));
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    assert_eq!(v[0]["format"], "pptx");
+    assert_eq!(v[0]["pages"], 3);
+    assert!(
+        v[0]["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("## Slide 2: Roadmap")
+    );
+    assert!(
+        v[1]["error"].as_str().unwrap().contains("zip bomb"),
+        "{}",
+        v[1]
+    );
+    assert!(
+        v[2]["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("| Cables | 10 | 45.5 | 455 | 2024-03-28 |")
+    );
+
+    let mut c = env.cmd();
+    c.arg("convert")
+        .arg(fixture("data.tsv"))
+        .arg(fixture("random.bin"));
+    let o = run(c, None).await;
+    assert_eq!(o.code, 1, "a failed file fails the command");
+    assert!(o.stdout.contains("| id | name |"), "{}", o.stdout);
+    assert!(
+        o.stderr
+            .contains("random.bin: a binary `.bin` file cannot be converted to text"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn index_search_watch_and_a_second_process() {
+    let env = Env::new();
+    let dir = ws(&env);
+    std::fs::copy(fixture("layout.pdf"), dir.join("layout.pdf")).unwrap();
+    std::fs::copy(fixture("corrupt.docx"), dir.join("corrupt.docx")).unwrap();
+    let mut c = env.cmd();
+    c.arg("--workspace").arg(&dir).args(["index", "--json"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    assert_eq!(v["stats"]["indexed"], 2, "{v}");
+    assert_eq!(v["skipped"][0]["path"], "/corrupt.docx");
+
+    let mut c = env.cmd();
+    c.arg("--workspace")
+        .arg(&dir)
+        .args(["search", "--json", "inventory table"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let hits: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    assert_eq!(hits[0]["path"], "/layout.pdf");
+
+    // A watching process holds the index; a second indexer is told it is busy,
+    // search still answers, and files saved meanwhile become searchable.
+    let mut watcher = env.cmd();
+    watcher
+        .arg("--workspace")
+        .arg(&dir)
+        .args(["index", "--watch"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut child = watcher.spawn().unwrap();
+    let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    use tokio::io::AsyncBufReadExt;
+    while !line.contains("watching") {
+        line.clear();
+        let n = tokio::time::timeout(Duration::from_secs(20), stderr.read_line(&mut line))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(n > 0, "the watcher exited");
+    }
+    let mut c = env.cmd();
+    c.arg("--workspace").arg(&dir).arg("index");
+    let o = run(c, None).await;
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains("the search index is busy"),
+        "{}",
+        o.stderr
+    );
+
+    std::fs::write(dir.join("fresh.md"), "# Fresh\n\nThe narwhal memo.\n").unwrap();
+    let start = Instant::now();
+    loop {
+        let mut c = env.cmd();
+        c.arg("--workspace")
+            .arg(&dir)
+            .args(["search", "--json", "narwhal"]);
+        let o = run(c, None).await;
+        if o.code == 0 {
+            let hits: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+            assert_eq!(hits[0]["path"], "/fresh.md");
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "never found: {}",
+            o.stderr
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    child.kill().await.unwrap();
 }

@@ -3,8 +3,11 @@
 mod ask;
 mod chat;
 mod config;
+mod convert;
+mod index;
 mod models;
 mod providers;
+mod search;
 mod secret;
 mod tools;
 
@@ -30,6 +33,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Providers { json } => providers::run(&ctx, json).await,
         Command::Config(c) => config::run(&ctx, c),
         Command::Secret(c) => secret::run(&ctx, c),
+        Command::Convert(a) => convert::run(a),
+        Command::Index(a) => index::run(&ctx, a).await,
+        Command::Search(a) => search::run(&ctx, a),
     }
 }
 

@@ -1,0 +1,41 @@
+//! `baton search`: the workspace's documents, best passage first.
+
+use std::process::ExitCode;
+
+use baton_index::IndexError;
+
+use crate::args::SearchArgs;
+use crate::context::Context;
+use crate::engine;
+
+pub fn run(ctx: &Context, args: SearchArgs) -> anyhow::Result<ExitCode> {
+    let index = engine::open_index(ctx)?;
+    if !ctx.settings.skip_indexing_on_startup {
+        // Only what changed is read; a busy index (another Baton indexing)
+        // is searched as it is.
+        match index.sync(&|_| {}) {
+            Ok(_) | Err(IndexError::Busy) => {}
+            Err(e) => eprintln!("warning: the index could not be updated: {e}"),
+        }
+        index.release_writer();
+    }
+    let query = args.query.join(" ");
+    let hits = index.search(&query, args.limit)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&hits)?);
+    } else if hits.is_empty() {
+        eprintln!("no documents match `{query}`");
+    } else {
+        for h in &hits {
+            println!(
+                "{}  ({}, {})\n    {}\n",
+                h.path, h.location, h.format, h.snippet
+            );
+        }
+    }
+    Ok(if hits.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
