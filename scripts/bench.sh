@@ -17,7 +17,7 @@ python3 scripts/bench_ratios.py "$CARGO_TARGET_DIR/criterion"
 
 echo
 echo "== baton ask start-up vs curl (release build, scripted server) =="
-cargo build --release -p baton-cli -p baton-scripted-llm --bins 2>&1 | tail -1
+cargo build --release -p baton-cli -p baton-scripted-llm -p baton-index --bins 2>&1 | tail -1
 "$CARGO_TARGET_DIR/release/baton-bench-ask" --baton "$CARGO_TARGET_DIR/release/baton" --runs 30
 
 echo
@@ -58,3 +58,15 @@ rm -f "$runs"
 echo
 echo "== tool-call validity with and without the grammar (30 FileTool prompts, embedded model) =="
 cargo nextest run -p baton-local grammar_constrained --no-capture 2>&1 | grep -E 'tool-call validity' || true
+
+echo
+echo "== file to Markdown: baton convert vs Microsoft markitdown on the fixture corpus (throughput, fidelity to ground truth, tables) =="
+if ! python3 -c "import markitdown" 2>/dev/null; then
+  echo "installing markitdown (one time)"
+  python3 -m pip install --quiet "markitdown[docx,pdf,pptx,xlsx,xls,outlook]==0.1.9"
+fi
+python3 scripts/bench_convert.py --baton "$CARGO_TARGET_DIR/release/baton" --runs 5
+
+echo
+echo "== workspace search: index build rate, query latency, save-to-searchable (10,000 generated documents) =="
+"$CARGO_TARGET_DIR/release/baton-index-bench" 10000 | grep -v '^{'

@@ -74,6 +74,10 @@ pub struct ConvertArgs {
     /// Do not OCR images and scanned pages.
     #[arg(long)]
     pub no_ocr: bool,
+    /// Keep at most N rows per sheet or CSV table (default: all; attachments
+    /// in a prompt keep 1,000).
+    #[arg(long, value_name = "N")]
+    pub max_rows: Option<usize>,
     /// The files.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use baton_agent::{Agent, AgentConfig, AgentEvent, EventSink, SessionStore};
-use baton_docs::{ConversionCache, FileTool};
+use baton_convert::{ConvertOptions, OcrEngine};
+use baton_docs::{ConversionCache, FileTool, ProviderOcr};
 use baton_index::{IndexError, IndexOptions, WorkspaceIndex};
 use baton_llm::{InteractionMode, Provider, ProviderConfig};
 use baton_tools::{Catalog, Sandbox};
@@ -33,7 +34,9 @@ pub fn workspace_catalog(ctx: &Context) -> anyhow::Result<Catalog> {
             ctx.workspace.display()
         )
     })?;
-    let mut tool = FileTool::new(sandbox).with_cache(Arc::new(conversion_cache(ctx)));
+    let mut tool = FileTool::new(sandbox)
+        .with_cache(Arc::new(conversion_cache(ctx)))
+        .with_convert_options(convert_options(ctx));
     match open_index(ctx) {
         Ok(index) => {
             if !ctx.settings.skip_indexing_on_startup {
@@ -44,6 +47,59 @@ pub fn workspace_catalog(ctx: &Context) -> anyhow::Result<Catalog> {
         Err(e) => tracing::warn!(error = %e, "document search is off"),
     }
     Ok(Catalog::new().with(Arc::new(tool))?)
+}
+
+/// Conversion options with the OCR engine chosen for this machine: the
+/// `ocrProvider` entry, else the first entry marked `"ocr": true` whose key
+/// is available, else local Tesseract.
+pub fn convert_options(ctx: &Context) -> ConvertOptions {
+    let mut options = ConvertOptions::default();
+    if let Some(engine) = vision_ocr(ctx) {
+        options.ocr = Some(engine);
+    }
+    options
+}
+
+fn vision_ocr(ctx: &Context) -> Option<Arc<dyn OcrEngine>> {
+    let cfg = match &ctx.settings.ocr_provider {
+        Some(name) => match ctx.providers.get(name) {
+            Some(cfg) => cfg.clone(),
+            None => {
+                eprintln!(
+                    "warning: the OCR provider `{name}` is not in the providers file; using Tesseract"
+                );
+                return None;
+            }
+        },
+        None => ctx
+            .providers
+            .providers
+            .iter()
+            .find(|p| {
+                p.ocr
+                    && ctx
+                        .secrets
+                        .api_key(&p.name, p.api_key_env.as_deref())
+                        .is_ok_and(|k| k.is_some())
+            })?
+            .clone(),
+    };
+    match crate::commands::open_provider(ctx, &cfg) {
+        Ok(provider) => match ProviderOcr::new(provider) {
+            Ok(engine) => Some(Arc::new(engine)),
+            Err(e) => {
+                eprintln!("warning: {e}; using Tesseract");
+                None
+            }
+        },
+        Err(e) => {
+            eprintln!(
+                "warning: OCR through `{}` is unavailable ({e}); using Tesseract",
+                cfg.name
+            );
+            None
+        }
+    }
 }
 
 /// Conversions cached by content hash in the data folder.

@@ -963,3 +963,57 @@ async fn index_search_watch_and_a_second_process() {
     }
     child.kill().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn images_are_read_by_a_vision_provider_when_one_is_ready() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::text("INVOICE 2024-117\n\nTotal due: 1,234.56 EUR"));
+    let env = Env::new();
+    let file = env.path().join("providers-ocr.json");
+    let doc = json!({"default": "vision", "providers": [
+        {"name": "vision", "dialect": "openai", "endpoint": format!("{}/v1", server.url()),
+         "model": "ocr-model", "apiKeyEnv": "BATON_TEST_VISION_KEY", "ocr": true}
+    ]});
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let mut c = env.cmd();
+    c.env("BATON_TEST_VISION_KEY", "k")
+        .arg("--providers")
+        .arg(&file)
+        .arg("convert")
+        .arg(fixture("invoice.png"));
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stdout, "INVOICE 2024-117\n\nTotal due: 1,234.56 EUR\n");
+    assert!(
+        o.stderr.contains("text read by OCR (vision"),
+        "{}",
+        o.stderr
+    );
+    let req = server.requests()[0].json();
+    assert_eq!(req["model"], "ocr-model");
+    let parts = req["messages"][0]["content"].as_array().unwrap();
+    assert!(
+        parts[0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Transcribe all text")
+    );
+    let url = parts[1]["image_url"]["url"].as_str().unwrap();
+    assert!(
+        url.starts_with("data:image/png;base64,iVBORw0KGgo"),
+        "{}",
+        &url[..40]
+    );
+
+    // Without its key the entry is not ready: local Tesseract reads the image.
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(&file)
+        .arg("convert")
+        .arg(fixture("invoice.png"));
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("Total due: 1,234.56 EUR"), "{}", o.stdout);
+    assert!(o.stderr.contains("tesseract"), "{}", o.stderr);
+    assert_eq!(server.requests().len(), 1);
+}

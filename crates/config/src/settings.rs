@@ -69,6 +69,9 @@ pub struct Settings {
     /// Do not scan the workspace or watch it for changes (search then
     /// answers from the index as it was).
     pub skip_indexing_on_startup: bool,
+    /// The provider entry used to read images and scanned pages (OCR); else
+    /// the first ready entry marked `"ocr": true`, else local Tesseract.
+    pub ocr_provider: Option<String>,
     /// Outgoing mail.
     pub smtp: MailServer,
     /// Incoming mail.
@@ -85,6 +88,7 @@ impl Default for Settings {
             anonymize_terms: Vec::new(),
             attachment_context_chars: DEFAULT_ATTACHMENT_CONTEXT_CHARS,
             skip_indexing_on_startup: false,
+            ocr_provider: None,
             smtp: MailServer::default(),
             imap: MailServer::default(),
         }

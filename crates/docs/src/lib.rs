@@ -5,9 +5,11 @@
 
 mod attachments;
 mod file_tool;
+mod vision_ocr;
 
 pub use attachments::{AttachmentContext, AttachmentSummary, ConversionCache, FileAttachment};
 pub use file_tool::{
     DocumentOutline, DocumentSlice, FileEntry, FileInfo, FileTool, FileToolError, OutlineEntry,
     ReadResult, WriteResult,
 };
+pub use vision_ocr::ProviderOcr;

@@ -122,6 +122,11 @@ pub struct ProviderConfig {
     /// `local`: sampling seed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u32>,
+    /// The model reads images: Baton may use it to OCR images and scanned
+    /// pages (the `ocrProvider` setting picks one; else the first ready
+    /// entry marked so; else the local Tesseract engine).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ocr: bool,
 }
 
 fn default_context_window() -> u32 {

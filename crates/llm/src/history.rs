@@ -31,6 +31,13 @@ pub enum ContentPart {
         /// Its Markdown.
         markdown: String,
     },
+    /// An image for a vision model (used for OCR).
+    Image {
+        /// MIME type, e.g. `image/png`.
+        mime_type: String,
+        /// The image bytes, base64-encoded.
+        data: String,
+    },
 }
 
 impl ContentPart {
@@ -41,7 +48,13 @@ impl ContentPart {
             ContentPart::Attachment { name, markdown } => {
                 format!("<attachment name=\"{name}\">\n{markdown}\n</attachment>")
             }
+            ContentPart::Image { .. } => "[image]".to_string(),
         }
+    }
+
+    /// Whether this part is an image.
+    pub fn is_image(&self) -> bool {
+        matches!(self, ContentPart::Image { .. })
     }
 }
 
@@ -124,7 +137,7 @@ pub fn tool_result_as_text(name: &str, content: &str) -> String {
 /// User parts as one prompt text.
 pub(crate) fn join_parts(parts: &[ContentPart]) -> String {
     let mut out = String::new();
-    for (i, p) in parts.iter().enumerate() {
+    for (i, p) in parts.iter().filter(|p| !p.is_image()).enumerate() {
         if i > 0 {
             out.push_str("\n\n");
         }

@@ -960,3 +960,56 @@ async fn complete_collects_the_stream() {
         .unwrap();
     assert_eq!(c.text, "collected answer");
 }
+
+#[tokio::test]
+async fn images_render_in_each_dialects_own_shape() {
+    let msg = Message::User {
+        content: vec![
+            ContentPart::Text {
+                text: "Read this".into(),
+            },
+            ContentPart::Image {
+                mime_type: "image/png".into(),
+                data: "QUJD".into(),
+            },
+        ],
+    };
+    let mut bodies = Vec::new();
+    for d in [
+        Dialect::Openai,
+        Dialect::Anthropic,
+        Dialect::Gemini,
+        Dialect::Ollama,
+    ] {
+        let server = ScriptedServer::start().await.unwrap();
+        server.reply(Reply::text("ok"));
+        let p = provider(d, &server, json!({}));
+        let c = p
+            .complete(
+                ChatRequest::new(vec![msg.clone()]),
+                CancellationToken::new(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(c.text, "ok");
+        bodies.push(server.requests()[0].json());
+    }
+    assert_eq!(
+        bodies[0]["messages"][0]["content"][0],
+        json!({"type": "text", "text": "Read this"})
+    );
+    assert_eq!(
+        bodies[0]["messages"][0]["content"][1],
+        json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,QUJD"}})
+    );
+    assert_eq!(
+        bodies[1]["messages"][0]["content"][1],
+        json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "QUJD"}})
+    );
+    assert_eq!(
+        bodies[2]["contents"][0]["parts"][1],
+        json!({"inlineData": {"mimeType": "image/png", "data": "QUJD"}})
+    );
+    assert_eq!(bodies[3]["messages"][0]["content"], "Read this");
+    assert_eq!(bodies[3]["messages"][0]["images"], json!(["QUJD"]));
+}

@@ -153,7 +153,7 @@ fn attach(
         attachments.push(a);
     }
     let cache = engine::conversion_cache(ctx);
-    let options = baton_convert::ConvertOptions::default();
+    let options = engine::convert_options(ctx);
     let context = baton_docs::AttachmentContext::build(
         &attachments,
         &cache,

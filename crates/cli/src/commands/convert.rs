@@ -3,16 +3,17 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use baton_convert::ConvertOptions;
 use serde_json::json;
 
 use crate::args::ConvertArgs;
+use crate::context::Context;
 
-pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
-    let mut options = ConvertOptions::default();
+pub fn run(ctx: &Context, args: ConvertArgs) -> anyhow::Result<ExitCode> {
+    let mut options = crate::engine::convert_options(ctx);
     if args.no_ocr {
         options = options.without_ocr();
     }
+    options.max_table_rows = args.max_rows.unwrap_or(usize::MAX - 1);
     let mut results = Vec::new();
     let mut failed = 0;
     let many = args.files.len() > 1;

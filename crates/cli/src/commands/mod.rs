@@ -33,7 +33,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Providers { json } => providers::run(&ctx, json).await,
         Command::Config(c) => config::run(&ctx, c),
         Command::Secret(c) => secret::run(&ctx, c),
-        Command::Convert(a) => convert::run(a),
+        Command::Convert(a) => convert::run(&ctx, a),
         Command::Index(a) => index::run(&ctx, a).await,
         Command::Search(a) => search::run(&ctx, a),
     }

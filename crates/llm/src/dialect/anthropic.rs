@@ -8,7 +8,7 @@ use super::{WireRequest, max_tokens, model, num, temperature};
 use crate::cache::Prepared;
 use crate::config::ProviderConfig;
 use crate::event::{FinishReason, LlmEvent, ToolCallDelta, Usage};
-use crate::history::Message;
+use crate::history::{ContentPart, Message};
 use crate::request::ChatRequest;
 use crate::wire::{FrameDecoder, WireError, excerpt};
 
@@ -39,7 +39,13 @@ pub(crate) fn build(
                 "user",
                 content
                     .iter()
-                    .map(|p| json!({"type": "text", "text": p.render()}))
+                    .map(|p| match p {
+                        ContentPart::Image { mime_type, data } => json!({
+                            "type": "image",
+                            "source": {"type": "base64", "media_type": mime_type, "data": data}
+                        }),
+                        other => json!({"type": "text", "text": other.render()}),
+                    })
                     .collect(),
             ),
             Message::Assistant {

@@ -16,7 +16,7 @@ use super::{WireRequest, json_mode, max_tokens, model, num, temperature};
 use crate::cache::Prepared;
 use crate::config::ProviderConfig;
 use crate::event::{FinishReason, LlmEvent, ToolCallDelta, Usage};
-use crate::history::Message;
+use crate::history::{ContentPart, Message};
 use crate::request::ChatRequest;
 use crate::wire::{FrameDecoder, WireError, excerpt};
 
@@ -108,7 +108,12 @@ pub(crate) fn build(
                 "user",
                 content
                     .iter()
-                    .map(|p| json!({"text": p.render()}))
+                    .map(|p| match p {
+                        ContentPart::Image { mime_type, data } => {
+                            json!({"inlineData": {"mimeType": mime_type, "data": data}})
+                        }
+                        other => json!({"text": other.render()}),
+                    })
                     .collect(),
             ),
             Message::Assistant {

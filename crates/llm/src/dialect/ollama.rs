@@ -14,7 +14,7 @@ use super::{WireRequest, json_mode, max_tokens, model, num, temperature};
 use crate::cache::Prepared;
 use crate::config::ProviderConfig;
 use crate::event::{FinishReason, LlmEvent, ToolCallDelta, Usage};
-use crate::history::{Message, join_parts};
+use crate::history::{ContentPart, Message, join_parts};
 use crate::request::ChatRequest;
 use crate::wire::{FrameDecoder, WireError, excerpt};
 
@@ -29,7 +29,20 @@ pub(crate) fn build(
         .iter()
         .map(|m| match m {
             Message::System { content } => json!({"role": "system", "content": content}),
-            Message::User { content } => json!({"role": "user", "content": join_parts(content)}),
+            Message::User { content } => {
+                let mut v = json!({"role": "user", "content": join_parts(content)});
+                let images: Vec<&str> = content
+                    .iter()
+                    .filter_map(|p| match p {
+                        ContentPart::Image { data, .. } => Some(data.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                if !images.is_empty() {
+                    v["images"] = json!(images);
+                }
+                v
+            }
             Message::Assistant {
                 content,
                 tool_calls,

@@ -10,7 +10,7 @@ use super::{WireRequest, json_mode, max_tokens, model, num, temperature};
 use crate::cache::Prepared;
 use crate::config::ProviderConfig;
 use crate::event::{FinishReason, LlmEvent, ToolCallDelta, Usage};
-use crate::history::{Message, join_parts};
+use crate::history::{ContentPart, Message, join_parts};
 use crate::request::ChatRequest;
 use crate::wire::{FrameDecoder, WireError, excerpt};
 
@@ -57,6 +57,19 @@ pub(crate) fn build(
 fn message(m: &Message) -> Value {
     match m {
         Message::System { content } => json!({"role": "system", "content": content}),
+        Message::User { content } if content.iter().any(ContentPart::is_image) => {
+            let parts: Vec<Value> = content
+                .iter()
+                .map(|p| match p {
+                    ContentPart::Image { mime_type, data } => json!({
+                        "type": "image_url",
+                        "image_url": {"url": format!("data:{mime_type};base64,{data}")}
+                    }),
+                    other => json!({"type": "text", "text": other.render()}),
+                })
+                .collect();
+            json!({"role": "user", "content": parts})
+        }
         Message::User { content } => json!({"role": "user", "content": join_parts(content)}),
         Message::Assistant {
             content,
