@@ -222,9 +222,7 @@ impl WorkspaceIndex {
 
     /// Documents in the index.
     pub fn document_count(&self) -> usize {
-        self.manifest
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+        self.manifest()
             .files
             .values()
             .filter(|e| e.skipped.is_none())
@@ -248,7 +246,7 @@ impl WorkspaceIndex {
             // Another process may have written since we opened: start from its manifest.
             let fresh = Manifest::load(&self.dir);
             if fresh.version == SCHEMA_VERSION && fresh.root == self.root {
-                *self.manifest.lock().unwrap_or_else(|p| p.into_inner()) = fresh;
+                *self.manifest() = fresh;
             }
         }
         f(slot.as_mut().expect("just set"))
@@ -260,7 +258,7 @@ impl WorkspaceIndex {
             Ok(())
         })?;
         self.reader.reload()?;
-        let manifest = self.manifest.lock().unwrap_or_else(|p| p.into_inner());
+        let manifest = self.manifest();
         manifest.save(&self.dir).map_err(|source| IndexError::Io {
             action: "save",
             path: Manifest::path(&self.dir).display().to_string(),
@@ -340,7 +338,7 @@ impl WorkspaceIndex {
             }
         }
         let gone: Vec<String> = {
-            let m = self.manifest.lock().unwrap_or_else(|p| p.into_inner());
+            let m = self.manifest();
             m.files
                 .keys()
                 .filter(|k| !seen.contains(*k))
@@ -372,11 +370,7 @@ impl WorkspaceIndex {
             w.delete_all_documents()?;
             Ok(())
         })?;
-        self.manifest
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .files
-            .clear();
+        self.manifest().files.clear();
         self.sync(progress)
     }
 
@@ -386,12 +380,13 @@ impl WorkspaceIndex {
             w.delete_term(term);
             Ok(())
         })?;
-        self.manifest
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .files
-            .remove(agent);
+        self.manifest().files.remove(agent);
         Ok(())
+    }
+
+    /// The manifest, locked.
+    fn manifest(&self) -> std::sync::MutexGuard<'_, Manifest> {
+        self.manifest.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Re-reads whatever changed at `paths` (files or folders, present or
@@ -432,7 +427,7 @@ impl WorkspaceIndex {
                     // Gone: the file, or everything under the folder.
                     let prefix = format!("{agent}/");
                     let doomed: Vec<String> = {
-                        let m = self.manifest.lock().unwrap_or_else(|p| p.into_inner());
+                        let m = self.manifest();
                         m.files
                             .keys()
                             .filter(|k| **k == agent || k.starts_with(&prefix))
@@ -569,11 +564,7 @@ impl WorkspaceIndex {
     }
 
     fn record(&self, agent: &str, entry: Entry) {
-        self.manifest
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .files
-            .insert(agent.to_string(), entry);
+        self.manifest().files.insert(agent.to_string(), entry);
     }
 
     /// Searches the index: words (BM25), `"exact phrases"`, and fields
@@ -664,7 +655,7 @@ impl WorkspaceIndex {
 
     /// Files that could not be indexed, with the reason.
     pub fn skipped(&self) -> Vec<(String, String)> {
-        let m = self.manifest.lock().unwrap_or_else(|p| p.into_inner());
+        let m = self.manifest();
         m.files
             .iter()
             .filter_map(|(k, e)| e.skipped.clone().map(|r| (k.clone(), r)))

@@ -106,6 +106,29 @@ fn local(name: &[u8]) -> String {
     }
 }
 
+/// An element (without children yet) from its start tag.
+fn element(e: &quick_xml::events::BytesStart<'_>) -> Elem {
+    let attrs = e
+        .attributes()
+        .flatten()
+        .map(|a| {
+            let value = a
+                .normalized_value(XmlVersion::Implicit1_0)
+                .map(|v| v.into_owned())
+                .unwrap_or_else(|_| a.value.to_string());
+            (
+                String::from_utf8_lossy(a.key.as_ref().as_bytes()).into_owned(),
+                value,
+            )
+        })
+        .collect();
+    Elem {
+        name: local(e.name().as_ref().as_bytes()),
+        attrs,
+        children: Vec::new(),
+    }
+}
+
 /// Parses a document into its root element.
 pub(crate) fn parse(xml: &str) -> Result<Elem, String> {
     let mut reader = Reader::from_str(xml);
@@ -127,47 +150,9 @@ pub(crate) fn parse(xml: &str) -> Result<Elem, String> {
             .read_event()
             .map_err(|e| format!("XML error at byte {}: {e}", reader.error_position()))?;
         match event {
-            Event::Start(e) => {
-                let attrs = e
-                    .attributes()
-                    .flatten()
-                    .map(|a| {
-                        let value = a
-                            .normalized_value(XmlVersion::Implicit1_0)
-                            .map(|v| v.into_owned())
-                            .unwrap_or_else(|_| a.value.to_string());
-                        (
-                            String::from_utf8_lossy(a.key.as_ref().as_bytes()).into_owned(),
-                            value,
-                        )
-                    })
-                    .collect();
-                stack.push(Elem {
-                    name: local(e.name().as_ref().as_bytes()),
-                    attrs,
-                    children: Vec::new(),
-                });
-            }
+            Event::Start(e) => stack.push(element(&e)),
             Event::Empty(e) => {
-                let attrs = e
-                    .attributes()
-                    .flatten()
-                    .map(|a| {
-                        let value = a
-                            .normalized_value(XmlVersion::Implicit1_0)
-                            .map(|v| v.into_owned())
-                            .unwrap_or_else(|_| a.value.to_string());
-                        (
-                            String::from_utf8_lossy(a.key.as_ref().as_bytes()).into_owned(),
-                            value,
-                        )
-                    })
-                    .collect();
-                let el = Elem {
-                    name: local(e.name().as_ref().as_bytes()),
-                    attrs,
-                    children: Vec::new(),
-                };
+                let el = element(&e);
                 stack
                     .last_mut()
                     .expect("root")
