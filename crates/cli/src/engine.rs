@@ -125,19 +125,37 @@ pub fn open_index(ctx: &Context) -> anyhow::Result<Arc<WorkspaceIndex>> {
     )?))
 }
 
-/// Brings the index up to date on a background thread; search answers from
-/// the index as it is meanwhile. A second Baton process that is already
-/// indexing is left to it.
+/// Brings the index up to date on a background thread, then watches the
+/// workspace for the rest of the process; search answers from the index as
+/// it is meanwhile. When another Baton process is already indexing, that
+/// one keeps the index fresh.
 pub fn refresh_in_background(index: &Arc<WorkspaceIndex>) {
     let index = Arc::clone(index);
     let spawned = std::thread::Builder::new()
         .name("baton-index-sync".into())
-        .spawn(move || match index.sync(&|_| {}) {
-            Ok(stats) => tracing::info!(?stats, "workspace index up to date"),
-            Err(IndexError::Busy) => {
-                tracing::info!("another Baton process is indexing the workspace")
+        .spawn(move || {
+            match index.sync(&|_| {}) {
+                Ok(stats) => tracing::info!(?stats, "workspace index up to date"),
+                Err(IndexError::Busy) => {
+                    tracing::info!("another Baton process is indexing the workspace");
+                    return;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "workspace indexing failed");
+                    return;
+                }
             }
-            Err(e) => tracing::warn!(error = %e, "workspace indexing failed"),
+            match index.watch(std::time::Duration::from_millis(250), |n| {
+                tracing::info!(changed = n, "workspace index updated")
+            }) {
+                // The watcher lives as long as this thread: the whole process.
+                Ok(_watcher) => loop {
+                    std::thread::park();
+                },
+                Err(e) => {
+                    tracing::warn!(error = %e, "the workspace will not be watched for changes")
+                }
+            }
         });
     if let Err(e) = spawned {
         tracing::warn!(error = %e, "cannot start indexing");
