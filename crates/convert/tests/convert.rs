@@ -186,6 +186,28 @@ fn every_fixture_matches_its_ground_truth() {
                 }
             }
         }
+        // List items are Markdown list items where the format marks them.
+        if matches!(
+            conv.format,
+            Format::Docx | Format::Odt | Format::Rtf | Format::Html | Format::Pptx
+        ) {
+            for item in strings(f, "list_items") {
+                let found = md.lines().any(|l| {
+                    let t = l.trim_start();
+                    let marked = t.starts_with("- ")
+                        || t.starts_with("* ")
+                        || t.split_once(". ").is_some_and(|(n, _)| {
+                            !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())
+                        });
+                    marked && t.contains(&item)
+                });
+                if !found {
+                    failures.push(format!(
+                        "{file}: list item `{item}` is not a Markdown list item"
+                    ));
+                }
+            }
+        }
         // Each passage's opening words, in order (a line-wrap word may
         // stray; whole passages must not).
         let order: Vec<String> = strings(f, "order")

@@ -11,6 +11,10 @@ const FORMAT: &str = "OpenDocument text";
 struct Walker {
     md: String,
     notes: Vec<(String, String)>,
+    /// List styles whose first level is numbered.
+    ordered: std::collections::HashSet<String>,
+    /// Items so far in the current run of numbered lists.
+    counter: usize,
 }
 
 impl Walker {
@@ -60,7 +64,11 @@ impl Walker {
     }
 
     fn blocks(&mut self, parent: &Elem, list_depth: usize) {
-        for c in parent.elems() {
+        let children: Vec<&Elem> = parent.elems().collect();
+        for (index, c) in children.iter().copied().enumerate() {
+            if c.name != "list" && list_depth == 0 {
+                self.counter = 0;
+            }
             match c.name.as_str() {
                 "h" => {
                     let level: usize = c
@@ -93,6 +101,9 @@ impl Walker {
                     }
                 }
                 "list" => {
+                    let ordered = c
+                        .attr("style-name")
+                        .is_some_and(|n| self.ordered.contains(n));
                     for item in c
                         .elems()
                         .filter(|i| i.name == "list-item" || i.name == "list-header")
@@ -104,7 +115,14 @@ impl Walker {
                                     let mut t = String::new();
                                     self.inline(part, &mut t);
                                     if !t.trim().is_empty() {
-                                        let marker = if first { "- " } else { "  " };
+                                        let marker = match (first, ordered) {
+                                            (true, true) => {
+                                                self.counter += 1;
+                                                format!("{}. ", self.counter)
+                                            }
+                                            (true, false) => "- ".to_string(),
+                                            (false, _) => "  ".to_string(),
+                                        };
                                         self.md.push_str(&format!(
                                             "{}{marker}{}\n",
                                             "  ".repeat(list_depth),
@@ -122,7 +140,10 @@ impl Walker {
                             }
                         }
                     }
-                    if list_depth == 0 {
+                    // LibreOffice writes one list per indentation run; keep
+                    // consecutive lists together.
+                    let next_is_list = children.get(index + 1).is_some_and(|n| n.name == "list");
+                    if list_depth == 0 && !next_is_list {
                         self.md.push('\n');
                     }
                 }
@@ -178,9 +199,28 @@ pub(crate) fn convert(bytes: &[u8], options: &ConvertOptions) -> Result<Conversi
             format: FORMAT,
             reason: "the document has no text body".into(),
         })?;
+    let mut ordered = std::collections::HashSet::new();
+    let styles_xml = zip.text("styles.xml")?.and_then(|t| xml::parse(&t).ok());
+    let mut list_styles = Vec::new();
+    root.find_all("list-style", &mut list_styles);
+    if let Some(styles) = &styles_xml {
+        styles.find_all("list-style", &mut list_styles);
+    }
+    {
+        for ls in list_styles {
+            let first = ls.elems().find(|l| l.attr("level") == Some("1"));
+            if let (Some(name), Some(first)) = (ls.attr("name"), first)
+                && first.name == "list-level-style-number"
+            {
+                ordered.insert(name.to_string());
+            }
+        }
+    }
     let mut w = Walker {
         md: String::new(),
         notes: Vec::new(),
+        ordered,
+        counter: 0,
     };
     w.blocks(text, 0);
     let mut md = w.md;

@@ -14,7 +14,6 @@ use crate::{Conversion, ConvertError, Format};
 const SKIP: &[&str] = &[
     "fonttbl",
     "colortbl",
-    "stylesheet",
     "info",
     "pict",
     "object",
@@ -56,7 +55,16 @@ const SKIP: &[&str] = &[
 struct State {
     skip: bool,
     footnote: bool,
+    /// Inside `{\stylesheet …}`: text is a style's name, not body text.
+    stylesheet: bool,
     uc: usize,
+}
+
+/// A paragraph style from the stylesheet.
+#[derive(Default, Clone)]
+struct Style {
+    name: String,
+    outline: Option<u8>,
 }
 
 #[derive(Default)]
@@ -64,6 +72,11 @@ struct Out {
     blocks: Vec<String>,
     para: String,
     heading: Option<u8>,
+    styles: std::collections::HashMap<i32, Style>,
+    /// The style being defined in the stylesheet.
+    defining: Option<(i32, Style)>,
+    /// The current paragraph's style.
+    para_style: Option<i32>,
     list_level: Option<u8>,
     in_table: bool,
     row: Vec<String>,
@@ -74,6 +87,12 @@ struct Out {
 
 impl Out {
     fn push(&mut self, s: &str, state: State) {
+        if state.stylesheet {
+            if let (false, Some((_, style))) = (state.skip, self.defining.as_mut()) {
+                style.name.push_str(s);
+            }
+            return;
+        }
         if state.skip {
             return;
         }
@@ -102,7 +121,26 @@ impl Out {
         if text.is_empty() {
             return;
         }
-        let block = if let Some(level) = self.heading {
+        let styled = self
+            .para_style
+            .and_then(|id| self.styles.get(&id))
+            .and_then(|st| {
+                let name = st
+                    .name
+                    .trim()
+                    .trim_end_matches(';')
+                    .trim()
+                    .to_ascii_lowercase();
+                st.outline.map(|l| l + 1).or_else(|| {
+                    if name == "title" {
+                        Some(1)
+                    } else {
+                        name.strip_prefix("heading ")
+                            .and_then(|n| n.trim().parse::<u8>().ok())
+                    }
+                })
+            });
+        let block = if let Some(level) = self.heading.or(styled).map(|l| l.clamp(1, 6)) {
             format!("{} {text}", "#".repeat(level as usize))
         } else if let Some(rest) = text
             .strip_prefix(['•', '·', '\u{f0b7}', '\u{f0a7}', '-'])
@@ -110,6 +148,12 @@ impl Out {
         {
             let indent = "  ".repeat(self.list_level.unwrap_or(0) as usize);
             format!("{indent}- {}", rest.trim())
+        } else if let Some((n, rest)) = text
+            .split_once(".\t")
+            .filter(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        {
+            let indent = "  ".repeat(self.list_level.unwrap_or(0) as usize);
+            format!("{indent}{n}. {}", rest.trim())
         } else {
             text.to_string()
         };
@@ -144,6 +188,16 @@ pub(crate) fn convert(bytes: &[u8]) -> Result<Conversion, ConvertError> {
                 continue;
             }
             b'}' => {
+                // The end of a style's group in the stylesheet: keep it.
+                if state.stylesheet
+                    && stack.last().is_some_and(|s| s.stylesheet)
+                    && !stack
+                        .get(stack.len().wrapping_sub(2))
+                        .is_some_and(|s| s.stylesheet)
+                    && let Some((id, style)) = out.defining.take()
+                {
+                    out.styles.insert(id, style);
+                }
                 if state.footnote && !stack.last().is_some_and(|s| s.footnote) {
                     let note = std::mem::take(&mut out.note);
                     out.notes.push(note.trim().to_string());
@@ -178,11 +232,24 @@ pub(crate) fn convert(bytes: &[u8]) -> Result<Conversion, ConvertError> {
                     if group_start && SKIP.contains(&word) {
                         state.skip = true;
                     }
+                    if group_start && word == "stylesheet" {
+                        state.stylesheet = true;
+                    }
                     match word {
                         "par" | "sect" | "page" => out.end_paragraph(),
                         "line" => out.push("\n", state),
                         "tab" => out.push("\t", state),
+                        "s" if state.stylesheet => {
+                            out.defining = param.map(|id| (id, Style::default()));
+                        }
+                        "s" => out.para_style = param,
+                        "outlinelevel" if state.stylesheet => {
+                            if let (Some((_, st)), Some(l)) = (out.defining.as_mut(), param) {
+                                st.outline = Some(l.clamp(0, 5) as u8);
+                            }
+                        }
                         "pard" => {
+                            out.para_style = None;
                             out.heading = None;
                             out.list_level = None;
                             out.in_table = false;
@@ -267,7 +334,24 @@ pub(crate) fn convert(bytes: &[u8]) -> Result<Conversion, ConvertError> {
     }
     out.end_paragraph();
     out.flush_table();
-    let mut md = out.blocks.join("\n\n");
+    // Consecutive list items stay together; other blocks get a blank line.
+    let is_item = |b: &str| {
+        let t = b.trim_start();
+        t.starts_with("- ")
+            || t.split_once(". ")
+                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    };
+    let mut md = String::new();
+    for (i, block) in out.blocks.iter().enumerate() {
+        if i > 0 {
+            md.push_str(if is_item(block) && is_item(&out.blocks[i - 1]) {
+                "\n"
+            } else {
+                "\n\n"
+            });
+        }
+        md.push_str(block);
+    }
     md.push('\n');
     if !out.notes.is_empty() {
         md.push('\n');
@@ -285,6 +369,13 @@ pub(crate) fn convert(bytes: &[u8]) -> Result<Conversion, ConvertError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn headings_come_from_stylesheet_styles() {
+        let rtf = br"{\rtf1{\stylesheet{\s0 Normal;}{\s1\outlinelevel0 heading 1;}{\s2 Title;}{\*\cs15 Strong;}}\pard\plain\s2 Big\par\pard\s1 Part\par\pard\s0 Text\par}";
+        let c = convert(rtf).unwrap();
+        assert_eq!(c.markdown, "# Big\n\n# Part\n\nText\n");
+    }
 
     #[test]
     fn paragraphs_unicode_and_skipped_groups() {
