@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use baton_agent::{Agent, AgentConfig, AgentEvent, EventSink, SessionStore};
 use baton_convert::{ConvertOptions, OcrEngine};
-use baton_docs::{ConversionCache, FileTool, ProviderOcr};
+use baton_docs::{AttachmentContext, ConversionCache, FileAttachment, FileTool, ProviderOcr};
 use baton_index::{IndexError, IndexOptions, WorkspaceIndex};
 use baton_llm::{InteractionMode, Provider, ProviderConfig};
 use baton_tools::{Catalog, Sandbox};
@@ -100,6 +100,45 @@ fn vision_ocr(ctx: &Context) -> Option<Arc<dyn OcrEngine>> {
             None
         }
     }
+}
+
+/// Reads attachment files, failing with the path named.
+pub fn read_attachments(paths: &[std::path::PathBuf]) -> anyhow::Result<Vec<FileAttachment>> {
+    paths
+        .iter()
+        .map(|f| {
+            FileAttachment::from_path(f)
+                .with_context(|| format!("cannot read the attachment {}", f.display()))
+        })
+        .collect()
+}
+
+/// Converts attachments into the budgeted context block, telling the user
+/// on stderr (unless `quiet`) what was cut or could not be read.
+pub fn attachment_context(
+    ctx: &Context,
+    files: &[FileAttachment],
+    quiet: bool,
+) -> AttachmentContext {
+    let context = AttachmentContext::build(
+        files,
+        &conversion_cache(ctx),
+        &convert_options(ctx),
+        ctx.settings.attachment_context_chars,
+    );
+    if !quiet {
+        for item in &context.items {
+            if let Some(e) = &item.error {
+                eprintln!("note: {} was not read: {e}", item.name);
+            } else if item.included_chars < item.chars {
+                eprintln!(
+                    "note: {} was cut to {} of {} characters to fit the attachment budget (attachmentContextChars)",
+                    item.name, item.included_chars, item.chars
+                );
+            }
+        }
+    }
+    context
 }
 
 /// Conversions cached by content hash in the data folder.

@@ -1017,3 +1017,62 @@ async fn images_are_read_by_a_vision_provider_when_one_is_ready() {
     assert!(o.stderr.contains("tesseract"), "{}", o.stderr);
     assert_eq!(server.requests().len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chat_attach_adds_files_to_the_next_message_only() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::text("North grew fastest."));
+    server.reply(Reply::text("You are welcome."));
+    let env = Env::new();
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(env.providers(&server))
+        .arg("--workspace")
+        .arg(ws(&env))
+        .args(["chat", "--no-tools"]);
+    let script = format!(
+        "/attach '{}' {}\n/attach\nWhich region grew fastest?\nThanks\n/exit\n",
+        fixture("report.docx").display(),
+        fixture("encrypted.pdf").display()
+    );
+    let o = run(c, Some(&script)).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("attached report.docx (Word document, "),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("attached encrypted.pdf — it cannot be read and will be sent as a note: the PDF file is password protected"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("attached to the next message: report.docx, encrypted.pdf"),
+        "{}",
+        o.stdout
+    );
+    let first = server.requests()[0].json();
+    let user = first["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        user.starts_with("<attachment name=\"report.docx\""),
+        "{user}"
+    );
+    assert!(user.ends_with("Which region grew fastest?"), "{user}");
+    let second = server.requests()[1].json();
+    let last = second["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        last,
+        json!({"role": "user", "content": "Thanks"}),
+        "attachments go with one message only"
+    );
+}

@@ -29,7 +29,12 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
     if prompt.trim().is_empty() {
         anyhow::bail!("the prompt is empty");
     }
-    let attached = attach(ctx, &args.attach, args.json)?;
+    let attached = if args.attach.is_empty() {
+        None
+    } else {
+        let files = engine::read_attachments(&args.attach)?;
+        Some(engine::attachment_context(ctx, &files, args.json))
+    };
     let prompt = match &attached {
         Some(context) => context.prompt(&prompt),
         None => prompt,
@@ -134,45 +139,6 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
             ExitCode::FAILURE
         }
     })
-}
-
-/// Reads and converts `--attach` files into the budgeted context block,
-/// telling the user on stderr what was cut or could not be read.
-fn attach(
-    ctx: &Context,
-    files: &[std::path::PathBuf],
-    quiet: bool,
-) -> anyhow::Result<Option<baton_docs::AttachmentContext>> {
-    if files.is_empty() {
-        return Ok(None);
-    }
-    let mut attachments = Vec::new();
-    for f in files {
-        let a = baton_docs::FileAttachment::from_path(f)
-            .with_context(|| format!("cannot read the attachment {}", f.display()))?;
-        attachments.push(a);
-    }
-    let cache = engine::conversion_cache(ctx);
-    let options = engine::convert_options(ctx);
-    let context = baton_docs::AttachmentContext::build(
-        &attachments,
-        &cache,
-        &options,
-        ctx.settings.attachment_context_chars,
-    );
-    if !quiet {
-        for item in &context.items {
-            if let Some(e) = &item.error {
-                eprintln!("note: {} was not read: {e}", item.name);
-            } else if item.included_chars < item.chars {
-                eprintln!(
-                    "note: {} was cut to {} of {} characters to fit the attachment budget (attachmentContextChars)",
-                    item.name, item.included_chars, item.chars
-                );
-            }
-        }
-    }
-    Ok(Some(context))
 }
 
 /// A stop reason in words.

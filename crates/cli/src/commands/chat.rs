@@ -15,8 +15,8 @@ use crate::args::ChatArgs;
 use crate::context::Context;
 use crate::engine;
 
-const HELP: &str = "Type a message and press Enter. /help lists the commands; /exit (or Ctrl-D) leaves; \
-Ctrl-C stops the current answer.";
+const HELP: &str = "Type a message and press Enter. /help lists the commands; /attach FILE… adds files to the next \
+message (/detach drops them); /exit (or Ctrl-D) leaves; Ctrl-C stops the current answer.";
 
 pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result<ExitCode> {
     let store = engine::session_store(ctx);
@@ -84,6 +84,7 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
     });
 
     let policy = CompactionPolicy::default();
+    let mut pending: Vec<baton_docs::FileAttachment> = Vec::new();
     let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     loop {
         if interactive {
@@ -99,6 +100,15 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
         }
         if line == "/exit" || line == "/quit" {
             break;
+        }
+        if let Some(rest) = line.strip_prefix("/attach") {
+            println!("{}", attach_command(ctx, rest, &mut pending));
+            continue;
+        }
+        if line == "/detach" {
+            pending.clear();
+            println!("no files attached");
+            continue;
         }
         match handle_command(&line, &mut session, &store, &policy) {
             CommandOutcome::Reply(text) => {
@@ -126,8 +136,15 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
         let token = CancellationToken::new();
         *in_flight.lock().expect("lock") = Some(token.clone());
         let printer = engine::spawn_printer(agent.events(), true, verbose);
+        let prompt = if pending.is_empty() {
+            line.clone()
+        } else {
+            let context = engine::attachment_context(ctx, &pending, false);
+            pending.clear();
+            context.prompt(&line)
+        };
         let result = agent
-            .execute_action(&mut session.history, &line, Vec::new(), token)
+            .execute_action(&mut session.history, &prompt, Vec::new(), token)
             .await;
         let _ = printer.await;
         in_flight.lock().expect("lock").take();
@@ -143,4 +160,50 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
     }
     agent.close().await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `/attach FILE…`: reads (and converts, to report on) files for the next
+/// message; without arguments lists what is attached.
+fn attach_command(
+    ctx: &Context,
+    args: &str,
+    pending: &mut Vec<baton_docs::FileAttachment>,
+) -> String {
+    let paths = match shell_words::split(args.trim()) {
+        Ok(p) => p,
+        Err(e) => return format!("error: {e} (quote paths with spaces)"),
+    };
+    if paths.is_empty() {
+        if pending.is_empty() {
+            return "no files attached; /attach FILE… adds some".into();
+        }
+        let names: Vec<&str> = pending.iter().map(|a| a.name.as_str()).collect();
+        return format!("attached to the next message: {}", names.join(", "));
+    }
+    let paths: Vec<std::path::PathBuf> = paths.into_iter().map(std::path::PathBuf::from).collect();
+    let files = match engine::read_attachments(&paths) {
+        Ok(f) => f,
+        Err(e) => return format!("error: {e:#}"),
+    };
+    // Convert now (cached) so the user sees each file's state before sending.
+    let cache = engine::conversion_cache(ctx);
+    let options = engine::convert_options(ctx);
+    let mut lines = Vec::new();
+    for f in files {
+        match cache.attachment(&f, &options) {
+            Ok(c) => lines.push(format!(
+                "attached {} ({}, {} characters{})",
+                f.name,
+                c.format.label(),
+                c.markdown.chars().count(),
+                c.pages.map(|p| format!(", {p} pages")).unwrap_or_default()
+            )),
+            Err(e) => lines.push(format!(
+                "attached {} — it cannot be read and will be sent as a note: {e}",
+                f.name
+            )),
+        }
+        pending.push(f);
+    }
+    lines.join("\n")
 }
