@@ -55,14 +55,54 @@ impl FileAttachment {
 pub struct ConversionCache {
     dir: Option<PathBuf>,
     memory: Mutex<HashMap<String, Arc<Conversion>>>,
+    disk_limit: u64,
 }
 
+/// Default size of the on-disk cache; the oldest conversions go first.
+const DISK_LIMIT: u64 = 256 << 20;
+
 impl ConversionCache {
-    /// A cache that also keeps conversions in `dir`.
+    /// A cache that also keeps conversions in `dir` (at most 256 MB; the
+    /// least recently written are removed first).
     pub fn on_disk(dir: impl Into<PathBuf>) -> Self {
         Self {
             dir: Some(dir.into()),
             memory: Mutex::default(),
+            disk_limit: DISK_LIMIT,
+        }
+    }
+
+    /// The same cache with another size limit for its folder.
+    pub fn with_disk_limit(mut self, bytes: u64) -> Self {
+        self.disk_limit = bytes;
+        self
+    }
+
+    /// Removes the oldest files while the folder is over its limit.
+    fn prune(&self, dir: &Path) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut files: Vec<(std::time::SystemTime, u64, PathBuf)> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+            .filter_map(|e| {
+                let meta = e.metadata().ok()?;
+                Some((meta.modified().ok()?, meta.len(), e.path()))
+            })
+            .collect();
+        let mut total: u64 = files.iter().map(|f| f.1).sum();
+        if total <= self.disk_limit {
+            return;
+        }
+        files.sort();
+        for (_, len, path) in files {
+            if total <= self.disk_limit {
+                break;
+            }
+            if std::fs::remove_file(&path).is_ok() {
+                total -= len;
+            }
         }
     }
 
@@ -109,8 +149,13 @@ impl ConversionCache {
                     let json = serde_json::to_vec(&*c).map_err(std::io::Error::other)?;
                     baton_config::atomic_write(f, &json)
                 });
-            if let Err(e) = saved {
-                tracing::debug!(error = %e, "conversion cache not written");
+            match saved {
+                Ok(()) => {
+                    if let Some(dir) = f.parent() {
+                        self.prune(dir);
+                    }
+                }
+                Err(e) => tracing::debug!(error = %e, "conversion cache not written"),
             }
         }
         self.memory

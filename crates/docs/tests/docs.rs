@@ -394,3 +394,37 @@ fn attachments_fit_the_budget_and_failures_are_visible() {
     );
     assert_eq!(again.text, ctx.text);
 }
+
+#[test]
+fn the_disk_cache_stays_within_its_limit_dropping_the_oldest() {
+    use baton_docs::{ConversionCache, FileAttachment};
+    let dir = tempfile::tempdir().unwrap();
+    let cache = ConversionCache::on_disk(dir.path()).with_disk_limit(3000);
+    let options = baton_convert::ConvertOptions::default().without_ocr();
+    for i in 0..6 {
+        let text = format!("note {i}: {}\n", "words ".repeat(150));
+        cache
+            .attachment(
+                &FileAttachment::new(format!("n{i}.txt"), text.into_bytes()),
+                &options,
+            )
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let total: u64 = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(total <= 3000, "{total} bytes on disk");
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let newest = format!(
+        "{:x}.json",
+        <sha2::Sha256 as sha2::Digest>::digest(
+            format!("note 5: {}\n", "words ".repeat(150)).as_bytes()
+        )
+    );
+    assert!(names.contains(&newest), "the newest stays: {names:?}");
+}
