@@ -20,6 +20,10 @@ pub struct Context {
     pub secrets: Secrets,
     /// The workspace root after overrides.
     pub workspace: PathBuf,
+    /// The conversion cache, made on first use and shared by the command.
+    pub(crate) conversions: std::sync::OnceLock<std::sync::Arc<baton_docs::ConversionCache>>,
+    /// Conversion options (with the chosen OCR engine), made on first use.
+    pub(crate) convert: std::sync::OnceLock<baton_convert::ConvertOptions>,
 }
 
 impl Context {
@@ -49,6 +53,8 @@ impl Context {
             providers: providers.file,
             secrets: Secrets::new(),
             workspace,
+            conversions: Default::default(),
+            convert: Default::default(),
         })
     }
 

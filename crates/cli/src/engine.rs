@@ -35,7 +35,7 @@ pub fn workspace_catalog(ctx: &Context) -> anyhow::Result<Catalog> {
         )
     })?;
     let mut tool = FileTool::new(sandbox)
-        .with_cache(Arc::new(conversion_cache(ctx)))
+        .with_cache(conversion_cache(ctx))
         .with_convert_options(convert_options(ctx));
     match open_index(ctx) {
         Ok(index) => {
@@ -52,12 +52,17 @@ pub fn workspace_catalog(ctx: &Context) -> anyhow::Result<Catalog> {
 /// Conversion options with the OCR engine chosen for this machine: the
 /// `ocrProvider` entry, else the first entry marked `"ocr": true` whose key
 /// is available, else local Tesseract.
+/// Made once per command and shared.
 pub fn convert_options(ctx: &Context) -> ConvertOptions {
-    let mut options = ConvertOptions::default();
-    if let Some(engine) = vision_ocr(ctx) {
-        options.ocr = Some(engine);
-    }
-    options
+    ctx.convert
+        .get_or_init(|| {
+            let mut options = ConvertOptions::default();
+            if let Some(engine) = vision_ocr(ctx) {
+                options.ocr = Some(engine);
+            }
+            options
+        })
+        .clone()
 }
 
 fn vision_ocr(ctx: &Context) -> Option<Arc<dyn OcrEngine>> {
@@ -142,8 +147,13 @@ pub fn attachment_context(
 }
 
 /// Conversions cached by content hash in the data folder.
-pub fn conversion_cache(ctx: &Context) -> ConversionCache {
-    ConversionCache::on_disk(ctx.paths.data_dir.join("cache").join("conversions"))
+/// One per command, shared by FileTool and attachments.
+pub fn conversion_cache(ctx: &Context) -> Arc<ConversionCache> {
+    Arc::clone(ctx.conversions.get_or_init(|| {
+        Arc::new(ConversionCache::on_disk(
+            ctx.paths.data_dir.join("cache").join("conversions"),
+        ))
+    }))
 }
 
 /// The search index of the workspace, kept in the data folder (one per

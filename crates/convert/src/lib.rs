@@ -26,7 +26,7 @@ pub use error::{ConvertError, human_size};
 pub use format::Format;
 pub use ocr::{OcrEngine, OcrError, OcrText, TesseractOcr};
 pub use options::ConvertOptions;
-pub use sniff::sniff;
+pub use sniff::{image_mime_type, sniff};
 
 use serde::{Deserialize, Serialize};
 

@@ -123,15 +123,27 @@ fn sniff_zip(name: &str, bytes: &[u8]) -> Result<Format, ConvertError> {
     ))
 }
 
+/// The MIME type of encoded image bytes, judged by their signature.
+pub fn image_mime_type(head: &[u8]) -> Option<&'static str> {
+    Some(if head.starts_with(b"\x89PNG\r\n\x1a\n") {
+        "image/png"
+    } else if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        "image/jpeg"
+    } else if head.starts_with(b"II*\0") || head.starts_with(b"MM\0*") {
+        "image/tiff"
+    } else if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
+        "image/gif"
+    } else if head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WEBP" {
+        "image/webp"
+    } else if head.starts_with(b"BM") && extension_free_bmp(head) {
+        "image/bmp"
+    } else {
+        return None;
+    })
+}
+
 fn is_image(head: &[u8]) -> bool {
-    head.starts_with(b"\x89PNG\r\n\x1a\n")
-        || head.starts_with(&[0xFF, 0xD8, 0xFF])
-        || head.starts_with(b"II*\0")
-        || head.starts_with(b"MM\0*")
-        || head.starts_with(b"GIF87a")
-        || head.starts_with(b"GIF89a")
-        || head.starts_with(b"BM") && head.len() > 14 && extension_free_bmp(head)
-        || (head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WEBP")
+    image_mime_type(head).is_some()
 }
 
 fn extension_free_bmp(head: &[u8]) -> bool {

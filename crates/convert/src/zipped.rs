@@ -99,6 +99,46 @@ impl<'a> Zipped<'a> {
     }
 }
 
+/// One relationship of an Office part (`_rels/NAME.rels`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Relationship {
+    pub(crate) id: String,
+    /// The relationship type URI.
+    pub(crate) kind: String,
+    /// A part path inside the zip, or an external URL as written.
+    pub(crate) target: String,
+}
+
+impl Zipped<'_> {
+    /// The relationships of `part` (none when it has no `.rels` file).
+    pub(crate) fn relationships(&mut self, part: &str) -> Result<Vec<Relationship>, ConvertError> {
+        let (dir, file) = part.rsplit_once('/').unwrap_or(("", part));
+        let Some(text) = self.text(&format!("{dir}/_rels/{file}.rels"))? else {
+            return Ok(Vec::new());
+        };
+        let root = crate::formats::xml::parse(&text).map_err(|reason| ConvertError::Corrupt {
+            format: self.format,
+            reason,
+        })?;
+        Ok(root
+            .elems()
+            .filter(|e| e.name == "Relationship")
+            .filter_map(|r| {
+                let target = r.attr("Target")?;
+                Some(Relationship {
+                    id: r.attr("Id")?.to_string(),
+                    kind: r.attr("Type").unwrap_or("").to_string(),
+                    target: if r.attr("TargetMode") == Some("External") {
+                        target.to_string()
+                    } else {
+                        resolve_target(part, target)
+                    },
+                })
+            })
+            .collect())
+    }
+}
+
 fn corrupt(format: &'static str, e: ZipError) -> ConvertError {
     ConvertError::Corrupt {
         format,

@@ -51,21 +51,6 @@ impl Drop for ProviderOcr {
     }
 }
 
-/// The MIME type of encoded image bytes.
-fn mime_type(image: &[u8]) -> &'static str {
-    if image.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        "image/jpeg"
-    } else if image.starts_with(b"II*\0") || image.starts_with(b"MM\0*") {
-        "image/tiff"
-    } else if image.len() >= 12 && &image[..4] == b"RIFF" && &image[8..12] == b"WEBP" {
-        "image/webp"
-    } else if image.starts_with(b"GIF8") {
-        "image/gif"
-    } else {
-        "image/png"
-    }
-}
-
 impl OcrEngine for ProviderOcr {
     fn name(&self) -> &str {
         self.provider.name()
@@ -78,7 +63,9 @@ impl OcrEngine for ProviderOcr {
                     text: INSTRUCTION.to_string(),
                 },
                 ContentPart::Image {
-                    mime_type: mime_type(image).to_string(),
+                    mime_type: baton_convert::image_mime_type(image)
+                        .unwrap_or("image/png")
+                        .to_string(),
                     data: base64::engine::general_purpose::STANDARD.encode(image),
                 },
             ],

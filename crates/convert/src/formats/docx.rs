@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::xml::{self, Elem};
 use crate::markdown::{emphasize, table, tidy};
-use crate::zipped::{Zipped, resolve_target};
+use crate::zipped::Zipped;
 use crate::{Conversion, ConvertError, ConvertOptions, Format};
 
 const FORMAT: &str = "Word document";
@@ -111,27 +111,6 @@ fn load_numbering(root: &Elem) -> HashMap<(String, u8), bool> {
         if let Some(levels) = abstract_levels.get(abs) {
             for (level, ordered) in levels {
                 out.insert((num_id.to_string(), *level), *ordered);
-            }
-        }
-    }
-    out
-}
-
-fn load_rels(xml_text: &str, base: &str) -> HashMap<String, (String, String)> {
-    let mut out = HashMap::new();
-    if let Ok(root) = xml::parse(xml_text) {
-        for r in root.elems().filter(|e| e.name == "Relationship") {
-            if let (Some(id), Some(target)) = (r.attr("Id"), r.attr("Target")) {
-                let external = r.attr("TargetMode") == Some("External");
-                let target = if external {
-                    target.to_string()
-                } else {
-                    resolve_target(base, target)
-                };
-                out.insert(
-                    id.to_string(),
-                    (r.attr("Type").unwrap_or("").to_string(), target),
-                );
             }
         }
     }
@@ -556,13 +535,10 @@ pub(crate) fn convert(bytes: &[u8], options: &ConvertOptions) -> Result<Conversi
     {
         parts.ordered = load_numbering(&root);
     }
-    let rels = zip
-        .text("word/_rels/document.xml.rels")?
-        .map(|t| load_rels(&t, "word/document.xml"))
-        .unwrap_or_default();
+    let rels = zip.relationships("word/document.xml")?;
     parts.links = rels
         .iter()
-        .map(|(id, (_, target))| (id.clone(), target.clone()))
+        .map(|r| (r.id.clone(), r.target.clone()))
         .collect();
     let body = root
         .child("body")
@@ -590,7 +566,11 @@ pub(crate) fn convert(bytes: &[u8], options: &ConvertOptions) -> Result<Conversi
     body.find_all("headerReference", &mut refs);
     body.find_all("footerReference", &mut refs);
     for r in refs {
-        let Some((_, target)) = r.attr("r:id").and_then(|id| rels.get(id)) else {
+        let Some(target) = r
+            .attr("r:id")
+            .and_then(|id| rels.iter().find(|rel| rel.id == id))
+            .map(|rel| rel.target.clone())
+        else {
             continue;
         };
         let label = if r.name == "headerReference" {
@@ -598,7 +578,7 @@ pub(crate) fn convert(bytes: &[u8], options: &ConvertOptions) -> Result<Conversi
         } else {
             "Footer"
         };
-        let text = part_text(&mut zip, &target.clone(), &parts)?;
+        let text = part_text(&mut zip, &target, &parts)?;
         if !text.is_empty() && !peripheral.iter().any(|(_, t)| *t == text) {
             peripheral.push((label.to_string(), text));
         }

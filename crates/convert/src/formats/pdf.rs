@@ -51,8 +51,8 @@ pub(crate) fn convert(bytes: &[u8], options: &ConvertOptions) -> Result<Conversi
                 String::new()
             }
         };
-        let needs_ocr = text.trim().is_empty() && !doc.has_text_layer(i).unwrap_or(true)
-            || text.trim().is_empty();
+        // No text on the page: a scan (its images go to OCR) or blank.
+        let needs_ocr = text.trim().is_empty();
         md.push_str(&page_marker(i + 1));
         md.push_str("\n\n");
         if needs_ocr {

@@ -4,7 +4,7 @@
 use super::docx::{Span, render_spans};
 use super::xml::{self, Elem};
 use crate::markdown::{table, tidy};
-use crate::zipped::{Zipped, resolve_target};
+use crate::zipped::Zipped;
 use crate::{Conversion, ConvertError, ConvertOptions, Format};
 
 const FORMAT: &str = "PowerPoint presentation";
@@ -14,25 +14,6 @@ fn corrupt(reason: String) -> ConvertError {
         format: FORMAT,
         reason,
     }
-}
-
-fn rels(zip: &mut Zipped<'_>, part: &str) -> Result<Vec<(String, String, String)>, ConvertError> {
-    let (dir, file) = part.rsplit_once('/').unwrap_or(("", part));
-    let rels_part = format!("{dir}/_rels/{file}.rels");
-    let Some(text) = zip.text(&rels_part)? else {
-        return Ok(Vec::new());
-    };
-    let root = xml::parse(&text).map_err(corrupt)?;
-    Ok(root
-        .elems()
-        .filter_map(|r| {
-            Some((
-                r.attr("Id")?.to_string(),
-                r.attr("Type").unwrap_or("").to_string(),
-                resolve_target(part, r.attr("Target")?),
-            ))
-        })
-        .collect())
 }
 
 /// A paragraph's text with bold/italic.
@@ -192,15 +173,15 @@ fn notes_text(zip: &mut Zipped<'_>, part: &str) -> Result<String, ConvertError> 
 pub(crate) fn convert(bytes: &[u8], options: &ConvertOptions) -> Result<Conversion, ConvertError> {
     let mut zip = Zipped::open(bytes, FORMAT, options.max_unpacked_bytes)?;
     let presentation = xml::parse(&zip.required_text("ppt/presentation.xml")?).map_err(corrupt)?;
-    let pres_rels = rels(&mut zip, "ppt/presentation.xml")?;
+    let pres_rels = zip.relationships("ppt/presentation.xml")?;
     let mut slide_parts = Vec::new();
     if let Some(list) = presentation.child("sldIdLst") {
         for s in list.elems() {
-            if let Some((_, _, target)) = s
+            if let Some(rel) = s
                 .attr("r:id")
-                .and_then(|id| pres_rels.iter().find(|(rid, _, _)| rid == id))
+                .and_then(|id| pres_rels.iter().find(|r| r.id == id))
             {
-                slide_parts.push(target.clone());
+                slide_parts.push(rel.target.clone());
             }
         }
     }
@@ -222,12 +203,9 @@ pub(crate) fn convert(bytes: &[u8], options: &ConvertOptions) -> Result<Conversi
             _ => md.push_str(&format!("## Slide {}\n\n", i + 1)),
         }
         md.push_str(&slide.body);
-        let slide_rels = rels(&mut zip, part)?;
-        if let Some((_, _, notes_part)) = slide_rels
-            .iter()
-            .find(|(_, t, _)| t.ends_with("/notesSlide"))
-        {
-            let notes = notes_text(&mut zip, &notes_part.clone())?;
+        let slide_rels = zip.relationships(part)?;
+        if let Some(rel) = slide_rels.iter().find(|r| r.kind.ends_with("/notesSlide")) {
+            let notes = notes_text(&mut zip, &rel.target)?;
             if !notes.trim().is_empty() {
                 md.push_str(&format!(
                     "> **Notes:** {}\n\n",

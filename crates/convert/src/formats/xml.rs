@@ -129,6 +129,16 @@ fn element(e: &quick_xml::events::BytesStart<'_>) -> Elem {
     }
 }
 
+/// Pops the innermost open element into its parent.
+fn close(stack: &mut Vec<Elem>) {
+    let done = stack.pop().expect("an open element");
+    stack
+        .last_mut()
+        .expect("root")
+        .children
+        .push(Node::Elem(done));
+}
+
 /// Parses a document into its root element.
 pub(crate) fn parse(xml: &str) -> Result<Elem, String> {
     let mut reader = Reader::from_str(xml);
@@ -159,14 +169,7 @@ pub(crate) fn parse(xml: &str) -> Result<Elem, String> {
                     .children
                     .push(Node::Elem(el));
             }
-            Event::End(_) if stack.len() > 1 => {
-                let done = stack.pop().expect("checked");
-                stack
-                    .last_mut()
-                    .expect("root")
-                    .children
-                    .push(Node::Elem(done));
-            }
+            Event::End(_) if stack.len() > 1 => close(&mut stack),
             Event::Text(t) => push_text(&mut stack, &t.xml_content(XmlVersion::Implicit1_0)),
             Event::CData(t) => push_text(&mut stack, &t.xml_content(XmlVersion::Implicit1_0)),
             Event::GeneralRef(r) => {
@@ -181,13 +184,9 @@ pub(crate) fn parse(xml: &str) -> Result<Elem, String> {
             _ => {}
         }
     }
+    // Unclosed elements at the end: close them (lenient, like a browser).
     while stack.len() > 1 {
-        let done = stack.pop().expect("checked");
-        stack
-            .last_mut()
-            .expect("root")
-            .children
-            .push(Node::Elem(done));
+        close(&mut stack);
     }
     let root = stack.pop().expect("root");
     root.elems()
