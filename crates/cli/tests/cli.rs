@@ -765,6 +765,15 @@ async fn the_embedded_model_answers_out_of_the_box() {
     );
 }
 
+/// The text of the last user message in the server's `n`th request.
+fn last_user_text(server: &ScriptedServer, n: usize) -> String {
+    let req = server.requests()[n].json();
+    req["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/fixtures/docs")
@@ -798,11 +807,7 @@ async fn ask_with_attachments_sends_them_converted_before_the_question() {
             .unwrap()
             .contains("password protected")
     );
-    let req = server.requests()[0].json();
-    let user = req["messages"].as_array().unwrap().last().unwrap()["content"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let user = last_user_text(&server, 0);
     assert!(
         user.starts_with("<attachment name=\"report.docx\" format=\"Word document\""),
         "{user}"
@@ -1053,11 +1058,7 @@ async fn chat_attach_adds_files_to_the_next_message_only() {
         "{}",
         o.stdout
     );
-    let first = server.requests()[0].json();
-    let user = first["messages"].as_array().unwrap().last().unwrap()["content"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let user = last_user_text(&server, 0);
     assert!(
         user.starts_with("<attachment name=\"report.docx\""),
         "{user}"
