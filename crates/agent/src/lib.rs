@@ -18,5 +18,5 @@ pub use compact::{CompactionPolicy, CompactionReport, compact};
 pub use events::{AgentEvent, EventSink};
 pub use prompt::system_prompt;
 pub use reply::{ModelReply, parse_reply};
-pub use session::{Session, SessionError, SessionStore};
+pub use session::{Session, SessionError, SessionInfo, SessionStore};
 pub use subagent::{SubagentFactory, SubagentSpec};

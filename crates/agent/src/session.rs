@@ -54,6 +54,19 @@ impl Session {
     }
 }
 
+/// A saved session as a list shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// Id (the file name).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Last saved.
+    pub modified: std::time::SystemTime,
+    /// Stored messages.
+    pub messages: usize,
+}
+
 /// Session store failures, naming the session.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
@@ -163,6 +176,62 @@ impl SessionStore {
         }
     }
 
+    /// Saved sessions with what a sidebar shows, newest first.
+    pub fn summaries(&self) -> Vec<SessionInfo> {
+        let mut out: Vec<SessionInfo> = std::fs::read_dir(&self.dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let id = e
+                    .file_name()
+                    .to_string_lossy()
+                    .strip_suffix(".json")?
+                    .to_string();
+                let modified = e.metadata().ok()?.modified().ok()?;
+                let s: Session = serde_json::from_slice(&std::fs::read(e.path()).ok()?).ok()?;
+                Some(SessionInfo {
+                    id,
+                    title: s.title,
+                    modified,
+                    messages: s.history.len(),
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.id.cmp(&b.id)));
+        out
+    }
+
+    /// Moves a session to the trash folder, where [`restore`](Self::restore)
+    /// finds it again (delete with undo).
+    pub fn trash(&self, name: &str) -> Result<(), SessionError> {
+        let from = self.path(name)?;
+        let trash = self.dir.join(".trash");
+        let io = |source| SessionError::Io {
+            name: name.to_string(),
+            source,
+        };
+        if !from.exists() {
+            return Err(SessionError::NotFound(name.to_string()));
+        }
+        std::fs::create_dir_all(&trash).map_err(io)?;
+        std::fs::rename(&from, trash.join(format!("{name}.json"))).map_err(io)
+    }
+
+    /// Brings a trashed session back.
+    pub fn restore(&self, name: &str) -> Result<Session, SessionError> {
+        let to = self.path(name)?;
+        let from = self.dir.join(".trash").join(format!("{name}.json"));
+        if !from.exists() {
+            return Err(SessionError::NotFound(name.to_string()));
+        }
+        std::fs::rename(&from, &to).map_err(|source| SessionError::Io {
+            name: name.to_string(),
+            source,
+        })?;
+        self.load(name)
+    }
+
     /// Saved sessions: (id, title), by name.
     pub fn list(&self) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = std::fs::read_dir(&self.dir)
@@ -181,5 +250,51 @@ impl SessionStore {
             .collect();
         out.sort();
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trash_and_restore_bring_a_session_back_and_summaries_list_newest_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path());
+        let mut older = Session::new();
+        older.title_from("older chat");
+        store.save(&older).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let mut newer = Session::new();
+        newer.title_from("newer chat");
+        newer.history.push(Message::user("hi"));
+        store.save(&newer).unwrap();
+
+        let list = store.summaries();
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[0].title, "newer chat");
+        assert_eq!(list[0].messages, 1);
+
+        store.trash(&newer.id).unwrap();
+        assert_eq!(
+            store.summaries().len(),
+            1,
+            "trashed sessions are not listed"
+        );
+        assert!(matches!(
+            store.load(&newer.id),
+            Err(SessionError::NotFound(_))
+        ));
+        let back = store.restore(&newer.id).unwrap();
+        assert_eq!(back, newer);
+        assert_eq!(store.summaries().len(), 2);
+        assert!(matches!(
+            store.trash("nope"),
+            Err(SessionError::NotFound(_))
+        ));
+        assert!(matches!(
+            store.restore("nope"),
+            Err(SessionError::NotFound(_))
+        ));
     }
 }

@@ -149,6 +149,15 @@ pub enum ModeArg {
     Cli,
 }
 
+impl From<ModeArg> for baton_llm::InteractionMode {
+    fn from(m: ModeArg) -> Self {
+        match m {
+            ModeArg::Api => Self::Api,
+            ModeArg::Cli => Self::Cli,
+        }
+    }
+}
+
 /// `baton ask`.
 #[derive(Args, Debug)]
 pub struct AskArgs {

@@ -311,6 +311,29 @@ impl AttachmentContext {
     }
 }
 
+/// Splits a stored prompt made by [`AttachmentContext::prompt`] back into
+/// the names of the attached files and the user's own message (what a chat
+/// view shows).
+pub fn split_prompt(text: &str) -> (Vec<String>, &str) {
+    const OPEN: &str = "<attachment name=\"";
+    const CLOSE: &str = "\n</attachment>\n\n";
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(after) = rest.strip_prefix(OPEN) {
+        let (Some(quote), Some(end)) = (after.find('"'), after.find(CLOSE)) else {
+            break;
+        };
+        names.push(
+            after[..quote]
+                .replace("&lt;", "<")
+                .replace("&quot;", "\"")
+                .replace("&amp;", "&"),
+        );
+        rest = &after[end + CLOSE.len()..];
+    }
+    (names, rest)
+}
+
 fn attr(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('"', "&quot;")
@@ -358,6 +381,21 @@ fn cut(text: &str, limit: usize) -> (&str, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn split_prompt_recovers_names_and_message_from_a_built_prompt() {
+        let cache = ConversionCache::default();
+        let files = vec![
+            FileAttachment::new("a \"q\" <b>.md", b"# Title\n\nbody text".to_vec()),
+            FileAttachment::new("broken.docx", b"PK\x03\x04 not a zip".to_vec()),
+        ];
+        let context = AttachmentContext::build(&files, &cache, &ConvertOptions::default(), 1000);
+        let prompt = context.prompt("Summarize\nboth.");
+        let (names, message) = split_prompt(&prompt);
+        assert_eq!(names, vec!["a \"q\" <b>.md", "broken.docx"]);
+        assert_eq!(message, "Summarize\nboth.");
+        assert_eq!(split_prompt("plain"), (vec![], "plain"));
+    }
 
     #[test]
     fn shares_pass_unused_budget_on() {

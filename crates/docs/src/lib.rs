@@ -7,7 +7,9 @@ mod attachments;
 mod file_tool;
 mod vision_ocr;
 
-pub use attachments::{AttachmentContext, AttachmentSummary, ConversionCache, FileAttachment};
+pub use attachments::{
+    AttachmentContext, AttachmentSummary, ConversionCache, FileAttachment, split_prompt,
+};
 pub use file_tool::{
     DocumentOutline, DocumentSlice, FileEntry, FileInfo, FileTool, FileToolError, OutlineEntry,
     ReadResult, WriteResult,

@@ -11,7 +11,7 @@ use baton_llm::{LlmError, Usage};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::{exit_for, open_provider};
+use super::exit_for;
 use crate::args::AskArgs;
 use crate::context::Context;
 use crate::engine;
@@ -32,7 +32,7 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
     let attached = if args.attach.is_empty() {
         None
     } else {
-        let files = engine::read_attachments(&args.attach)?;
+        let files = baton_engine::read_attachments(&args.attach)?;
         Some(engine::attachment_context(ctx, &files, args.json))
     };
     let prompt = match &attached {
@@ -55,11 +55,16 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
         }
         Ok(exit_for(&e))
     };
-    let provider = match open_provider(ctx, &cfg) {
+    let provider = match ctx.open_provider(&cfg) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let agent = engine::build_agent(ctx, &cfg, provider, args.mode, !args.no_tools, None)?;
+    let tools = if args.no_tools {
+        baton_tools::Catalog::new()
+    } else {
+        ctx.workspace_catalog()?
+    };
+    let agent = ctx.build_agent(&cfg, provider, args.mode.map(Into::into), tools, None);
     let cancel = CancellationToken::new();
     let on_signal = cancel.clone();
     tokio::spawn(async move {

@@ -10,7 +10,6 @@ use tokio::io::AsyncBufReadExt;
 use tokio_util::sync::CancellationToken;
 
 use super::ask::describe;
-use super::open_provider;
 use crate::args::ChatArgs;
 use crate::context::Context;
 use crate::engine;
@@ -19,7 +18,7 @@ const HELP: &str = "Type a message and press Enter. /help lists the commands; /a
 message (/detach drops them); /exit (or Ctrl-D) leaves; Ctrl-C stops the current answer.";
 
 pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result<ExitCode> {
-    let store = engine::session_store(ctx);
+    let store = ctx.session_store();
     let mut session = match &args.session {
         Some(name) => match store.load(name) {
             Ok(s) => s,
@@ -34,20 +33,24 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
         session.model = args.model.clone();
     }
     let base = ctx.provider_config(args.provider.as_deref())?;
+    let tools = if args.no_tools {
+        baton_tools::Catalog::new()
+    } else {
+        ctx.workspace_catalog()?
+    };
     let make_agent = |session: &Session| -> anyhow::Result<Result<baton_agent::Agent, String>> {
         let mut cfg = base.clone();
         if let Some(m) = &session.model {
             cfg.model = Some(m.clone());
         }
-        match open_provider(ctx, &cfg) {
-            Ok(p) => Ok(Ok(engine::build_agent(
-                ctx,
+        match ctx.open_provider(&cfg) {
+            Ok(p) => Ok(Ok(ctx.build_agent(
                 &cfg,
                 p,
-                args.mode,
-                !args.no_tools,
+                args.mode.map(Into::into),
+                tools.clone(),
                 session.instructions.clone(),
-            )?)),
+            ))),
             Err(e) => Ok(Err(e.to_string())),
         }
     };
@@ -181,13 +184,13 @@ fn attach_command(
         return format!("attached to the next message: {}", names.join(", "));
     }
     let paths: Vec<std::path::PathBuf> = paths.into_iter().map(std::path::PathBuf::from).collect();
-    let files = match engine::read_attachments(&paths) {
+    let files = match baton_engine::read_attachments(&paths) {
         Ok(f) => f,
         Err(e) => return format!("error: {e:#}"),
     };
     // Convert now (cached) so the user sees each file's state before sending.
-    let cache = engine::conversion_cache(ctx);
-    let options = engine::convert_options(ctx);
+    let cache = ctx.conversion_cache();
+    let options = ctx.convert_options();
     let mut lines = Vec::new();
     for f in files {
         match cache.attachment(&f, &options) {

@@ -9,7 +9,7 @@ use crate::args::ConvertArgs;
 use crate::context::Context;
 
 pub fn run(ctx: &Context, args: ConvertArgs) -> anyhow::Result<ExitCode> {
-    let mut options = crate::engine::convert_options(ctx);
+    let mut options = ctx.convert_options();
     if args.no_ocr {
         options = options.without_ocr();
     }

@@ -8,10 +8,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::IndexArgs;
 use crate::context::Context;
-use crate::engine;
 
 pub async fn run(ctx: &Context, args: IndexArgs) -> anyhow::Result<ExitCode> {
-    let index = engine::open_index(ctx)?;
+    let index = ctx.open_index()?;
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(

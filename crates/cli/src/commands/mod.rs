@@ -11,19 +11,14 @@ mod search;
 mod secret;
 mod tools;
 
+use baton_llm::LlmError;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
-
-use baton_llm::{
-    Anonymizer, AnonymizingProvider, LlmError, Provider, ProviderConfig, build_provider,
-};
 
 use crate::args::{Cli, Command};
-use crate::context::Context;
 
 /// Runs the parsed command.
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let ctx = Context::load(&cli.global)?;
+    let ctx = crate::context::load(&cli.global)?;
     let verbose = cli.global.verbose > 0;
     match cli.command {
         Command::Ask(a) => ask::run(&ctx, a, verbose).await,
@@ -37,30 +32,6 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Index(a) => index::run(&ctx, a).await,
         Command::Search(a) => search::run(&ctx, a),
     }
-}
-
-/// Builds the provider for `cfg`, wrapped in the anonymizer when the
-/// setting is on (registered terms plus the provider's own key).
-pub fn open_provider(ctx: &Context, cfg: &ProviderConfig) -> Result<Arc<dyn Provider>, LlmError> {
-    let provider: Arc<dyn Provider> = if cfg.dialect == baton_llm::Dialect::Local {
-        Arc::new(baton_local::LocalProvider::new(
-            cfg.clone(),
-            &ctx.paths.models_dir,
-        ))
-    } else {
-        build_provider(cfg, &ctx.secrets)?
-    };
-    if !ctx.settings.anonymize {
-        return Ok(provider);
-    }
-    let mut anon = Anonymizer::new();
-    for t in &ctx.settings.anonymize_terms {
-        anon.register(t);
-    }
-    Ok(Arc::new(AnonymizingProvider::new(
-        provider,
-        Arc::new(Mutex::new(anon)),
-    )))
 }
 
 /// Exit code for a failed model call.

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use baton_llm::{Dialect, ProviderConfig, Readiness};
+use baton_llm::Dialect;
 use baton_local::{list_models, resolve_model_path};
 use serde_json::json;
 
@@ -18,25 +18,6 @@ fn users(ctx: &Context, path: &std::path::Path) -> Vec<String> {
         })
         .map(|p| p.name.clone())
         .collect()
-}
-
-/// Whether a `local` entry's model file is there and readable.
-pub fn local_readiness(ctx: &Context, cfg: &ProviderConfig) -> Readiness {
-    let path = resolve_model_path(
-        cfg.model_path.as_deref().unwrap_or(""),
-        &ctx.paths.models_dir,
-    );
-    match std::fs::metadata(&path) {
-        Ok(m) => Readiness::Ready(format!(
-            "model file {} ({:.0} MB)",
-            path.display(),
-            m.len() as f64 / 1e6
-        )),
-        Err(_) => Readiness::NotReady(format!(
-            "model file {} is missing: run `make setup` (or scripts/fetch-model.sh)",
-            path.display()
-        )),
-    }
 }
 
 pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {

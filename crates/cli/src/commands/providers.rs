@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use baton_llm::{Readiness, probe_readiness};
+use baton_llm::Readiness;
 use serde_json::json;
 
 use crate::context::Context;
@@ -14,13 +14,7 @@ pub async fn run(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
         .provider
         .clone()
         .unwrap_or_else(|| ctx.providers.default.clone());
-    let probes = ctx.providers.providers.iter().map(|p| async move {
-        if p.dialect == baton_llm::Dialect::Local {
-            return super::models::local_readiness(ctx, p);
-        }
-        probe_readiness(p, &ctx.secrets, Duration::from_millis(1500)).await
-    });
-    let states = futures::future::join_all(probes).await;
+    let states = ctx.readiness(Duration::from_millis(1500)).await;
     if as_json {
         let list: Vec<_> = ctx
             .providers

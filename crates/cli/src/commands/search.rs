@@ -6,10 +6,9 @@ use baton_index::IndexError;
 
 use crate::args::SearchArgs;
 use crate::context::Context;
-use crate::engine;
 
 pub fn run(ctx: &Context, args: SearchArgs) -> anyhow::Result<ExitCode> {
-    let index = engine::open_index(ctx)?;
+    let index = ctx.open_index()?;
     if !ctx.settings.skip_indexing_on_startup {
         // Only what changed is read; a busy index (another Baton indexing)
         // is searched as it is.

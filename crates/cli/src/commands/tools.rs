@@ -8,10 +8,9 @@ use serde_json::json;
 
 use crate::args::{ToolsAction, ToolsArgs};
 use crate::context::Context;
-use crate::engine;
 
 pub async fn run(ctx: &Context, args: ToolsArgs) -> anyhow::Result<ExitCode> {
-    let catalog = engine::workspace_catalog(ctx)?;
+    let catalog = ctx.workspace_catalog()?;
     match args.action {
         Some(ToolsAction::Call { raw }) => {
             let record = catalog.dispatch_raw(&raw).await;

@@ -1,0 +1,147 @@
+//! Providers, toolboxes and agents made from the settings.
+
+use std::sync::{Arc, Mutex};
+
+use baton_agent::{Agent, AgentConfig};
+use baton_convert::OcrEngine;
+use baton_docs::{FileTool, ProviderOcr};
+use baton_index::WorkspaceIndex;
+use baton_llm::{
+    Anonymizer, AnonymizingProvider, InteractionMode, LlmError, Provider, ProviderConfig,
+    build_provider,
+};
+use baton_tools::{Catalog, Sandbox};
+
+use crate::index::refresh_in_background;
+use crate::{Engine, EngineError};
+
+impl Engine {
+    /// Builds the provider for `cfg`, wrapped in the anonymizer when the
+    /// setting is on (registered terms plus the provider's own key).
+    pub fn open_provider(&self, cfg: &ProviderConfig) -> Result<Arc<dyn Provider>, LlmError> {
+        let provider: Arc<dyn Provider> = if cfg.dialect == baton_llm::Dialect::Local {
+            Arc::new(baton_local::LocalProvider::new(
+                cfg.clone(),
+                &self.paths.models_dir,
+            ))
+        } else {
+            build_provider(cfg, &self.secrets)?
+        };
+        if !self.settings.anonymize {
+            return Ok(provider);
+        }
+        let mut anon = Anonymizer::new();
+        for t in &self.settings.anonymize_terms {
+            anon.register(t);
+        }
+        Ok(Arc::new(AnonymizingProvider::new(
+            provider,
+            Arc::new(Mutex::new(anon)),
+        )))
+    }
+
+    /// The vision OCR engine: the `ocrProvider` entry, else the first
+    /// entry marked `"ocr": true` whose key is available; `None` means
+    /// local Tesseract.
+    pub(crate) fn vision_ocr(&self) -> Option<Arc<dyn OcrEngine>> {
+        let cfg = match &self.settings.ocr_provider {
+            Some(name) => match self.providers.get(name) {
+                Some(cfg) => cfg.clone(),
+                None => {
+                    tracing::warn!(
+                        "the OCR provider `{name}` is not in the providers file; using Tesseract"
+                    );
+                    return None;
+                }
+            },
+            None => self
+                .providers
+                .providers
+                .iter()
+                .find(|p| {
+                    p.ocr
+                        && self
+                            .secrets
+                            .api_key(&p.name, p.api_key_env.as_deref())
+                            .is_ok_and(|k| k.is_some())
+                })?
+                .clone(),
+        };
+        match self
+            .open_provider(&cfg)
+            .map_err(|e| e.to_string())
+            .and_then(|p| ProviderOcr::new(p).map_err(|e| e.to_string()))
+        {
+            Ok(engine) => Some(Arc::new(engine)),
+            Err(e) => {
+                tracing::warn!(
+                    "OCR through `{}` is unavailable ({e}); using Tesseract",
+                    cfg.name
+                );
+                None
+            }
+        }
+    }
+
+    /// The built-in toolboxes on the workspace (created if it does not
+    /// exist yet, so a fresh machine works). The search index is brought
+    /// up to date in the background unless `skipIndexingOnStartup` is set.
+    pub fn workspace_catalog(&self) -> Result<Catalog, EngineError> {
+        let index = match self.open_index() {
+            Ok(index) => {
+                if !self.settings.skip_indexing_on_startup {
+                    refresh_in_background(&index, false, Arc::new(|_| {}));
+                }
+                Some(index)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "document search is off");
+                None
+            }
+        };
+        self.file_catalog(index)
+    }
+
+    /// The built-in toolboxes on the workspace, searching through `index`
+    /// (kept fresh by the caller) when there is one.
+    pub fn file_catalog(&self, index: Option<Arc<WorkspaceIndex>>) -> Result<Catalog, EngineError> {
+        let mut tool = FileTool::new(self.sandbox()?)
+            .with_cache(self.conversion_cache())
+            .with_convert_options(self.convert_options());
+        if let Some(index) = index {
+            tool = tool.with_index(index);
+        }
+        Ok(Catalog::new().with(Arc::new(tool))?)
+    }
+
+    /// The sandbox over the workspace folder, creating the folder first.
+    pub fn sandbox(&self) -> Result<Sandbox, EngineError> {
+        let bad = |reason: String| EngineError::Workspace {
+            path: self.workspace.clone(),
+            reason,
+        };
+        if !self.workspace.exists() {
+            std::fs::create_dir_all(&self.workspace).map_err(|e| bad(e.to_string()))?;
+            tracing::info!("created the workspace folder {}", self.workspace.display());
+        }
+        Sandbox::new(&self.workspace).map_err(|e| bad(e.to_string()))
+    }
+
+    /// An agent for `cfg` with the toolboxes of `catalog`: tool mode
+    /// from `mode`, else the setting, else the entry.
+    pub fn build_agent(
+        &self,
+        cfg: &ProviderConfig,
+        provider: Arc<dyn Provider>,
+        mode: Option<InteractionMode>,
+        catalog: Catalog,
+        instructions: Option<String>,
+    ) -> Agent {
+        let mut config = AgentConfig::for_provider(cfg);
+        if let Some(m) = mode.or(self.settings.interaction_mode) {
+            config.mode = m;
+        }
+        config.instructions = instructions;
+        Agent::new(provider, catalog, config)
+    }
+}

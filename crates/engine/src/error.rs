@@ -1,0 +1,45 @@
+//! The engine's failures, in words a user can act on.
+
+/// Why the engine could not do what a front door asked.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// Baton's folders could not be found.
+    #[error(transparent)]
+    Paths(#[from] baton_config::PathsError),
+    /// The providers file is missing or invalid, or names no such entry.
+    #[error(transparent)]
+    Providers(#[from] baton_llm::ProvidersError),
+    /// A provider could not be opened.
+    #[error(transparent)]
+    Provider(#[from] baton_llm::LlmError),
+    /// The workspace folder cannot be used.
+    #[error("the workspace {path} cannot be used ({reason}); choose another folder")]
+    Workspace {
+        /// The folder.
+        path: std::path::PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The search index could not be opened.
+    #[error(transparent)]
+    Index(#[from] baton_index::IndexError),
+    /// The toolboxes could not be registered.
+    #[error(transparent)]
+    Catalog(#[from] baton_tools::CatalogError),
+    /// The user's providers file cannot be edited.
+    #[error("cannot change {path}: {reason}")]
+    UserProviders {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// An attachment could not be read.
+    #[error("cannot read the attachment {path}: {source}")]
+    Attachment {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}

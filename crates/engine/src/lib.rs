@@ -1,0 +1,150 @@
+//! Baton's engine, assembled from the settings: the one place that turns
+//! settings, providers and the keychain into providers, toolboxes, the
+//! workspace index, attachment contexts, agents and the session store.
+//! The CLI, the desktop shell and the HTTP server are thin front doors
+//! over an [`Engine`]; none of them builds these parts itself.
+
+mod attachments;
+mod build;
+mod error;
+mod index;
+mod readiness;
+mod user_providers;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use baton_config::{BatonPaths, Secrets, Settings};
+use baton_convert::ConvertOptions;
+use baton_docs::ConversionCache;
+use baton_llm::{LoadOptions, ProviderConfig, ProvidersFile};
+
+pub use attachments::read_attachments;
+pub use error::EngineError;
+pub use index::{IndexListener, IndexState, refresh_in_background};
+pub use readiness::local_readiness;
+
+/// What a front door may override when loading the engine.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// The workspace folder, instead of the setting.
+    pub workspace: Option<PathBuf>,
+    /// A providers file to use instead of the shipped one.
+    pub providers: Option<PathBuf>,
+    /// The folder of the shipped `providers.json` (default: next to the
+    /// running executable).
+    pub shipped_dir: Option<PathBuf>,
+}
+
+/// Loaded configuration and the shared parts made from it.
+pub struct Engine {
+    /// Baton's folders.
+    pub paths: BatonPaths,
+    /// The settings.
+    pub settings: Settings,
+    /// The merged providers.
+    pub providers: ProvidersFile,
+    /// Keychain access (opened lazily).
+    pub secrets: Secrets,
+    /// The workspace root after overrides.
+    pub workspace: PathBuf,
+    /// Warnings from loading settings and providers, for the user.
+    pub warnings: Vec<String>,
+    overrides: Overrides,
+    conversions: OnceLock<Arc<ConversionCache>>,
+    convert: OnceLock<ConvertOptions>,
+}
+
+impl Engine {
+    /// Loads settings and providers from Baton's folders.
+    pub fn load(overrides: Overrides) -> Result<Self, EngineError> {
+        let paths = BatonPaths::from_env()?;
+        Self::load_with(paths, overrides)
+    }
+
+    /// Loads settings and providers from the given folders.
+    pub fn load_with(paths: BatonPaths, overrides: Overrides) -> Result<Self, EngineError> {
+        let loaded = Settings::load(&paths.settings_file());
+        let mut warnings = loaded.warnings.clone();
+        let shipped = overrides
+            .shipped_dir
+            .clone()
+            .or_else(|| {
+                std::env::current_exe()
+                    .ok()
+                    .and_then(|exe| exe.parent().map(Path::to_path_buf))
+            })
+            .map(|d| d.join("providers.json"));
+        let providers = ProvidersFile::load(&LoadOptions {
+            explicit: overrides.providers.clone(),
+            shipped,
+            user: Some(paths.user_providers_file()),
+        })?;
+        warnings.extend(providers.warnings.iter().cloned());
+        let workspace = loaded
+            .settings
+            .workspace_root(overrides.workspace.as_deref());
+        Ok(Self {
+            paths,
+            settings: loaded.settings,
+            providers: providers.file,
+            secrets: Secrets::new(),
+            workspace,
+            warnings,
+            overrides,
+            conversions: OnceLock::new(),
+            convert: OnceLock::new(),
+        })
+    }
+
+    /// The same engine re-read from disk (after settings or providers
+    /// changed), keeping the overrides it was loaded with.
+    pub fn reload(&self) -> Result<Self, EngineError> {
+        Self::load_with(self.paths.clone(), self.overrides.clone())
+    }
+
+    /// The entry to use: `name`, else the setting, else the default.
+    pub fn provider_config(&self, name: Option<&str>) -> Result<ProviderConfig, EngineError> {
+        let name = name
+            .or(self.settings.provider.as_deref())
+            .unwrap_or(&self.providers.default);
+        Ok(self.providers.require(name)?.clone())
+    }
+
+    /// The name of the entry in use (the setting, else the default).
+    pub fn selected_provider(&self) -> &str {
+        self.settings
+            .provider
+            .as_deref()
+            .unwrap_or(&self.providers.default)
+    }
+
+    /// Conversions cached by content hash in the data folder, shared by
+    /// FileTool and attachments.
+    pub fn conversion_cache(&self) -> Arc<ConversionCache> {
+        Arc::clone(self.conversions.get_or_init(|| {
+            Arc::new(ConversionCache::on_disk(
+                self.paths.data_dir.join("cache").join("conversions"),
+            ))
+        }))
+    }
+
+    /// Conversion options with the OCR engine chosen for this machine
+    /// (made once, then shared).
+    pub fn convert_options(&self) -> ConvertOptions {
+        self.convert
+            .get_or_init(|| {
+                let mut options = ConvertOptions::default();
+                if let Some(engine) = self.vision_ocr() {
+                    options.ocr = Some(engine);
+                }
+                options
+            })
+            .clone()
+    }
+
+    /// Where sessions are saved.
+    pub fn session_store(&self) -> baton_agent::SessionStore {
+        baton_agent::SessionStore::new(self.paths.data_dir.join("sessions"))
+    }
+}

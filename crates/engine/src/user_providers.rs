@@ -1,0 +1,116 @@
+//! The user's own providers file: which entries it defines, and editing
+//! an entry's endpoint and model from a settings screen.
+
+use baton_llm::ProvidersFile;
+use serde_json::Value;
+
+use crate::{Engine, EngineError};
+
+impl Engine {
+    /// Names of the entries the user's providers file defines (custom
+    /// entries and overrides of presets).
+    pub fn user_provider_names(&self) -> Vec<String> {
+        let path = self.paths.user_providers_file();
+        std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|text| ProvidersFile::parse(&text, &path.display().to_string(), false).ok())
+            .map(|f| f.providers.into_iter().map(|p| p.name).collect())
+            .unwrap_or_default()
+    }
+
+    /// Sets the endpoint and/or model of an entry in the user's providers
+    /// file (written atomically, other fields and entries kept). Only
+    /// entries that file defines can be edited this way.
+    pub fn update_user_provider(
+        &self,
+        name: &str,
+        endpoint: Option<&str>,
+        model: Option<&str>,
+    ) -> Result<(), EngineError> {
+        let path = self.paths.user_providers_file();
+        let invalid = |reason: String| EngineError::UserProviders {
+            path: path.clone(),
+            reason,
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| invalid(e.to_string()))?;
+        let mut doc: Value = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+        let entry = doc
+            .get_mut("providers")
+            .and_then(Value::as_array_mut)
+            .and_then(|list| {
+                list.iter_mut()
+                    .find(|p| p.get("name").and_then(Value::as_str) == Some(name))
+            })
+            .ok_or_else(|| {
+                invalid(format!(
+                    "`{name}` is not defined there; only your own entries can be edited"
+                ))
+            })?;
+        for (key, value) in [("endpoint", endpoint), ("model", model)] {
+            if let Some(v) = value.map(str::trim) {
+                if v.is_empty() {
+                    return Err(invalid(format!("the {key} of `{name}` cannot be empty")));
+                }
+                entry[key] = Value::String(v.to_string());
+            }
+        }
+        let out = serde_json::to_string_pretty(&doc).map_err(|e| invalid(e.to_string()))?;
+        // Check the result the way it will be read before replacing the file.
+        ProvidersFile::parse(&out, &path.display().to_string(), false)?;
+        baton_config::atomic_write(&path, out.as_bytes()).map_err(|e| invalid(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Overrides;
+    use baton_config::BatonPaths;
+
+    fn engine_with(user_file: Option<&str>) -> (tempfile::TempDir, Engine) {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = BatonPaths::under(dir.path());
+        if let Some(text) = user_file {
+            std::fs::create_dir_all(paths.user_providers_file().parent().unwrap()).unwrap();
+            std::fs::write(paths.user_providers_file(), text).unwrap();
+        }
+        let engine = Engine::load_with(paths, Overrides::default()).unwrap();
+        (dir, engine)
+    }
+
+    const USER: &str = r#"{"providers": [{"name": "lab", "dialect": "openai", "endpoint": "http://127.0.0.1:9/v1", "model": "m1", "temperature": 0.5}]}"#;
+
+    #[test]
+    fn edits_endpoint_and_model_of_a_user_entry_and_keeps_the_rest() {
+        let (_dir, engine) = engine_with(Some(USER));
+        assert_eq!(engine.user_provider_names(), vec!["lab".to_string()]);
+        engine
+            .update_user_provider("lab", Some("http://127.0.0.1:8080/v1"), Some("m2"))
+            .unwrap();
+        let again = engine.reload().unwrap();
+        let lab = again.providers.get("lab").unwrap();
+        assert_eq!(lab.endpoint.as_deref(), Some("http://127.0.0.1:8080/v1"));
+        assert_eq!(lab.model.as_deref(), Some("m2"));
+        let raw = std::fs::read_to_string(engine.paths.user_providers_file()).unwrap();
+        assert!(
+            raw.contains("\"temperature\": 0.5"),
+            "other fields are kept: {raw}"
+        );
+    }
+
+    #[test]
+    fn presets_and_empty_values_are_refused_with_the_reason() {
+        let (_dir, engine) = engine_with(Some(USER));
+        let e = engine
+            .update_user_provider("deepseek", None, Some("x"))
+            .unwrap_err();
+        assert!(e.to_string().contains("only your own entries"), "{e}");
+        let e = engine
+            .update_user_provider("lab", Some("  "), None)
+            .unwrap_err();
+        assert!(e.to_string().contains("cannot be empty"), "{e}");
+        let (_dir2, bare) = engine_with(None);
+        assert!(bare.user_provider_names().is_empty());
+        assert!(bare.update_user_provider("lab", None, Some("m")).is_err());
+    }
+}
