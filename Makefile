@@ -11,28 +11,64 @@ CARGO ?= cargo
 # Where the embedded model lives (tests read it from here too).
 export BATON_MODELS_DIR ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/baton/models
 BIN_DIR := $(CARGO_TARGET_DIR)/debug
+REL_DIR := $(CARGO_TARGET_DIR)/release
 BATON := $(BIN_DIR)/baton
+DESKTOP := $(REL_DIR)/baton-desktop
 
-.PHONY: setup build run test bench fmt lint clean-setup
+.PHONY: setup ui ui-deps bindings build run test test-ui test-e2e bench fmt lint package clean-setup
 
 ## setup: system packages and tools (apt, cargo-nextest), the embedded model; idempotent
 setup:
 	@scripts/setup.sh
 	@scripts/fetch-model.sh
 
-## build: the baton binary, with providers.json copied next to it
-build: setup
-	$(CARGO) build --workspace --bins
-	cp providers.json $(BIN_DIR)/providers.json
+## ui-deps: the web UI's npm packages (npm ci only when the lock file changed)
+ui-deps:
+	@cd ui && if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm ci --no-audit --no-fund; fi
 
-## run: set up, build, start an interactive chat
-run: build
-	$(BATON) chat
+## ui: the web UI, built into ui/dist (embedded into the desktop app)
+ui: ui-deps
+	cd ui && npm run build
 
-## test: set up, then every test (keychain tests on a private Secret Service)
-test: setup
+## bindings: regenerate ui/src/lib/bindings.ts from the shell's commands and events
+bindings:
+	BATON_WRITE_BINDINGS=1 $(CARGO) test -p baton-desktop --lib committed_bindings
+
+## build: the UI, the baton CLI and the desktop app (release), providers.json beside them
+build: setup ui
+	$(CARGO) build --release -p baton-cli -p baton-desktop
+	cp providers.json $(REL_DIR)/providers.json
+
+## run: set up, build, open the desktop app on the embedded model (no display: `baton chat`)
+run: setup ui
+	@if [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ] && [ "$$(uname)" = Linux ]; then \
+	  echo "No display (DISPLAY/WAYLAND_DISPLAY unset): starting \`baton chat\` in this terminal instead of the desktop app."; \
+	  $(CARGO) build --release -p baton-cli && cp providers.json $(REL_DIR)/providers.json && $(REL_DIR)/baton chat; \
+	else \
+	  $(CARGO) build --release -p baton-desktop && cp providers.json $(REL_DIR)/providers.json && $(DESKTOP); \
+	fi
+
+## package: Linux bundles (.deb, AppImage) of the desktop app, with the icons in icons/
+package: setup ui
+	cd src-tauri && ../ui/node_modules/.bin/tauri build --bundles deb,appimage --ci
+	@ls -la $(REL_DIR)/bundle/*/ 2>/dev/null || true
+
+## test: set up, then every test: Rust (keychain tests on a private Secret Service),
+## the UI (type check, unit, browser with mocked IPC) and the real app end to end
+test: setup ui
 	cp providers.json $(BIN_DIR)/providers.json 2>/dev/null || true
 	scripts/with-keyring.sh $(CARGO) nextest run --workspace --all-targets --no-fail-fast
+	$(MAKE) --no-print-directory test-ui test-e2e
+
+## test-ui: svelte-check, Vitest, and Playwright on the built UI with the Tauri IPC mocked
+test-ui: ui-deps
+	cd ui && npm run check && npm test && npm run build:mock && npm run test:browser
+
+## test-e2e: the real desktop app under Xvfb, driven by tauri-driver + WebKitWebDriver
+test-e2e:
+	$(CARGO) build -p baton-desktop -p baton-scripted-llm --bins
+	scripts/with-keyring.sh node tests/e2e/desktop.mjs --app $(BIN_DIR)/baton-desktop \
+	  --scripted $(BIN_DIR)/baton-scripted-llm --out $(CARGO_TARGET_DIR)/e2e-screenshots
 
 ## bench: criterion benchmarks and whole-flow benchmarks, as ratios against baselines
 bench: setup

@@ -9,6 +9,10 @@ APT_PACKAGES=(
   curl time                               # bench baselines and peak RSS
   cmake clang libclang-dev                # llama.cpp, built from source by llama-cpp-sys-2
   tesseract-ocr tesseract-ocr-eng libtesseract-dev libleptonica-dev  # local OCR for images and scanned PDFs
+  libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev  # the desktop app (Tauri 2)
+  librsvg2-dev libayatana-appindicator3-dev libxdo-dev
+  xvfb xauth webkit2gtk-driver            # end-to-end tests of the real app under a virtual display
+  chromium                                # UI browser tests (Playwright drives Debian's Chromium)
 )
 
 sudo_cmd=()
@@ -18,10 +22,17 @@ missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# The web UI build needs Node.js with npm (any recent distribution of it).
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v tauri-driver >/dev/null 2>&1; then
+  echo "setup: installing tauri-driver"
+  cargo install tauri-driver --locked
 fi
 
 if ! cargo nextest --version >/dev/null 2>&1; then

@@ -237,6 +237,44 @@ impl ScriptedServer {
     }
 }
 
+/// Out-of-process tests drive the server over HTTP: `POST
+/// /_control/script` queues a JSON array of steps, `GET
+/// /_control/requests` lists what was received (bodies as text).
+fn control_route(state: &Mutex<State>, route: &str, body: &[u8]) -> Response {
+    match route {
+        "script" => match serde_json::from_slice::<Vec<Step>>(body) {
+            Ok(steps) => {
+                let mut s = state.lock().expect("state");
+                let n = steps.len();
+                s.script.extend(steps);
+                plain(200, "application/json", format!(r#"{{"queued":{n}}}"#))
+            }
+            Err(e) => plain(
+                400,
+                "application/json",
+                serde_json::json!({"error": format!("not a list of steps: {e}")}).to_string(),
+            ),
+        },
+        "requests" => {
+            let s = state.lock().expect("state");
+            let list: Vec<Value> = s
+                .requests
+                .iter()
+                .map(|r| {
+                    serde_json::json!({"method": r.method, "path": r.path,
+                                       "body": String::from_utf8_lossy(&r.body)})
+                })
+                .collect();
+            plain(200, "application/json", Value::Array(list).to_string())
+        }
+        other => plain(
+            404,
+            "application/json",
+            format!(r#"{{"error":"no control route {other}"}}"#),
+        ),
+    }
+}
+
 async fn handle(
     state: Arc<Mutex<State>>,
     method: Method,
@@ -246,6 +284,9 @@ async fn handle(
 ) -> Response {
     let at = Instant::now();
     let path = uri.path().to_string();
+    if let Some(control) = path.strip_prefix("/_control/") {
+        return control_route(&state, control, &body);
+    }
     let recorded = Recorded {
         method: method.to_string(),
         path: path.clone(),

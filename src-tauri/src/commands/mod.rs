@@ -1,0 +1,8 @@
+//! The commands the UI invokes, one file per area. Each validates its
+//! input and calls the engine; none holds engine logic.
+
+pub mod attachments;
+pub mod chat;
+pub mod index;
+pub mod sessions;
+pub mod settings;

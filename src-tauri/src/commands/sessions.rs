@@ -1,0 +1,212 @@
+//! The conversations sidebar over the engine's session store.
+
+use baton_llm::{ContentPart, Message};
+use tauri::State;
+
+use crate::dto::{IpcError, MessageView, SessionSummary, SessionView, ToolCallView};
+use crate::error::IpcResult;
+use crate::state::AppState;
+
+fn summary(info: baton_agent::SessionInfo) -> SessionSummary {
+    SessionSummary {
+        updated_ms: info
+            .modified
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as f64)
+            .unwrap_or(0.0),
+        id: info.id,
+        title: info.title,
+        message_count: info.messages as u32,
+    }
+}
+
+fn summary_of(state: &AppState, id: &str) -> IpcResult<SessionSummary> {
+    state
+        .engine()
+        .session_store()
+        .summaries()
+        .into_iter()
+        .find(|s| s.id == id)
+        .map(summary)
+        .ok_or_else(|| baton_agent::SessionError::NotFound(id.to_string()).into())
+}
+
+/// Saved conversations, newest first.
+#[tauri::command]
+#[specta::specta]
+pub fn list_sessions(state: State<'_, AppState>) -> IpcResult<Vec<SessionSummary>> {
+    Ok(state
+        .engine()
+        .session_store()
+        .summaries()
+        .into_iter()
+        .map(summary)
+        .collect())
+}
+
+/// One conversation as the chat view shows it.
+#[tauri::command]
+#[specta::specta]
+pub fn load_session(state: State<'_, AppState>, id: String) -> IpcResult<SessionView> {
+    let session = state.engine().session_store().load(&id)?;
+    Ok(SessionView {
+        id: session.id,
+        title: session.title,
+        messages: view_messages(&session.history),
+    })
+}
+
+/// Renames a conversation.
+#[tauri::command]
+#[specta::specta]
+pub fn rename_session(
+    state: State<'_, AppState>,
+    id: String,
+    title: String,
+) -> IpcResult<SessionSummary> {
+    let title = title.trim();
+    if title.is_empty() {
+        return Err(IpcError::invalid("a conversation needs a title"));
+    }
+    let store = state.engine().session_store();
+    let mut session = store.load(&id)?;
+    session.title = title.chars().take(120).collect();
+    store.save(&session)?;
+    summary_of(&state, &id)
+}
+
+/// Moves a conversation to the trash (undo with `restore_session`).
+#[tauri::command]
+#[specta::specta]
+pub fn delete_session(state: State<'_, AppState>, id: String) -> IpcResult<()> {
+    Ok(state.engine().session_store().trash(&id)?)
+}
+
+/// Brings a deleted conversation back.
+#[tauri::command]
+#[specta::specta]
+pub fn restore_session(state: State<'_, AppState>, id: String) -> IpcResult<SessionSummary> {
+    state.engine().session_store().restore(&id)?;
+    summary_of(&state, &id)
+}
+
+/// The stored history as chat messages: the user's own words (attachment
+/// blocks become names), and each answer with the tool calls made on the
+/// way, their results paired by call id.
+pub fn view_messages(history: &[Message]) -> Vec<MessageView> {
+    let mut out: Vec<MessageView> = Vec::new();
+    for m in history {
+        match m {
+            Message::System { .. } => {}
+            Message::User { content } => {
+                let text: String = content
+                    .iter()
+                    .filter_map(|p| match p {
+                        ContentPart::Text { text } => Some(text.as_str()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let (mut names, message) = baton_docs::split_prompt(&text);
+                names.extend(content.iter().filter_map(|p| match p {
+                    ContentPart::Attachment { name, .. } => Some(name.clone()),
+                    _ => None,
+                }));
+                out.push(MessageView {
+                    role: "user".into(),
+                    text: message.to_string(),
+                    tool_calls: Vec::new(),
+                    attachments: names,
+                });
+            }
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                // One answer may span several model turns (tool rounds).
+                let continues = out.last().is_some_and(|v| v.role == "assistant");
+                if !continues {
+                    out.push(MessageView {
+                        role: "assistant".into(),
+                        text: String::new(),
+                        tool_calls: Vec::new(),
+                        attachments: Vec::new(),
+                    });
+                }
+                let view = out.last_mut().expect("pushed above");
+                if !content.trim().is_empty() {
+                    if !view.text.is_empty() {
+                        view.text.push_str("\n\n");
+                    }
+                    view.text.push_str(content);
+                }
+                view.tool_calls
+                    .extend(tool_calls.iter().map(|c| ToolCallView {
+                        id: c.id.clone(),
+                        name: c.name.clone(),
+                        arguments: match &c.arguments {
+                            serde_json::Value::String(s) => s.clone(),
+                            v => serde_json::to_string_pretty(v).unwrap_or_default(),
+                        },
+                        result: None,
+                        is_error: false,
+                    }));
+            }
+            Message::Tool {
+                call_id,
+                content,
+                is_error,
+                ..
+            } => {
+                if let Some(call) = out
+                    .iter_mut()
+                    .rev()
+                    .flat_map(|v| v.tool_calls.iter_mut())
+                    .find(|c| &c.id == call_id)
+                {
+                    call.result = Some(content.clone());
+                    call.is_error = *is_error;
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use baton_llm::ToolCall;
+
+    #[test]
+    fn tool_rounds_fold_into_one_answer_with_results_paired() {
+        let history = vec![
+            Message::system("be brief"),
+            Message::user(
+                "<attachment name=\"r.pdf\" format=\"PDF\" size=\"1 KB\">\nx\n</attachment>\n\nSum it up",
+            ),
+            Message::Assistant {
+                content: String::new(),
+                tool_calls: vec![ToolCall {
+                    id: "c1".into(),
+                    name: "list_directory".into(),
+                    arguments: serde_json::json!({"path": "/"}),
+                }],
+            },
+            Message::Tool {
+                call_id: "c1".into(),
+                name: "list_directory".into(),
+                content: "r.pdf".into(),
+                is_error: false,
+            },
+            Message::assistant("It is a report."),
+        ];
+        let view = view_messages(&history);
+        assert_eq!(view.len(), 2);
+        assert_eq!(view[0].text, "Sum it up");
+        assert_eq!(view[0].attachments, vec!["r.pdf"]);
+        assert_eq!(view[1].text, "It is a report.");
+        assert_eq!(view[1].tool_calls.len(), 1);
+        assert_eq!(view[1].tool_calls[0].result.as_deref(), Some("r.pdf"));
+    }
+}

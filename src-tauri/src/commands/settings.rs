@@ -1,0 +1,274 @@
+//! Settings, providers and API keys (the keys live in the OS keychain
+//! only: never in the settings file, never in the webview).
+
+use std::time::Duration;
+
+use baton_config::{InteractionMode, KeySource};
+use baton_llm::Readiness;
+use tauri::State;
+
+use crate::dto::{AppInfo, ErrorCode, IpcError, KeyStatus, ProviderView, SettingsView};
+use crate::error::IpcResult;
+use crate::state::AppState;
+
+/// Version, provider and workspace for the title bar and the empty chat.
+#[tauri::command]
+#[specta::specta]
+pub fn app_info(state: State<'_, AppState>) -> IpcResult<AppInfo> {
+    let engine = state.engine();
+    let cfg = engine.provider_config(None)?;
+    Ok(AppInfo {
+        version: env!("CARGO_PKG_VERSION").into(),
+        provider: cfg.name.clone(),
+        model: cfg.model_name().to_string(),
+        workspace: engine.workspace.display().to_string(),
+        warnings: engine.warnings.clone(),
+    })
+}
+
+/// The settings as the panel edits them.
+#[tauri::command]
+#[specta::specta]
+pub fn get_settings(state: State<'_, AppState>) -> IpcResult<SettingsView> {
+    Ok(settings_view(&state.engine()))
+}
+
+fn settings_view(engine: &baton_engine::Engine) -> SettingsView {
+    let s = &engine.settings;
+    SettingsView {
+        provider: s.provider.clone(),
+        workspace: engine.workspace.display().to_string(),
+        interaction_mode: s.interaction_mode.map(|m| mode_name(m).to_string()),
+        anonymize: s.anonymize,
+        anonymize_terms: s.anonymize_terms.clone(),
+        attachment_context_chars: s.attachment_context_chars.min(u32::MAX as usize) as u32,
+        skip_indexing_on_startup: s.skip_indexing_on_startup,
+        ocr_provider: s.ocr_provider.clone(),
+    }
+}
+
+fn mode_name(m: InteractionMode) -> &'static str {
+    match m {
+        InteractionMode::Api => "api",
+        InteractionMode::Cli => "cli",
+    }
+}
+
+/// Validates and saves the settings (atomically), then reloads the engine.
+#[tauri::command]
+#[specta::specta]
+pub async fn save_settings(
+    app: tauri::AppHandle,
+    state: State<'_, AppState>,
+    settings: SettingsView,
+) -> IpcResult<SettingsView> {
+    let engine = state.engine();
+    let mut s = engine.settings.clone();
+    let known = |name: &str| engine.providers.get(name).is_some();
+    for name in settings.provider.iter().chain(&settings.ocr_provider) {
+        if !known(name) {
+            return Err(IpcError::invalid(format!(
+                "there is no provider named `{name}`"
+            )));
+        }
+    }
+    let workspace = settings.workspace.trim();
+    if workspace.is_empty() {
+        return Err(IpcError::invalid("choose a workspace folder"));
+    }
+    if !std::path::Path::new(workspace).is_absolute() {
+        return Err(IpcError::invalid(format!(
+            "the workspace must be a full path, not `{workspace}`"
+        )));
+    }
+    if settings.attachment_context_chars < 1000 {
+        return Err(IpcError::invalid(
+            "the attachment budget must be at least 1000 characters",
+        ));
+    }
+    s.provider = settings.provider;
+    s.workspace = Some(workspace.into());
+    s.interaction_mode = match settings.interaction_mode.as_deref() {
+        None | Some("") | Some("auto") => None,
+        Some("api") => Some(InteractionMode::Api),
+        Some("cli") => Some(InteractionMode::Cli),
+        Some(other) => {
+            return Err(IpcError::invalid(format!(
+                "unknown interaction mode `{other}` (use api or cli)"
+            )));
+        }
+    };
+    s.anonymize = settings.anonymize;
+    s.anonymize_terms = settings
+        .anonymize_terms
+        .iter()
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
+        .collect();
+    s.attachment_context_chars = settings.attachment_context_chars as usize;
+    s.skip_indexing_on_startup = settings.skip_indexing_on_startup;
+    s.ocr_provider = settings.ocr_provider;
+    s.save(&engine.paths.settings_file())?;
+    if state.reload().await? {
+        crate::commands::index::start_indexing(&app, false);
+    }
+    Ok(settings_view(&state.engine()))
+}
+
+/// Every provider entry with its readiness (servers probed briefly).
+#[tauri::command]
+#[specta::specta]
+pub async fn list_providers(state: State<'_, AppState>) -> IpcResult<Vec<ProviderView>> {
+    let engine = state.engine();
+    let states = engine.readiness(Duration::from_millis(1200)).await;
+    let custom = engine.user_provider_names();
+    let selected = engine.selected_provider().to_string();
+    Ok(engine
+        .providers
+        .providers
+        .iter()
+        .zip(states)
+        .map(|(p, r)| {
+            let missing_key = p.api_key_env.is_some()
+                && matches!(engine.secrets.api_key(&p.name, p.api_key_env.as_deref()), Ok(None));
+            let (ready, status) = match r {
+                Readiness::Ready(_) => (true, "ready".to_string()),
+                Readiness::NotReady(_) if missing_key => (false, "needs an API key".to_string()),
+                Readiness::NotReady(d) => (false, d),
+            };
+            ProviderView {
+                name: p.name.clone(),
+                dialect: p.dialect.as_str().into(),
+                model: p.model_name().into(),
+                endpoint: p.endpoint.clone().unwrap_or_default(),
+                api_key_env: p.api_key_env.clone(),
+                ready,
+                status,
+                custom: custom.contains(&p.name),
+                is_default: p.name == engine.providers.default,
+                selected: p.name == selected,
+            }
+        })
+        .collect())
+}
+
+/// Changes the endpoint and/or model of an entry of the user's own
+/// providers file.
+#[tauri::command]
+#[specta::specta]
+pub async fn update_provider(
+    state: State<'_, AppState>,
+    name: String,
+    endpoint: Option<String>,
+    model: Option<String>,
+) -> IpcResult<ProviderView> {
+    if let Some(e) = endpoint.as_deref().map(str::trim)
+        && !(e.starts_with("http://") || e.starts_with("https://"))
+    {
+        return Err(IpcError::invalid(format!(
+            "the endpoint must start with http:// or https://, not `{e}`"
+        )));
+    }
+    state
+        .engine()
+        .update_user_provider(&name, endpoint.as_deref(), model.as_deref())?;
+    state.reload().await?;
+    list_providers(state)
+        .await?
+        .into_iter()
+        .find(|p| p.name == name)
+        .ok_or_else(|| IpcError::new(ErrorCode::NotFound, format!("no provider named `{name}`")))
+}
+
+fn known_provider(state: &AppState, provider: &str) -> IpcResult<Option<String>> {
+    let engine = state.engine();
+    let cfg = engine.providers.get(provider).ok_or_else(|| {
+        IpcError::new(
+            ErrorCode::NotFound,
+            format!("there is no provider named `{provider}`"),
+        )
+    })?;
+    Ok(cfg.api_key_env.clone())
+}
+
+fn mask(key: &str) -> String {
+    let chars: Vec<char> = key.chars().collect();
+    if chars.len() <= 8 {
+        return "•".repeat(chars.len().max(4));
+    }
+    let head: String = chars[..3].iter().collect();
+    let tail: String = chars[chars.len() - 4..].iter().collect();
+    format!("{head}…{tail}")
+}
+
+fn status_of(state: &AppState, provider: &str) -> IpcResult<KeyStatus> {
+    let env = known_provider(state, provider)?;
+    let engine = state.engine();
+    let stored = engine.secrets.get(provider)?;
+    let source = match engine.secrets.api_key(provider, env.as_deref()) {
+        Ok(Some(k)) => match k.source {
+            KeySource::Env(var) => format!("environment ({var})"),
+            KeySource::Keychain => "keychain".into(),
+        },
+        _ => "none".into(),
+    };
+    Ok(KeyStatus {
+        provider: provider.to_string(),
+        stored: stored.is_some(),
+        masked: stored.as_deref().map(mask),
+        source,
+    })
+}
+
+/// Whether a key is stored for `provider` (masked).
+#[tauri::command]
+#[specta::specta]
+pub fn key_status(state: State<'_, AppState>, provider: String) -> IpcResult<KeyStatus> {
+    status_of(&state, &provider)
+}
+
+/// Stores an API key in the OS keychain.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_api_key(
+    state: State<'_, AppState>,
+    provider: String,
+    key: String,
+) -> IpcResult<KeyStatus> {
+    known_provider(&state, &provider)?;
+    let key = key.trim();
+    if key.is_empty() {
+        return Err(IpcError::invalid("the key is empty"));
+    }
+    if key.chars().any(char::is_whitespace) {
+        return Err(IpcError::invalid(
+            "the key contains spaces; paste only the key itself",
+        ));
+    }
+    state.engine().secrets.set(&provider, key)?;
+    // Providers read keys when they are built: rebuild on the next turn.
+    state.reload().await?;
+    status_of(&state, &provider)
+}
+
+/// Removes a provider's key from the keychain.
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_api_key(state: State<'_, AppState>, provider: String) -> IpcResult<KeyStatus> {
+    known_provider(&state, &provider)?;
+    state.engine().secrets.delete(&provider)?;
+    state.reload().await?;
+    status_of(&state, &provider)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mask;
+
+    #[test]
+    fn keys_are_masked_to_a_hint() {
+        assert_eq!(mask("sk-abcdef1234567890"), "sk-…7890");
+        assert_eq!(mask("short"), "•••••");
+        assert!(!mask("sk-abcdef1234567890").contains("abcdef"));
+    }
+}

@@ -1,0 +1,377 @@
+//! Values that cross the IPC boundary. TypeScript types for every one of
+//! them are generated into `ui/src/lib/bindings.ts` by tauri-specta, so the
+//! UI and the shell cannot drift. Numbers are `u32`, or `f64` exported as
+//! a plain `number` (always finite here). Field names are camelCase on the
+//! wire. Types only sent to the UI are `Serialize` only; only requests are
+//! `Deserialize`.
+
+use serde::{Deserialize, Serialize};
+use specta::Type;
+use specta_typescript::Number;
+
+/// A failure the UI can show: a stable code to branch on, a sentence for
+/// the user and optional details (the underlying error chain).
+#[derive(Debug, Clone, Serialize, Type, thiserror::Error)]
+#[serde(rename_all = "camelCase")]
+#[error("{message}")]
+pub struct IpcError {
+    /// What kind of failure.
+    pub code: ErrorCode,
+    /// One plain sentence for the user.
+    pub message: String,
+    /// More for the curious (the error chain), if any.
+    pub details: Option<String>,
+}
+
+/// The kinds of failure a command reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The request itself is wrong (empty message, unknown attachment id…).
+    InvalidInput,
+    /// A session, provider or attachment that does not exist.
+    NotFound,
+    /// The model provider failed (network, key, timeout).
+    Provider,
+    /// The OS keychain is unavailable or refused.
+    Keychain,
+    /// Reading or writing a file failed.
+    Io,
+    /// Something else is running (a turn in flight, an index rebuild).
+    Busy,
+    /// Settings or providers could not be saved or are invalid.
+    Config,
+    /// Anything else.
+    Internal,
+}
+
+/// One thing that happened during a chat turn, streamed over the turn's
+/// channel in order.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum ChatEvent {
+    /// The turn started; the session it belongs to (new chats get an id here).
+    Started {
+        /// Session id.
+        session_id: String,
+        /// Session title (from the first message).
+        title: String,
+    },
+    /// More answer text (Markdown).
+    TextDelta {
+        /// The text.
+        text: String,
+    },
+    /// A tool call starts.
+    ToolStarted {
+        /// Call id (pairs with `toolFinished`).
+        id: String,
+        /// Tool method.
+        name: String,
+        /// Arguments as pretty JSON text.
+        arguments: String,
+    },
+    /// A tool call ended.
+    ToolFinished {
+        /// Call id.
+        id: String,
+        /// Tool method as resolved.
+        name: String,
+        /// Result (or the error the model saw) as pretty JSON text.
+        result: String,
+        /// Whether the call failed.
+        is_error: bool,
+        /// How long it took.
+        #[specta(type = Number)]
+        duration_ms: f64,
+    },
+    /// A subagent got a task.
+    SubagentDelegated {
+        /// Its session id.
+        session_id: String,
+        /// The task.
+        task: String,
+    },
+    /// A subagent paused with a question for the user (answer by sending a message).
+    SubagentAsked {
+        /// Its session id.
+        session_id: String,
+        /// The question.
+        question: String,
+    },
+    /// A subagent finished.
+    SubagentFinished {
+        /// Its session id.
+        session_id: String,
+    },
+    /// The history was compacted to fit the context.
+    Compacted {
+        /// Messages before.
+        before: u32,
+        /// Messages after.
+        after: u32,
+    },
+    /// Tokens used by one model call.
+    Usage {
+        /// Prompt tokens.
+        input_tokens: u32,
+        /// Answer tokens.
+        output_tokens: u32,
+    },
+    /// A slash command's reply (no model call was made).
+    CommandReply {
+        /// The reply text.
+        text: String,
+    },
+    /// Something failed; the turn ends after this.
+    Error {
+        /// Plain-words message.
+        message: String,
+    },
+    /// The turn ended.
+    Done {
+        /// Why: `answered`, `stopped`, `error`, `limit`, or `command`.
+        reason: String,
+    },
+}
+
+/// What the composer sends.
+#[derive(Debug, Clone, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct SendRequest {
+    /// The session to continue; `null` starts a new one.
+    pub session_id: Option<String>,
+    /// The message (or a slash command such as `/model NAME`).
+    pub text: String,
+    /// Pending attachments to send with it (ids from `attachPaths`/`attachBytes`).
+    pub attachment_ids: Vec<String>,
+    /// Edit-and-resend: replace the last user message (and what followed it).
+    pub replace_last: bool,
+}
+
+/// What a finished turn left behind.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnResult {
+    /// The session (new chats get one).
+    pub session_id: String,
+    /// Its title.
+    pub title: String,
+    /// `answered`, `stopped`, `error`, `limit` or `command`.
+    pub reason: String,
+}
+
+/// A conversation in the sidebar.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    /// Id.
+    pub id: String,
+    /// Title (from the first message, or renamed).
+    pub title: String,
+    /// Last change, milliseconds since the Unix epoch.
+    #[specta(type = Number)]
+    pub updated_ms: f64,
+    /// Number of stored messages.
+    pub message_count: u32,
+}
+
+/// A whole conversation, as the chat view shows it.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionView {
+    /// Id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Messages in order (system messages and tool results folded into
+    /// the assistant message that made the calls).
+    pub messages: Vec<MessageView>,
+}
+
+/// One message shown in the chat.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageView {
+    /// `user` or `assistant`.
+    pub role: String,
+    /// Markdown text.
+    pub text: String,
+    /// Tool calls made while producing it, with their results.
+    pub tool_calls: Vec<ToolCallView>,
+    /// Names of files attached to it (user messages).
+    pub attachments: Vec<String>,
+}
+
+/// One finished tool call.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallView {
+    /// Call id.
+    pub id: String,
+    /// Method.
+    pub name: String,
+    /// Arguments as pretty JSON text.
+    pub arguments: String,
+    /// Result as pretty JSON text (`null` while running or if never answered).
+    pub result: Option<String>,
+    /// Whether it failed.
+    pub is_error: bool,
+}
+
+/// A file waiting in the composer.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AttachmentView {
+    /// Id to send or remove it by.
+    pub id: String,
+    /// File name.
+    pub name: String,
+    /// Size in bytes.
+    #[specta(type = Number)]
+    pub size: f64,
+    /// Conversion state.
+    pub state: AttachmentState,
+}
+
+/// Where an attachment's conversion to Markdown stands.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum AttachmentState {
+    /// Being converted.
+    Converting,
+    /// Converted and ready to send.
+    Ready {
+        /// Format label, e.g. `PDF`.
+        format: String,
+        /// Characters of Markdown.
+        chars: u32,
+        /// Pages, where the format has them.
+        pages: Option<u32>,
+    },
+    /// Cannot be read; it will be sent as a note saying why.
+    Skipped {
+        /// Why, in plain words.
+        reason: String,
+    },
+}
+
+/// Sent when an attachment is added, changes state or is removed.
+#[derive(Debug, Clone, Serialize, Type, tauri_specta::Event)]
+#[serde(rename_all = "camelCase")]
+pub struct AttachmentsChanged {
+    /// All pending attachments, in the order they were added.
+    pub attachments: Vec<AttachmentView>,
+}
+
+/// The settings the panel edits (the keychain holds keys, never these).
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingsView {
+    /// Chosen provider entry (`null`: the providers file's default).
+    pub provider: Option<String>,
+    /// Workspace folder.
+    pub workspace: String,
+    /// `api`, `cli`, or `null` for the entry's own mode.
+    pub interaction_mode: Option<String>,
+    /// Replace registered terms before anything leaves the machine.
+    pub anonymize: bool,
+    /// Terms to anonymize.
+    pub anonymize_terms: Vec<String>,
+    /// Characters of attachment text sent with one message.
+    pub attachment_context_chars: u32,
+    /// Skip the workspace index refresh at start-up.
+    pub skip_indexing_on_startup: bool,
+    /// Provider entry used for OCR (`null`: automatic).
+    pub ocr_provider: Option<String>,
+}
+
+/// A provider entry with its readiness.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderView {
+    /// Entry name.
+    pub name: String,
+    /// Wire dialect (`openai`, `anthropic`, `ollama`, `gemini`, `local`).
+    pub dialect: String,
+    /// Model id.
+    pub model: String,
+    /// Endpoint URL (empty for the embedded model).
+    pub endpoint: String,
+    /// Environment variable that can hold the key, if the entry needs one.
+    pub api_key_env: Option<String>,
+    /// Whether a call can be made now.
+    pub ready: bool,
+    /// Readiness in words: "ready", "needs an API key (…)", "model file missing…".
+    pub status: String,
+    /// An entry from the user's providers file (endpoint and model editable).
+    pub custom: bool,
+    /// The default entry.
+    pub is_default: bool,
+    /// The entry in use.
+    pub selected: bool,
+}
+
+/// Whether a provider's key is in the keychain, masked.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyStatus {
+    /// Provider entry.
+    pub provider: String,
+    /// A key is stored in the keychain.
+    pub stored: bool,
+    /// The key masked, e.g. `sk-…9f2c`.
+    pub masked: Option<String>,
+    /// Where the key in use comes from: `keychain`, `environment` or `none`.
+    pub source: String,
+}
+
+/// The workspace index.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexStatus {
+    /// Workspace folder.
+    pub workspace: String,
+    /// `idle`, `indexing`, `busy` (another process owns it) or `off`.
+    pub state: String,
+    /// Documents in the index.
+    pub documents: u32,
+    /// Files done in the running scan.
+    pub done: u32,
+    /// Files to scan in the running scan (0 when unknown).
+    pub total: u32,
+    /// Last failure, if any.
+    pub error: Option<String>,
+}
+
+/// Sent while the index is scanned (throttled).
+#[derive(Debug, Clone, Serialize, Type, tauri_specta::Event)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexProgress {
+    /// The status now.
+    pub status: IndexStatus,
+}
+
+/// What the title bar and the empty chat show.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AppInfo {
+    /// Baton's version.
+    pub version: String,
+    /// Provider entry in use.
+    pub provider: String,
+    /// Its model.
+    pub model: String,
+    /// Workspace folder.
+    pub workspace: String,
+    /// Warnings from loading settings and providers.
+    pub warnings: Vec<String>,
+}

@@ -1,0 +1,126 @@
+//! Engine failures turned into [`IpcError`]s the UI can show.
+
+use crate::dto::{ErrorCode, IpcError};
+
+/// What every command returns.
+pub type IpcResult<T> = Result<T, IpcError>;
+
+impl IpcError {
+    /// An error with a code and a message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    /// The request is wrong.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidInput, message)
+    }
+
+    /// Adds the underlying error chain as details.
+    pub fn with_details(mut self, details: impl Into<String>) -> Self {
+        self.details = Some(details.into());
+        self
+    }
+}
+
+/// The error chain below the top message, for `details`.
+fn chain(e: &dyn std::error::Error) -> Option<String> {
+    let mut parts = Vec::new();
+    let mut source = e.source();
+    while let Some(s) = source {
+        parts.push(s.to_string());
+        source = s.source();
+    }
+    (!parts.is_empty()).then(|| parts.join(": "))
+}
+
+fn from_error(code: ErrorCode, e: &dyn std::error::Error) -> IpcError {
+    IpcError {
+        code,
+        message: e.to_string(),
+        details: chain(e),
+    }
+}
+
+impl From<baton_engine::EngineError> for IpcError {
+    fn from(e: baton_engine::EngineError) -> Self {
+        use baton_engine::EngineError as E;
+        let code = match &e {
+            E::Provider(_) => ErrorCode::Provider,
+            E::Providers(_) | E::UserProviders { .. } | E::Paths(_) => ErrorCode::Config,
+            E::Attachment { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                ErrorCode::NotFound
+            }
+            E::Attachment { .. } | E::Workspace { .. } => ErrorCode::Io,
+            E::Index(baton_index::IndexError::Busy) => ErrorCode::Busy,
+            E::Index(_) | E::Catalog(_) => ErrorCode::Internal,
+        };
+        from_error(code, &e)
+    }
+}
+
+impl From<baton_llm::LlmError> for IpcError {
+    fn from(e: baton_llm::LlmError) -> Self {
+        from_error(ErrorCode::Provider, &e)
+    }
+}
+
+impl From<baton_agent::SessionError> for IpcError {
+    fn from(e: baton_agent::SessionError) -> Self {
+        use baton_agent::SessionError as S;
+        let code = match &e {
+            S::NotFound(_) => ErrorCode::NotFound,
+            S::BadName(_) => ErrorCode::InvalidInput,
+            S::Io { .. } | S::Corrupt { .. } => ErrorCode::Io,
+        };
+        from_error(code, &e)
+    }
+}
+
+impl From<baton_config::SecretError> for IpcError {
+    fn from(e: baton_config::SecretError) -> Self {
+        from_error(ErrorCode::Keychain, &e)
+    }
+}
+
+impl From<baton_config::SettingsError> for IpcError {
+    fn from(e: baton_config::SettingsError) -> Self {
+        from_error(ErrorCode::Config, &e)
+    }
+}
+
+impl From<baton_index::IndexError> for IpcError {
+    fn from(e: baton_index::IndexError) -> Self {
+        let code = match e {
+            baton_index::IndexError::Busy => ErrorCode::Busy,
+            _ => ErrorCode::Internal,
+        };
+        from_error(code, &e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_errors_keep_their_message_and_get_a_code() {
+        let e: IpcError = baton_agent::SessionError::NotFound("abc".into()).into();
+        assert_eq!(e.code, ErrorCode::NotFound);
+        assert!(e.message.contains("abc"), "{}", e.message);
+        let json = serde_json::to_value(&e).unwrap();
+        assert_eq!(json["code"], "not_found");
+        assert!(json.get("details").is_some());
+        let io = baton_engine::EngineError::Attachment {
+            path: "/x/report.pdf".into(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "gone"),
+        };
+        let e: IpcError = io.into();
+        assert_eq!(e.code, ErrorCode::NotFound);
+        assert!(e.message.contains("report.pdf"), "{}", e.message);
+    }
+}

@@ -1,0 +1,150 @@
+//! Baton's desktop shell: a thin Tauri layer over the engine. Commands in
+//! [`commands`] validate input and call the engine; the agent's events
+//! stream to the UI over a channel per turn; files dropped on the window
+//! arrive here as paths and are read and converted in Rust. TypeScript
+//! types for every command and event are generated from this crate
+//! ([`bindings`]) into `ui/src/lib/bindings.ts`.
+
+pub mod commands;
+pub mod dto;
+pub mod error;
+pub mod pending;
+pub mod state;
+pub mod stream;
+
+use baton_engine::{Engine, Overrides};
+use tauri::{DragDropEvent, Manager, WindowEvent};
+
+use crate::state::AppState;
+
+/// The typed command and event registry (also what generates the
+/// TypeScript bindings).
+pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
+    use commands::*;
+    tauri_specta::Builder::<tauri::Wry>::new()
+        .disable_serde_phases()
+        .commands(tauri_specta::collect_commands![
+            chat::send_message,
+            chat::regenerate,
+            chat::stop_generation,
+            attachments::attach_paths,
+            attachments::attach_bytes,
+            attachments::remove_attachment,
+            attachments::list_attachments,
+            sessions::list_sessions,
+            sessions::load_session,
+            sessions::rename_session,
+            sessions::delete_session,
+            sessions::restore_session,
+            settings::app_info,
+            settings::get_settings,
+            settings::save_settings,
+            settings::list_providers,
+            settings::update_provider,
+            settings::key_status,
+            settings::set_api_key,
+            settings::delete_api_key,
+            index::index_status,
+            index::rebuild_index,
+        ])
+        .events(tauri_specta::collect_events![
+            dto::AttachmentsChanged,
+            dto::IndexProgress
+        ])
+}
+
+/// Writes the TypeScript bindings to `path`.
+pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
+    bindings()
+        .export(
+            specta_typescript::Typescript::default()
+                .header("// Generated from src-tauri by `make bindings`. Do not edit."),
+            path,
+        )
+        .map_err(|e| e.to_string())
+}
+
+fn init_tracing() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("BATON_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Starts the app. The engine is loaded before the window opens; a broken
+/// settings or providers file still opens the app, with the warning shown.
+pub fn run() {
+    init_tracing();
+    let builder = bindings();
+    let app = tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_opener::init())
+        .invoke_handler(builder.invoke_handler())
+        .setup(move |app| {
+            builder.mount_events(app);
+            let shipped_dir = app.path().resource_dir().ok();
+            let engine = Engine::load(Overrides {
+                shipped_dir: shipped_dir.filter(|d| d.join("providers.json").exists()),
+                ..Overrides::default()
+            })?;
+            let skip_indexing = engine.settings.skip_indexing_on_startup;
+            app.manage(AppState::new(engine));
+            if !skip_indexing {
+                commands::index::start_indexing(app.handle(), false);
+            }
+            Ok(())
+        })
+        .on_window_event(|window, event| {
+            if let WindowEvent::DragDrop(DragDropEvent::Drop { paths, .. }) = event {
+                let app = window.app_handle().clone();
+                let paths = paths.clone();
+                tauri::async_runtime::spawn(async move {
+                    let read = tauri::async_runtime::spawn_blocking(move || {
+                        commands::attachments::read_paths(&paths)
+                    })
+                    .await;
+                    match read {
+                        Ok(Ok(files)) => {
+                            commands::attachments::attach_files(&app, files);
+                        }
+                        Ok(Err(e)) => tracing::warn!("dropped files not attached: {e}"),
+                        Err(e) => tracing::warn!("dropped files not attached: {e}"),
+                    }
+                });
+            }
+        })
+        .build(tauri::generate_context!());
+    match app {
+        Ok(app) => app.run(|_, _| {}),
+        Err(e) => {
+            tracing::error!("Baton could not start: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The committed bindings are what the Rust side generates: the UI
+    /// and the shell cannot drift. `make bindings` rewrites them.
+    #[test]
+    fn committed_bindings_match_the_rust_side() {
+        let committed =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/lib/bindings.ts");
+        let dir = tempfile::tempdir().unwrap();
+        let fresh = dir.path().join("bindings.ts");
+        super::export_bindings(&fresh).unwrap();
+        let fresh = std::fs::read_to_string(fresh).unwrap();
+        if std::env::var_os("BATON_WRITE_BINDINGS").is_some() {
+            std::fs::write(&committed, &fresh).unwrap();
+            return;
+        }
+        let old = std::fs::read_to_string(&committed).unwrap_or_default();
+        assert!(
+            old == fresh,
+            "ui/src/lib/bindings.ts is out of date with src-tauri: run `make bindings`"
+        );
+    }
+}

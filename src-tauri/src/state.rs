@@ -1,0 +1,177 @@
+//! What the app holds for its whole life, managed once at start-up: the
+//! engine (reloaded when settings change), the agent for the current
+//! provider, the turn in flight, pending attachments and the index.
+
+use std::sync::{Arc, Mutex, RwLock};
+
+use baton_agent::Agent;
+use baton_engine::{Engine, IndexState};
+use baton_index::WorkspaceIndex;
+use tokio_util::sync::CancellationToken;
+
+use crate::dto::IndexStatus;
+use crate::error::IpcResult;
+use crate::pending::Attachments;
+
+/// An agent and what it was built for.
+struct CachedAgent {
+    key: String,
+    agent: Arc<Agent>,
+}
+
+/// The app's state (one per process).
+pub struct AppState {
+    engine: RwLock<Arc<Engine>>,
+    agent: tokio::sync::Mutex<Option<CachedAgent>>,
+    turn: Mutex<Option<CancellationToken>>,
+    /// Files waiting to be sent with the next message.
+    pub attachments: Attachments,
+    index: Mutex<Option<Arc<WorkspaceIndex>>>,
+    index_status: Mutex<IndexStatus>,
+}
+
+/// Locks a std mutex, taking the value even if a panicking thread held it.
+pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl AppState {
+    /// State over a loaded engine.
+    pub fn new(engine: Engine) -> Self {
+        let status = IndexStatus {
+            workspace: engine.workspace.display().to_string(),
+            state: "off".into(),
+            documents: 0,
+            done: 0,
+            total: 0,
+            error: None,
+        };
+        Self {
+            engine: RwLock::new(Arc::new(engine)),
+            agent: tokio::sync::Mutex::new(None),
+            turn: Mutex::new(None),
+            attachments: Attachments::default(),
+            index: Mutex::new(None),
+            index_status: Mutex::new(status),
+        }
+    }
+
+    /// The engine as loaded now.
+    pub fn engine(&self) -> Arc<Engine> {
+        Arc::clone(&self.engine.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Re-reads settings and providers (after they were saved); the next
+    /// turn builds a new agent. Returns whether the workspace changed.
+    pub async fn reload(&self) -> IpcResult<bool> {
+        let old = self.engine();
+        let new = old.reload()?;
+        let moved = new.workspace != old.workspace;
+        *self.engine.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(new);
+        if let Some(cached) = self.agent.lock().await.take() {
+            cached.agent.close().await;
+        }
+        if moved {
+            *lock(&self.index) = None;
+        }
+        Ok(moved)
+    }
+
+    /// The agent for `key` (provider, model and instructions), built by
+    /// `build` when the cached one was made for something else.
+    pub async fn agent(
+        &self,
+        key: String,
+        build: impl FnOnce() -> IpcResult<Agent>,
+    ) -> IpcResult<Arc<Agent>> {
+        let mut slot = self.agent.lock().await;
+        if let Some(cached) = slot.as_ref()
+            && cached.key == key
+        {
+            return Ok(Arc::clone(&cached.agent));
+        }
+        if let Some(old) = slot.take() {
+            old.agent.close().await;
+        }
+        let agent = Arc::new(build()?);
+        *slot = Some(CachedAgent {
+            key,
+            agent: Arc::clone(&agent),
+        });
+        Ok(agent)
+    }
+
+    /// Marks a turn as running; `None` when one already is.
+    pub fn begin_turn(&self) -> Option<CancellationToken> {
+        let mut turn = lock(&self.turn);
+        if turn.is_some() {
+            return None;
+        }
+        let token = CancellationToken::new();
+        *turn = Some(token.clone());
+        Some(token)
+    }
+
+    /// The turn ended.
+    pub fn end_turn(&self) {
+        lock(&self.turn).take();
+    }
+
+    /// Cancels the turn in flight (model call and running tool); whether
+    /// there was one.
+    pub fn stop_turn(&self) -> bool {
+        match lock(&self.turn).as_ref() {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The workspace index, if it could be opened.
+    pub fn index(&self) -> Option<Arc<WorkspaceIndex>> {
+        lock(&self.index).clone()
+    }
+
+    /// Sets the index (after opening it).
+    pub fn set_index(&self, index: Option<Arc<WorkspaceIndex>>) {
+        *lock(&self.index) = index;
+    }
+
+    /// The index status as last reported.
+    pub fn index_status(&self) -> IndexStatus {
+        let mut status = lock(&self.index_status).clone();
+        if let Some(index) = self.index()
+            && status.state != "indexing"
+        {
+            status.documents = index.document_count() as u32;
+        }
+        status
+    }
+
+    /// Records what the indexer reported; returns the new status.
+    pub fn apply_index_state(&self, state: &IndexState) -> IndexStatus {
+        let mut status = lock(&self.index_status);
+        status.workspace = self.engine().workspace.display().to_string();
+        match state {
+            IndexState::Scanning { done, total } => {
+                status.state = "indexing".into();
+                status.done = *done as u32;
+                status.total = *total as u32;
+                status.error = None;
+            }
+            IndexState::Idle { documents } => {
+                status.state = "idle".into();
+                status.documents = *documents as u32;
+                status.done = status.total;
+            }
+            IndexState::Busy => status.state = "busy".into(),
+            IndexState::Failed(e) => {
+                status.state = "off".into();
+                status.error = Some(e.clone());
+            }
+        }
+        status.clone()
+    }
+}

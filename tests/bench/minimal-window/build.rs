@@ -1,0 +1,4 @@
+//! Tauri's build step.
+fn main() {
+    tauri_build::build()
+}

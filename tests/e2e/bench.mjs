@@ -1,0 +1,102 @@
+// `make bench` figures for the desktop app, as ratios against a minimal
+// Tauri window built the same way (same tauri version, features and
+// profile), measured alternately in the same run:
+//  - cold start: launch until the chat input is interactive (median of N);
+//  - idle memory: resident memory of the app and its WebKit processes,
+//    3 s after start-up.
+//
+//   node tests/e2e/bench.mjs --app PATH --minimal PATH [--runs 5]
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { App, ensureDisplay, log, parseArgs, sleep, startDriver, stopAll } from './lib.mjs';
+
+const args = parseArgs(process.argv.slice(2));
+const runs = Number(args.runs ?? 5);
+// Interactive: the page has loaded and the chat input exists and is enabled.
+const READY = `const c = document.querySelector('[data-testid=composer]'); return document.readyState === 'complete' && !!c && !c.disabled`;
+const apps = {
+  baton: { bin: path.resolve(args.app), ready: READY },
+  minimal: { bin: path.resolve(args.minimal), ready: READY },
+};
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'baton-bench-'));
+const env = {
+  DISPLAY: await ensureDisplay(),
+  BATON_CONFIG_DIR: path.join(tmp, 'config'),
+  BATON_DATA_DIR: path.join(tmp, 'data'),
+  HOME: path.join(tmp, 'home'),
+};
+for (const d of [env.BATON_CONFIG_DIR, env.BATON_DATA_DIR, env.HOME]) mkdirSync(d, { recursive: true });
+const { url } = await startDriver(env);
+
+/** Processes whose executable is `bin`, plus all their descendants. */
+function processTree(bin) {
+  const procs = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      let exe = '';
+      try {
+        exe = readlinkSync(`/proc/${pid}/exe`);
+      } catch {}
+      procs.push({ pid: Number(pid), ppid, exe });
+    } catch {}
+  }
+  const roots = procs.filter((p) => p.exe === bin).map((p) => p.pid);
+  const tree = new Set(roots);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const p of procs) if (!tree.has(p.pid) && tree.has(p.ppid)) (tree.add(p.pid), (grew = true));
+  }
+  return [...tree];
+}
+
+function memoryMiB(pids) {
+  let rss = 0;
+  let pss = 0;
+  for (const pid of pids) {
+    try {
+      const s = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      rss += Number(/^Rss:\s+(\d+)/m.exec(s)?.[1] ?? 0);
+      pss += Number(/^Pss:\s+(\d+)/m.exec(s)?.[1] ?? 0);
+    } catch {}
+  }
+  return { rss: rss / 1024, pss: pss / 1024, processes: pids.length };
+}
+
+const results = { baton: [], minimal: [] };
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+try {
+  // One untimed launch each first, so both start with warm file caches.
+  for (let i = -1; i < runs; i++) {
+    for (const name of ['minimal', 'baton']) {
+      const { bin, ready } = apps[name];
+      const app = new App(url, bin);
+      const t = performance.now();
+      await app.open(ready, 60000);
+      const startMs = performance.now() - t;
+      await sleep(3000);
+      const mem = memoryMiB(processTree(bin));
+      await app.close();
+      await sleep(300);
+      if (i >= 0) results[name].push({ startMs, ...mem });
+      log(`${name} run ${i}: start ${startMs.toFixed(0)} ms, rss ${mem.rss.toFixed(0)} MiB, pss ${mem.pss.toFixed(0)} MiB in ${mem.processes} processes`);
+    }
+  }
+} finally {
+  stopAll();
+  rmSync(tmp, { recursive: true, force: true });
+}
+const fig = (name, key) => median(results[name].map((r) => r[key]));
+for (const [key, label, unit] of [
+  ['startMs', 'cold start to interactive chat input', 'ms'],
+  ['rss', 'idle memory, RSS of app + WebKit processes', 'MiB'],
+  ['pss', 'idle memory, PSS of app + WebKit processes', 'MiB'],
+]) {
+  const b = fig('baton', key);
+  const m = fig('minimal', key);
+  console.log(`${label}: Baton ${b.toFixed(0)} ${unit} vs minimal window ${m.toFixed(0)} ${unit} → ${(b / m).toFixed(2)}× (goal ≤ 1.3×, medians of ${runs})`);
+}

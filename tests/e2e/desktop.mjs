@@ -1,0 +1,188 @@
+// End-to-end test of the real desktop app: Xvfb + tauri-driver +
+// WebKitWebDriver drive the built binary against the scripted LLM server
+// (the one stand-in allowed: a loopback server speaking OpenAI's wire
+// protocol). Run inside scripts/with-keyring.sh so the app talks to a
+// private, real Secret Service.
+//
+//   node tests/e2e/desktop.mjs --app PATH --scripted PATH [--out DIR]
+//
+// Screenshots go to --out (default target/e2e-screenshots).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { App, children, ensureDisplay, freePort, log, parseArgs, start, startDriver, stopAll, until } from './lib.mjs';
+
+const args = parseArgs(process.argv.slice(2));
+const APP = path.resolve(args.app ?? 'target/debug/baton-desktop');
+const SCRIPTED = path.resolve(args.scripted ?? 'target/debug/baton-scripted-llm');
+const OUT = path.resolve(args.out ?? 'target/e2e-screenshots');
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const PDF = path.join(ROOT, 'tests/fixtures/docs/report.pdf');
+const PDF_PHRASE = 'Revenue grew by 12 percent compared with the previous quarter';
+const READY = `return !!document.querySelector('[data-testid=composer]')`;
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'baton-e2e-'));
+mkdirSync(OUT, { recursive: true });
+let failures = 0;
+
+// ---- scripted LLM server -------------------------------------------------
+const llmPort = await freePort();
+const llm = start(SCRIPTED, ['--port', String(llmPort)], {}, 'scripted-llm');
+const LLM = `http://127.0.0.1:${llmPort}`;
+await until('the scripted server', async () => (await fetch(`${LLM}/v1/models`)).ok);
+const script = async (steps) => {
+  const r = await fetch(`${LLM}/_control/script`, { method: 'POST', body: JSON.stringify(steps) });
+  if (!r.ok) throw new Error(await r.text());
+};
+const received = async () => (await fetch(`${LLM}/_control/requests`)).json();
+
+// ---- a private Baton home ------------------------------------------------
+const config = path.join(tmp, 'config');
+const data = path.join(tmp, 'data');
+const workspace = path.join(tmp, 'workspace');
+for (const d of [config, data, workspace]) mkdirSync(d, { recursive: true });
+writeFileSync(path.join(workspace, 'notes.txt'), 'Buy oat milk. Call the dentist on Friday.\n');
+writeFileSync(
+  path.join(config, 'providers.json'),
+  JSON.stringify({
+    default: 'scripted',
+    providers: [
+      { name: 'scripted', dialect: 'openai', endpoint: `${LLM}/v1`, model: 'scripted-model' },
+      { name: 'scripted-keyed', dialect: 'openai', endpoint: `${LLM}/v1`, model: 'scripted-model', apiKeyEnv: 'BATON_E2E_UNSET_KEY' },
+    ],
+  }),
+);
+writeFileSync(path.join(config, 'setup.json'), JSON.stringify({ provider: 'scripted', workspace }));
+
+// ---- display and driver --------------------------------------------------
+const display = await ensureDisplay();
+const appEnv = {
+  DISPLAY: display,
+  BATON_CONFIG_DIR: config,
+  BATON_DATA_DIR: data,
+  HOME: path.join(tmp, 'home'),
+  BATON_LOG: 'info,pdf_oxide=warn',
+};
+mkdirSync(appEnv.HOME, { recursive: true });
+const { driver, url } = await startDriver(appEnv);
+const app = new App(url, APP);
+const js = (s, ...a) => app.js(s, ...a);
+const screenshot = (name) => app.screenshot(OUT, name);
+const assistantTexts = () =>
+  js(`return [...document.querySelectorAll('[data-testid=message][data-role=assistant]')].map(e => e.innerText)`);
+const idle = () => js(`return !document.querySelector('[data-testid=stop]')`);
+async function send(text) {
+  await app.type('[data-testid=composer]', text);
+  await app.click('[data-testid=send]');
+}
+
+async function step(name, fn) {
+  const started = Date.now();
+  try {
+    await fn();
+    log(`ok   ${name} (${Date.now() - started} ms)`);
+  } catch (e) {
+    failures++;
+    log(`FAIL ${name}: ${e.stack ?? e}`);
+    try {
+      await screenshot(`FAILED-${name.replace(/\W+/g, '_')}`);
+    } catch {}
+  }
+}
+
+try {
+  const startedAt = Date.now();
+  await app.open(READY);
+  log(`app interactive after ${Date.now() - startedAt} ms`);
+  await screenshot('01-empty');
+
+  await step('a message streams an answer', async () => {
+    await script([{ kind: 'reply', text: 'Hello from the **scripted** model, streamed in pieces.', textPieces: 8, chunkSize: 40, chunkDelayMs: 30 }]);
+    await send('Say hello');
+    await until('the streamed answer', async () => (await assistantTexts()).some((t) => t.includes('Hello from the scripted model')));
+    await until('the turn to end', idle);
+    const html = await js(`return document.querySelector('[data-testid=message][data-role=assistant]').innerHTML`);
+    if (!html.includes('<strong>scripted</strong>')) throw new Error('the Markdown was not rendered: ' + html.slice(0, 300));
+    await screenshot('02-streamed-answer');
+  });
+
+  await step('a tool call and its result are shown', async () => {
+    await script([
+      { kind: 'reply', toolCalls: [['list_directory', { path: '/' }]] },
+      { kind: 'reply', text: 'Your workspace holds notes.txt.', textPieces: 3 },
+    ]);
+    await send('What is in my workspace?');
+    await until('the answer after the tool', async () => (await assistantTexts()).some((t) => t.includes('Your workspace holds notes.txt')));
+    await until('the turn to end', idle);
+    const calls = await js(`return [...document.querySelectorAll('[data-testid=tool-call]')].map(e => e.innerText)`);
+    if (!calls.some((c) => c.includes('list_directory'))) throw new Error('no tool call shown: ' + JSON.stringify(calls));
+    await js(`const d = [...document.querySelectorAll('[data-testid=tool-call]')].pop(); const det = d.tagName === 'DETAILS' ? d : d.querySelector('details'); if (det) det.open = true;`);
+    const expanded = await js(`return [...document.querySelectorAll('[data-testid=tool-call]')].pop().innerText`);
+    if (!expanded.includes('notes.txt')) throw new Error('the tool result is not shown: ' + expanded);
+    await screenshot('03-tool-call');
+  });
+
+  await step('an attached PDF is summarized from its text', async () => {
+    const views = await app.jsAsync(
+      `const done = arguments[arguments.length - 1];
+       window.__TAURI_INTERNALS__.invoke('attach_paths', { paths: [arguments[0]] }).then(done, (e) => done({ error: e }));`,
+      PDF,
+    );
+    if (views.error) throw new Error('attach_paths failed: ' + JSON.stringify(views.error));
+    await until('the chip to be ready', () => js(`const c = document.querySelector('[data-testid=attachment-chip]'); return c && c.dataset.state === 'ready'`));
+    await screenshot('04-attachment-ready');
+    await script([{ kind: 'reply', text: `The report says: "${PDF_PHRASE}."`, textPieces: 5 }]);
+    await send('Summarize the attached report in one sentence.');
+    await until('the summary', async () => (await assistantTexts()).some((t) => t.includes(PDF_PHRASE)));
+    await until('the turn to end', idle);
+    const bodies = (await received()).map((r) => r.body);
+    const last = bodies[bodies.length - 1];
+    if (!last.includes(PDF_PHRASE) || !last.includes('report.pdf'))
+      throw new Error('the PDF text did not reach the model');
+    await screenshot('05-pdf-summary');
+  });
+
+  await step('an API key saved in Settings is in the Secret Service', async () => {
+    await app.click('[data-testid=open-settings]');
+    await until('the providers', () => js(`return !!document.querySelector('[data-testid=provider-option][data-name=scripted-keyed]')`));
+    await app.click('[data-testid=provider-option][data-name=scripted-keyed]');
+    await until('the key field', () => js(`return !!document.querySelector('[data-testid=api-key-input]')`));
+    await app.type('[data-testid=api-key-input]', 'sk-e2e-secret-0042');
+    await app.click('[data-testid=save-key]');
+    await until('the key to be stored', () => js(`return document.querySelector('[data-testid=key-status]')?.dataset.stored === 'true'`));
+    const status = await js(`return document.querySelector('[data-testid=key-status]').innerText`);
+    if (status.includes('sk-e2e-secret-0042')) throw new Error('the key is shown unmasked');
+    const stored = execFileSync('secret-tool', ['lookup', 'service', 'baton', 'username', 'scripted-keyed']).toString().trim();
+    if (stored !== 'sk-e2e-secret-0042') throw new Error(`the Secret Service holds "${stored}"`);
+    const leaked = readFileSync(path.join(config, 'setup.json'), 'utf8').includes('sk-e2e') ||
+      (await js(`return JSON.stringify(localStorage) + JSON.stringify(sessionStorage)`)).includes('sk-e2e');
+    if (leaked) throw new Error('the key leaked into settings or web storage');
+    await screenshot('06-key-saved');
+    await app.click('[data-testid=close-settings]');
+  });
+
+  await step('after a restart the conversation is there', async () => {
+    await app.close();
+    await app.open(READY);
+    await until('the saved conversation', () => js(`return [...document.querySelectorAll('[data-testid=session-item]')].some(e => e.innerText.includes('Say hello'))`));
+    await app.click('[data-testid=session-item] button.open');
+    await until('its messages', async () => (await assistantTexts()).some((t) => t.includes('Hello from the scripted model')));
+    const texts = await assistantTexts();
+    if (!texts.some((t) => t.includes(PDF_PHRASE))) throw new Error('the later turns are missing: ' + JSON.stringify(texts));
+    await screenshot('07-after-restart');
+  });
+} catch (e) {
+  failures++;
+  log(`FAIL setup: ${e.stack ?? e}`);
+  for (const c of children) if (c.output) log(`--- ${c.label} ---\n${c.output.slice(-3000)}`);
+} finally {
+  await app.close();
+  stopAll();
+  rmSync(tmp, { recursive: true, force: true });
+}
+if (failures) {
+  log(`${failures} end-to-end step(s) failed; app log:\n${driver.output.slice(-4000)}`);
+  process.exit(1);
+}
+log('all end-to-end steps passed');

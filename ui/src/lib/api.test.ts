@@ -1,0 +1,61 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it } from 'vitest';
+import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
+import { api, ApiError, toIpcError } from './api';
+
+afterEach(() => clearMocks());
+
+describe('api', () => {
+  it('passes snake_case command names and camelCase args, returns data', async () => {
+    const seen: [string, unknown][] = [];
+    mockIPC((cmd, args) => {
+      seen.push([cmd, args]);
+      if (cmd === 'update_provider') return { name: 'x' };
+      if (cmd === 'attach_bytes') return [];
+    });
+    await api.updateProvider('x', null, 'm');
+    await api.attachBytes('a.png', 'AAAA');
+    expect(seen).toEqual([
+      ['update_provider', { name: 'x', endpoint: null, model: 'm' }],
+      ['attach_bytes', { name: 'a.png', dataBase64: 'AAAA' }],
+    ]);
+  });
+
+  it('turns {status:"error"} into ApiError with code, message and details', async () => {
+    mockIPC(() => {
+      throw { code: 'keychain', message: 'The keychain is locked.', details: 'org.freedesktop.Secret: locked' };
+    });
+    const err = await api.setApiKey('openai', 'sk-x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(toIpcError(err)).toEqual({ code: 'keychain', message: 'The keychain is locked.', details: 'org.freedesktop.Secret: locked' });
+  });
+
+  it('maps unknown failures to internal', () => {
+    expect(toIpcError(new Error('x')).code).toBe('internal');
+    expect(toIpcError('plain')).toEqual({ code: 'internal', message: 'plain', details: null });
+    expect(toIpcError({ code: 'weird', message: 'm' }).code).toBe('internal');
+  });
+
+  it('sends a channel with send_message and delivers its events in order', async () => {
+    mockIPC((cmd, args) => {
+      if (cmd !== 'send_message') return;
+      const a = args as { request: { text: string }; onEvent: { id: number } };
+      const run = (window as unknown as { __TAURI_INTERNALS__: { runCallback: (id: number, d: unknown) => void } }).__TAURI_INTERNALS__.runCallback;
+      // out of order on the wire: the channel reorders by index
+      run(a.onEvent.id, { index: 1, message: { type: 'textDelta', text: a.request.text } });
+      run(a.onEvent.id, { index: 0, message: { type: 'started', sessionId: 's1', title: 't' } });
+      run(a.onEvent.id, { index: 2, message: { type: 'done', reason: 'answered' } });
+      return { sessionId: 's1', title: 't', reason: 'answered' };
+    });
+    const got: string[] = [];
+    const res = await api.sendMessage({ sessionId: null, text: 'hi', attachmentIds: [], replaceLast: false }, (e) => got.push(e.type));
+    expect(res.sessionId).toBe('s1');
+    expect(got).toEqual(['started', 'textDelta', 'done']);
+  });
+
+  it('never writes to web storage', async () => {
+    mockIPC((cmd) => (cmd === 'set_api_key' ? { provider: 'p', stored: true, masked: 'sk-…1234', source: 'keychain' } : null));
+    await api.setApiKey('p', 'sk-secret-1234');
+    expect(localStorage.length + sessionStorage.length).toBe(0);
+  });
+});

@@ -1,0 +1,131 @@
+// The only module that knows how the UI talks to the Rust side. Everything
+// goes through the generated `commands`/`events`; failures become `ApiError`
+// (a stable code, one sentence and optional details) for the UI to show.
+// Nothing here stores settings or API keys anywhere: the keychain (Rust side)
+// is the only store.
+import { Channel } from '@tauri-apps/api/core';
+import type { UnlistenFn } from '@tauri-apps/api/event';
+import {
+  commands,
+  events,
+  type AppInfo,
+  type AttachmentView,
+  type ChatEvent,
+  type ErrorCode,
+  type IndexStatus,
+  type IpcError,
+  type KeyStatus,
+  type ProviderView,
+  type SendRequest,
+  type SessionSummary,
+  type SessionView,
+  type SettingsView,
+  type TurnResult,
+} from './bindings';
+
+export type * from './bindings';
+
+/** What every generated command resolves to. */
+export type Result<T, E> = { status: 'ok'; data: T } | { status: 'error'; error: E };
+
+const CODES: readonly ErrorCode[] = [
+  'invalid_input',
+  'not_found',
+  'provider',
+  'keychain',
+  'io',
+  'busy',
+  'config',
+  'internal',
+];
+
+/** A failed command, as the UI shows it. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly details: string | null;
+  constructor(e: IpcError) {
+    super(e.message);
+    this.name = 'ApiError';
+    this.code = e.code;
+    this.details = e.details;
+  }
+  toIpcError(): IpcError {
+    return { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** Turn anything a command can reject with into an `IpcError`. */
+export function toIpcError(e: unknown): IpcError {
+  if (e instanceof ApiError) return e.toIpcError();
+  if (e && typeof e === 'object' && 'code' in e && 'message' in e) {
+    const o = e as { code: unknown; message: unknown; details?: unknown };
+    const code = CODES.includes(o.code as ErrorCode) ? (o.code as ErrorCode) : 'internal';
+    return {
+      code,
+      message: String(o.message),
+      details: typeof o.details === 'string' ? o.details : null,
+    };
+  }
+  if (e instanceof Error) return { code: 'internal', message: e.message, details: e.stack ?? null };
+  return { code: 'internal', message: typeof e === 'string' ? e : 'Something went wrong.', details: null };
+}
+
+/** Unwrap a command result, throwing `ApiError` on `{status: "error"}`. */
+export function unwrap<T>(r: Result<T, IpcError>): T {
+  if (r.status === 'ok') return r.data;
+  throw new ApiError(toIpcError(r.error));
+}
+
+async function call<T>(p: Promise<Result<T, IpcError>>): Promise<T> {
+  try {
+    return unwrap(await p);
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    throw new ApiError(toIpcError(e));
+  }
+}
+
+function channel(onEvent: (e: ChatEvent) => void): Channel<ChatEvent> {
+  return new Channel<ChatEvent>(onEvent);
+}
+
+export const api = {
+  // chat
+  sendMessage: (request: SendRequest, onEvent: (e: ChatEvent) => void): Promise<TurnResult> =>
+    call(commands.sendMessage(request, channel(onEvent))),
+  regenerate: (sessionId: string, onEvent: (e: ChatEvent) => void): Promise<TurnResult> =>
+    call(commands.regenerate(sessionId, channel(onEvent))),
+  stopGeneration: (): Promise<boolean> => call(commands.stopGeneration()),
+  // attachments
+  attachPaths: (paths: string[]): Promise<AttachmentView[]> => call(commands.attachPaths(paths)),
+  attachBytes: (name: string, dataBase64: string): Promise<AttachmentView[]> =>
+    call(commands.attachBytes(name, dataBase64)),
+  removeAttachment: (id: string): Promise<AttachmentView[]> => call(commands.removeAttachment(id)),
+  listAttachments: (): Promise<AttachmentView[]> => call(commands.listAttachments()),
+  // sessions
+  listSessions: (): Promise<SessionSummary[]> => call(commands.listSessions()),
+  loadSession: (id: string): Promise<SessionView> => call(commands.loadSession(id)),
+  renameSession: (id: string, title: string): Promise<SessionSummary> => call(commands.renameSession(id, title)),
+  deleteSession: (id: string): Promise<null> => call(commands.deleteSession(id)),
+  restoreSession: (id: string): Promise<SessionSummary> => call(commands.restoreSession(id)),
+  // settings
+  appInfo: (): Promise<AppInfo> => call(commands.appInfo()),
+  getSettings: (): Promise<SettingsView> => call(commands.getSettings()),
+  saveSettings: (settings: SettingsView): Promise<SettingsView> => call(commands.saveSettings(settings)),
+  listProviders: (): Promise<ProviderView[]> => call(commands.listProviders()),
+  updateProvider: (name: string, endpoint: string | null, model: string | null): Promise<ProviderView> =>
+    call(commands.updateProvider(name, endpoint, model)),
+  keyStatus: (provider: string): Promise<KeyStatus> => call(commands.keyStatus(provider)),
+  setApiKey: (provider: string, key: string): Promise<KeyStatus> => call(commands.setApiKey(provider, key)),
+  deleteApiKey: (provider: string): Promise<KeyStatus> => call(commands.deleteApiKey(provider)),
+  // index
+  indexStatus: (): Promise<IndexStatus> => call(commands.indexStatus()),
+  rebuildIndex: (): Promise<IndexStatus> => call(commands.rebuildIndex()),
+  // events
+  onAttachmentsChanged: (cb: (list: AttachmentView[]) => void): Promise<UnlistenFn> =>
+    events.attachmentsChanged.listen((e) => cb(e.payload.attachments)),
+  onIndexProgress: (cb: (s: IndexStatus) => void): Promise<UnlistenFn> =>
+    events.indexProgress.listen((e) => cb(e.payload.status)),
+};
+
+export type Api = typeof api;

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatEvent } from './bindings';
+import { applyEvents, assistantMessage, finishTurn, fromView, isSystemOnly, lastIndexOfRole, messageText, prettyJson, userMessage, type TurnState } from './chat';
+
+const start = (): TurnState => ({ sessionId: null, title: null, message: assistantMessage(true), done: false });
+const fold = (evs: ChatEvent[], batch = 1): TurnState => {
+  let s = start();
+  for (let i = 0; i < evs.length; i += batch) s = applyEvents(s, evs.slice(i, i + batch));
+  return s;
+};
+
+describe('stream reducer', () => {
+  const evs: ChatEvent[] = [
+    { type: 'started', sessionId: 's9', title: 'Hello' },
+    { type: 'textDelta', text: 'Let me ' },
+    { type: 'textDelta', text: 'look.' },
+    { type: 'toolStarted', id: 'c1', name: 'fs.read', arguments: '{"path":"a"}' },
+    { type: 'toolStarted', id: 'c2', name: 'fs.list', arguments: '{}' },
+    { type: 'toolFinished', id: 'c2', name: 'fs.list', result: '[]', isError: false, durationMs: 5 },
+    { type: 'toolFinished', id: 'c1', name: 'fs.read', result: '"nope"', isError: true, durationMs: 12.5 },
+    { type: 'usage', inputTokens: 100, outputTokens: 20 },
+    { type: 'textDelta', text: 'Found ' },
+    { type: 'textDelta', text: 'it.' },
+    { type: 'usage', inputTokens: 50, outputTokens: 10 },
+    { type: 'done', reason: 'answered' },
+  ];
+
+  for (const batch of [1, 3, 100]) {
+    it(`folds a turn (batches of ${batch})`, () => {
+      const s = fold(evs, batch);
+      expect(s.sessionId).toBe('s9');
+      expect(s.title).toBe('Hello');
+      expect(s.done).toBe(true);
+      expect(s.message.streaming).toBe(false);
+      expect(s.message.reason).toBe('answered');
+      expect(s.message.usage).toEqual({ input: 150, output: 30 });
+      expect(s.message.parts).toEqual([
+        { kind: 'text', text: 'Let me look.' },
+        { kind: 'tool', id: 'c1', name: 'fs.read', arguments: '{"path":"a"}', result: '"nope"', isError: true, durationMs: 12.5, running: false },
+        { kind: 'tool', id: 'c2', name: 'fs.list', arguments: '{}', result: '[]', isError: false, durationMs: 5, running: false },
+        { kind: 'text', text: 'Found it.' },
+      ]);
+    });
+  }
+
+  it('shows a running tool until it finishes', () => {
+    const s = fold([{ type: 'toolStarted', id: 'x', name: 'web.get', arguments: '{}' }]);
+    expect(s.message.parts[0]).toMatchObject({ kind: 'tool', running: true, result: null });
+    expect(s.message.streaming).toBe(true);
+  });
+
+  it('keeps a finished call without a start', () => {
+    const s = fold([{ type: 'toolFinished', id: 'z', name: 'n', result: '1', isError: false, durationMs: 1 }]);
+    expect(s.message.parts).toHaveLength(1);
+    expect(s.message.parts[0]).toMatchObject({ id: 'z', arguments: '', running: false });
+  });
+
+  it('records errors, notes, questions and command replies', () => {
+    const s = fold([
+      { type: 'commandReply', text: 'Model set.' },
+      { type: 'compacted', before: 40, after: 12 },
+      { type: 'subagentDelegated', sessionId: 'a', task: 'Book' },
+      { type: 'subagentAsked', sessionId: 'a', question: 'How many?' },
+      { type: 'subagentFinished', sessionId: 'a' },
+      { type: 'error', message: 'Boom' },
+      { type: 'done', reason: 'error' },
+    ]);
+    const kinds = s.message.parts.map((p) => (p.kind === 'note' ? `note:${p.tone}` : p.kind));
+    expect(kinds).toEqual(['note:system', 'note:muted', 'note:muted', 'question', 'note:muted', 'note:error']);
+    expect(s.message.parts[5]).toEqual({ kind: 'note', tone: 'error', text: 'Boom' });
+    expect(s.message.reason).toBe('error');
+  });
+
+  it('ignores events after done and closes running tools', () => {
+    const s = fold([
+      { type: 'toolStarted', id: 'x', name: 'n', arguments: '{}' },
+      { type: 'done', reason: 'stopped' },
+      { type: 'textDelta', text: 'late' },
+    ]);
+    expect(s.message.parts).toHaveLength(1);
+    expect(s.message.parts[0]).toMatchObject({ running: false });
+    expect(s.message.reason).toBe('stopped');
+  });
+
+  it('returns the same state for an empty batch and new objects otherwise', () => {
+    const s0 = start();
+    expect(applyEvents(s0, [])).toBe(s0);
+    const s1 = applyEvents(s0, [{ type: 'textDelta', text: 'a' }]);
+    expect(s1).not.toBe(s0);
+    expect(s1.message).not.toBe(s0.message);
+    expect(s0.message.parts).toHaveLength(0);
+  });
+
+  it('finishTurn ends a turn that got no done', () => {
+    const s = finishTurn(fold([{ type: 'textDelta', text: 'half' }]), 'error', 'connection lost');
+    expect(s.done).toBe(true);
+    expect(s.message.parts.at(-1)).toEqual({ kind: 'note', tone: 'error', text: 'connection lost' });
+    const done = fold([{ type: 'done', reason: 'answered' }]);
+    expect(finishTurn(done, 'error', 'x')).toBe(done);
+  });
+});
+
+describe('message helpers', () => {
+  it('maps stored messages (tools before text)', () => {
+    const m = fromView({ role: 'assistant', text: 'Answer', toolCalls: [{ id: '1', name: 't', arguments: '{}', result: null, isError: false }], attachments: [] });
+    expect(m.parts.map((p) => p.kind)).toEqual(['tool', 'text']);
+    expect(m.streaming).toBe(false);
+    expect(fromView({ role: 'user', text: 'q', toolCalls: [], attachments: ['a.pdf'] }).attachments).toEqual(['a.pdf']);
+  });
+
+  it('text, roles, system-only', () => {
+    const u = userMessage('hi');
+    const a = fold([{ type: 'commandReply', text: 'ok' }]).message;
+    expect(messageText(u)).toBe('hi');
+    expect(isSystemOnly(a)).toBe(true);
+    expect(isSystemOnly(fold([{ type: 'textDelta', text: 'x' }]).message)).toBe(false);
+    expect(lastIndexOfRole([u, a, u], 'assistant')).toBe(1);
+    expect(lastIndexOfRole([u], 'assistant')).toBe(-1);
+  });
+
+  it('pretty-prints JSON and leaves other text alone', () => {
+    expect(prettyJson('{"a":[1,2]}')).toBe('{\n  "a": [\n    1,\n    2\n  ]\n}');
+    expect(prettyJson('not json')).toBe('not json');
+    expect(prettyJson(null)).toBe('');
+  });
+});

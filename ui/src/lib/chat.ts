@@ -1,0 +1,216 @@
+// The chat message model and the reducer that folds streamed ChatEvents into
+// it. Pure functions; no DOM.
+import type { ChatEvent, MessageView } from './bindings';
+
+export type ToolPart = {
+  kind: 'tool';
+  id: string;
+  name: string;
+  arguments: string;
+  result: string | null;
+  isError: boolean;
+  durationMs: number | null;
+  running: boolean;
+};
+export type Part =
+  | { kind: 'text'; text: string }
+  | ToolPart
+  | { kind: 'question'; sessionId: string; question: string }
+  | { kind: 'note'; tone: 'muted' | 'system' | 'error'; text: string };
+
+export type Role = 'user' | 'assistant';
+
+export interface ChatMessage {
+  key: number;
+  role: Role;
+  parts: Part[];
+  attachments: string[];
+  /** Still receiving events. */
+  streaming: boolean;
+  /** Why the turn ended (assistant messages). */
+  reason: string | null;
+  usage: { input: number; output: number } | null;
+}
+
+let nextKey = 1;
+export function newKey(): number {
+  return nextKey++;
+}
+
+export function userMessage(text: string, attachments: string[] = []): ChatMessage {
+  return { key: newKey(), role: 'user', parts: [{ kind: 'text', text }], attachments, streaming: false, reason: null, usage: null };
+}
+
+export function assistantMessage(streaming = true): ChatMessage {
+  return { key: newKey(), role: 'assistant', parts: [], attachments: [], streaming, reason: null, usage: null };
+}
+
+/** A message as stored, in the chat model (tool calls come before the answer text). */
+export function fromView(v: MessageView): ChatMessage {
+  const parts: Part[] = v.toolCalls.map((t) => ({
+    kind: 'tool' as const,
+    id: t.id,
+    name: t.name,
+    arguments: t.arguments,
+    result: t.result,
+    isError: t.isError,
+    durationMs: null,
+    running: false,
+  }));
+  if (v.text) parts.push({ kind: 'text', text: v.text });
+  return {
+    key: newKey(),
+    role: v.role === 'user' ? 'user' : 'assistant',
+    parts,
+    attachments: v.attachments,
+    streaming: false,
+    reason: null,
+    usage: null,
+  };
+}
+
+/** The message's plain text (for copy / edit). */
+export function messageText(m: ChatMessage): string {
+  return m.parts
+    .filter((p): p is { kind: 'text'; text: string } => p.kind === 'text')
+    .map((p) => p.text)
+    .join('\n\n');
+}
+
+export interface TurnState {
+  sessionId: string | null;
+  title: string | null;
+  message: ChatMessage;
+  done: boolean;
+}
+
+/**
+ * Fold a batch of events into the turn. Returns a new state object (and a new
+ * message object) when anything changed, so keyed views re-render only this
+ * message; the parts array is copied once per batch, not once per event.
+ */
+export function applyEvents(state: TurnState, evs: readonly ChatEvent[]): TurnState {
+  if (evs.length === 0) return state;
+  const parts = state.message.parts.slice();
+  let { sessionId, title, done } = state;
+  let reason = state.message.reason;
+  let usage = state.message.usage;
+  let pendingText = '';
+
+  const flushText = () => {
+    if (!pendingText) return;
+    const last = parts[parts.length - 1];
+    if (last && last.kind === 'text') parts[parts.length - 1] = { kind: 'text', text: last.text + pendingText };
+    else parts.push({ kind: 'text', text: pendingText });
+    pendingText = '';
+  };
+
+  for (const ev of evs) {
+    if (done) break; // nothing after `done` counts
+    if (ev.type === 'textDelta') {
+      pendingText += ev.text;
+      continue;
+    }
+    flushText();
+    switch (ev.type) {
+      case 'started':
+        sessionId = ev.sessionId;
+        title = ev.title;
+        break;
+      case 'toolStarted':
+        parts.push({ kind: 'tool', id: ev.id, name: ev.name, arguments: ev.arguments, result: null, isError: false, durationMs: null, running: true });
+        break;
+      case 'toolFinished': {
+        let idx = -1;
+        for (let i = parts.length - 1; i >= 0; i--) {
+          const p = parts[i]!;
+          if (p.kind === 'tool' && p.id === ev.id) {
+            idx = i;
+            break;
+          }
+        }
+        const finished: ToolPart = {
+          kind: 'tool',
+          id: ev.id,
+          name: ev.name,
+          arguments: idx >= 0 ? (parts[idx] as ToolPart).arguments : '',
+          result: ev.result,
+          isError: ev.isError,
+          durationMs: ev.durationMs,
+          running: false,
+        };
+        if (idx >= 0) parts[idx] = finished;
+        else parts.push(finished);
+        break;
+      }
+      case 'subagentDelegated':
+        parts.push({ kind: 'note', tone: 'muted', text: `Delegated to a subagent: ${ev.task}` });
+        break;
+      case 'subagentAsked':
+        parts.push({ kind: 'question', sessionId: ev.sessionId, question: ev.question });
+        break;
+      case 'subagentFinished':
+        parts.push({ kind: 'note', tone: 'muted', text: 'Subagent finished.' });
+        break;
+      case 'compacted':
+        parts.push({ kind: 'note', tone: 'muted', text: `History compacted: ${ev.before} → ${ev.after} messages.` });
+        break;
+      case 'usage':
+        usage = { input: (usage?.input ?? 0) + ev.inputTokens, output: (usage?.output ?? 0) + ev.outputTokens };
+        break;
+      case 'commandReply':
+        parts.push({ kind: 'note', tone: 'system', text: ev.text });
+        break;
+      case 'error':
+        parts.push({ kind: 'note', tone: 'error', text: ev.message });
+        break;
+      case 'done':
+        done = true;
+        reason = ev.reason;
+        break;
+    }
+  }
+  flushText();
+  if (done) {
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i]!;
+      if (p.kind === 'tool' && p.running) parts[i] = { ...p, running: false };
+    }
+  }
+  return {
+    sessionId,
+    title,
+    done,
+    message: { ...state.message, parts, reason, usage, streaming: !done },
+  };
+}
+
+/** End a turn that never got a `done` (the call failed or was cut off). */
+export function finishTurn(state: TurnState, reason: string, error?: string): TurnState {
+  if (state.done) return state;
+  const evs: ChatEvent[] = [];
+  if (error) evs.push({ type: 'error', message: error });
+  evs.push({ type: 'done', reason });
+  return applyEvents(state, evs);
+}
+
+/** Whether a message has nothing but system notes (slash-command replies). */
+export function isSystemOnly(m: ChatMessage): boolean {
+  return m.parts.length > 0 && m.parts.every((p) => p.kind === 'note' && p.tone === 'system');
+}
+
+/** Index of the last message with `role`, or -1. */
+export function lastIndexOfRole(ms: readonly ChatMessage[], role: Role): number {
+  for (let i = ms.length - 1; i >= 0; i--) if (ms[i]!.role === role) return i;
+  return -1;
+}
+
+/** Pretty-print JSON text; unchanged if it is not JSON. */
+export function prettyJson(s: string | null): string {
+  if (s === null) return '';
+  try {
+    return JSON.stringify(JSON.parse(s), null, 2);
+  } catch {
+    return s;
+  }
+}

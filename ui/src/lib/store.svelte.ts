@@ -1,0 +1,342 @@
+// The app's state and actions (Svelte 5 runes). Components read it and call
+// its methods; all IPC goes through `api`.
+import { api, toIpcError } from './api';
+import type { AppInfo, AttachmentView, ChatEvent, IpcError, SessionSummary } from './bindings';
+import {
+  applyEvents,
+  assistantMessage,
+  finishTurn,
+  fromView,
+  lastIndexOfRole,
+  messageText,
+  userMessage,
+  type ChatMessage,
+  type TurnState,
+} from './chat';
+import { anyConverting, sendableIds, sentNames } from './attachments';
+
+export interface Toast {
+  id: number;
+  text: string;
+  action?: { label: string; run: () => void };
+  tone?: 'info' | 'error';
+}
+
+let toastIds = 1;
+
+export class Store {
+  messages = $state.raw<ChatMessage[]>([]);
+  sessionId = $state<string | null>(null);
+  title = $state<string | null>(null);
+  sessions = $state.raw<SessionSummary[]>([]);
+  attachments = $state.raw<AttachmentView[]>([]);
+  streaming = $state(false);
+  info = $state.raw<AppInfo | null>(null);
+  error = $state.raw<IpcError | null>(null);
+  toasts = $state.raw<Toast[]>([]);
+  /** Edit-and-resend of the last user message in progress. */
+  editing = $state(false);
+  composerText = $state('');
+  loadingSession = $state(false);
+  /** Bumped when the composer should take focus. */
+  focusComposer = $state(0);
+
+  private turn: TurnState | null = null;
+  private queue: ChatEvent[] = [];
+  private raf = 0;
+  private view = 0;
+  private doneWaiters: (() => void)[] = [];
+
+  async init(): Promise<void> {
+    await Promise.all([
+      this.refreshInfo(),
+      this.refreshSessions(),
+      api.onAttachmentsChanged((list) => (this.attachments = list)).catch((e) => this.fail(e)),
+      api
+        .listAttachments()
+        .then((l) => (this.attachments = l))
+        .catch(() => {}),
+    ]);
+  }
+
+  fail(e: unknown): IpcError {
+    const err = toIpcError(e);
+    this.error = err;
+    return err;
+  }
+
+  toast(text: string, opts: { action?: Toast['action']; tone?: Toast['tone']; ms?: number } = {}): number {
+    const t: Toast = { id: toastIds++, text, action: opts.action, tone: opts.tone };
+    this.toasts = [...this.toasts, t];
+    setTimeout(() => this.dismissToast(t.id), opts.ms ?? 6000);
+    return t.id;
+  }
+
+  dismissToast(id: number): void {
+    this.toasts = this.toasts.filter((t) => t.id !== id);
+  }
+
+  async refreshInfo(): Promise<void> {
+    try {
+      this.info = await api.appInfo();
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  async refreshSessions(): Promise<void> {
+    try {
+      this.sessions = await api.listSessions();
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  // ------------------------------------------------------------------ chat
+
+  get canSend(): boolean {
+    return !this.streaming && !anyConverting(this.attachments) && (this.composerText.trim().length > 0);
+  }
+
+  async send(): Promise<void> {
+    const text = this.composerText.trim();
+    if (!text || this.streaming || anyConverting(this.attachments)) return;
+    const replaceLast = this.editing;
+    const ids = sendableIds(this.attachments);
+    const names = sentNames(this.attachments);
+    let base = this.messages;
+    if (replaceLast) {
+      const i = lastIndexOfRole(base, 'user');
+      if (i >= 0) base = base.slice(0, i);
+    }
+    this.composerText = '';
+    this.editing = false;
+    this.attachments = []; // the Rust side consumes them
+    this.messages = [...base, userMessage(text, names)];
+    await this.runTurn((onEvent) =>
+      api.sendMessage({ sessionId: this.sessionId, text, attachmentIds: ids, replaceLast }, onEvent),
+    );
+    // Commands that rewrite the conversation: show it as stored now.
+    if (/^\/session\s+(reset|compact|load)\b/i.test(text) && this.sessionId) {
+      await this.openSession(this.sessionId);
+    }
+  }
+
+  /** Answer a subagent's question: it is simply the next message. */
+  async answer(text: string): Promise<void> {
+    this.composerText = text;
+    this.editing = false;
+    await this.send();
+  }
+
+  async regenerate(): Promise<void> {
+    if (this.streaming || !this.sessionId) return;
+    const i = lastIndexOfRole(this.messages, 'assistant');
+    if (i >= 0 && i === this.messages.length - 1) this.messages = this.messages.slice(0, i);
+    const sid = this.sessionId;
+    await this.runTurn((onEvent) => api.regenerate(sid, onEvent));
+  }
+
+  startEdit(): void {
+    if (this.streaming) return;
+    const i = lastIndexOfRole(this.messages, 'user');
+    if (i < 0) return;
+    this.composerText = messageText(this.messages[i]!);
+    this.editing = true;
+    this.focusComposer++;
+  }
+
+  cancelEdit(): void {
+    this.editing = false;
+    this.composerText = '';
+  }
+
+  async stop(): Promise<void> {
+    if (!this.streaming) return;
+    try {
+      await api.stopGeneration();
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  private async runTurn(
+    start: (onEvent: (e: ChatEvent) => void) => Promise<{ sessionId: string; title: string; reason: string }>,
+  ): Promise<void> {
+    const view = this.view;
+    const msg = assistantMessage(true);
+    this.turn = { sessionId: this.sessionId, title: this.title, message: msg, done: false };
+    this.messages = [...this.messages, msg];
+    this.streaming = true;
+    this.error = null;
+    const onEvent = (ev: ChatEvent) => {
+      this.queue.push(ev);
+      if (ev.type === 'done') {
+        this.flush();
+        return;
+      }
+      if (!this.raf) this.raf = requestAnimationFrame(() => this.flush());
+    };
+    let reason = 'error';
+    let failure: IpcError | null = null;
+    try {
+      const res = await start(onEvent);
+      reason = res.reason;
+      if (this.view === view && !this.sessionId) {
+        this.sessionId = res.sessionId;
+        this.title = res.title;
+      }
+      if (this.turn && !this.turn.done) await this.waitForDone(1000);
+    } catch (e) {
+      failure = toIpcError(e);
+    }
+    this.flush();
+    if (this.turn && !this.turn.done) {
+      this.turn = finishTurn(this.turn, failure ? 'error' : reason, failure?.message);
+      this.publish(view);
+    }
+    if (failure && this.view === view) this.error = failure;
+    this.turn = null;
+    this.streaming = false;
+    this.focusComposer++;
+    void this.refreshSessions();
+  }
+
+  private waitForDone(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.doneWaiters.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+
+  private flush(): void {
+    if (this.raf) {
+      cancelAnimationFrame(this.raf);
+      this.raf = 0;
+    }
+    if (!this.turn || this.queue.length === 0) return;
+    const evs = this.queue;
+    this.queue = [];
+    this.turn = applyEvents(this.turn, evs);
+    this.publish(this.view);
+    if (this.turn.done) {
+      const ws = this.doneWaiters;
+      this.doneWaiters = [];
+      ws.forEach((w) => w());
+    }
+  }
+
+  private publish(view: number): void {
+    if (!this.turn || view !== this.view) return;
+    const t = this.turn;
+    if (t.sessionId && this.sessionId !== t.sessionId) {
+      this.sessionId = t.sessionId;
+      this.title = t.title;
+    }
+    const ms = this.messages;
+    const last = ms[ms.length - 1];
+    if (last && last.key === t.message.key) this.messages = [...ms.slice(0, -1), t.message];
+  }
+
+  // -------------------------------------------------------------- sessions
+
+  newChat(): void {
+    if (this.streaming) void this.stop();
+    this.view++;
+    this.messages = [];
+    this.sessionId = null;
+    this.title = null;
+    this.editing = false;
+    this.error = null;
+    this.focusComposer++;
+  }
+
+  async openSession(id: string): Promise<void> {
+    if (id === this.sessionId && !this.loadingSession) return;
+    if (this.streaming) void this.stop();
+    const view = ++this.view;
+    this.loadingSession = true;
+    try {
+      const s = await api.loadSession(id);
+      if (view !== this.view) return;
+      this.sessionId = s.id;
+      this.title = s.title;
+      this.messages = s.messages.map(fromView);
+      this.editing = false;
+      this.error = null;
+    } catch (e) {
+      if (view === this.view) this.fail(e);
+    } finally {
+      if (view === this.view) this.loadingSession = false;
+    }
+  }
+
+  async renameSession(id: string, title: string): Promise<void> {
+    const t = title.trim();
+    if (!t) return;
+    try {
+      const s = await api.renameSession(id, t);
+      this.sessions = this.sessions.map((x) => (x.id === id ? s : x));
+      if (this.sessionId === id) this.title = s.title;
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    const old = this.sessions.find((s) => s.id === id);
+    try {
+      await api.deleteSession(id);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    this.sessions = this.sessions.filter((s) => s.id !== id);
+    if (this.sessionId === id) this.newChat();
+    this.toast(`Deleted “${old?.title ?? 'chat'}”.`, {
+      action: { label: 'Undo', run: () => void this.restoreSession(id) },
+      ms: 6000,
+    });
+  }
+
+  async restoreSession(id: string): Promise<void> {
+    try {
+      const s = await api.restoreSession(id);
+      this.sessions = [s, ...this.sessions.filter((x) => x.id !== s.id)];
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  // ----------------------------------------------------------- attachments
+
+  async attachPaths(paths: string[]): Promise<void> {
+    if (paths.length === 0) return;
+    try {
+      this.attachments = await api.attachPaths(paths);
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  async attachBytes(name: string, b64: string): Promise<void> {
+    try {
+      this.attachments = await api.attachBytes(name, b64);
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  async removeAttachment(id: string): Promise<void> {
+    try {
+      this.attachments = await api.removeAttachment(id);
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+}
+
+export const store = new Store();

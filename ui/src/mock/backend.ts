@@ -1,0 +1,420 @@
+// A scripted fake of the Rust side, for the mock build and the browser tests.
+import { emit } from '@tauri-apps/api/event';
+import type {
+  AttachmentView,
+  ChatEvent,
+  IndexStatus,
+  IpcError,
+  KeyStatus,
+  MessageView,
+  ProviderView,
+  SendRequest,
+  SessionSummary,
+  SessionView,
+  SettingsView,
+  ToolCallView,
+  TurnResult,
+} from '../lib/bindings';
+import { markdownDoc, rng, tokenize } from './content';
+
+type Step = { events: ChatEvent[]; delay: number };
+type Script = Iterable<Step>;
+
+interface Session {
+  id: string;
+  title: string;
+  updatedMs: number;
+  messages: MessageView[];
+  deleted: boolean;
+}
+
+interface ChannelLike {
+  id: number;
+}
+
+const internals = () =>
+  (window as unknown as { __TAURI_INTERNALS__: { runCallback: (id: number, data: unknown) => void } }).__TAURI_INTERNALS__;
+
+function ipcError(code: IpcError['code'], message: string, details: string | null = null): IpcError {
+  return { code, message, details };
+}
+
+function mask(key: string): string {
+  return key.length <= 6 ? '••••' : `${key.slice(0, 3)}…${key.slice(-4)}`;
+}
+
+export class MockBackend {
+  calls: { cmd: string; args: unknown }[] = [];
+  opened: string[] = [];
+  providers: ProviderView[] = [
+    { name: 'local', dialect: 'local', model: 'qwen2.5-1.5b-instruct-q4', endpoint: '', apiKeyEnv: null, ready: true, status: 'ready', custom: false, isDefault: true, selected: true },
+    { name: 'openai', dialect: 'openai', model: 'gpt-4.1-mini', endpoint: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY', ready: false, status: 'needs an API key (OPENAI_API_KEY)', custom: false, isDefault: false, selected: false },
+    { name: 'anthropic', dialect: 'anthropic', model: 'claude-sonnet-4', endpoint: 'https://api.anthropic.com', apiKeyEnv: 'ANTHROPIC_API_KEY', ready: false, status: 'needs an API key (ANTHROPIC_API_KEY)', custom: false, isDefault: false, selected: false },
+    { name: 'my-ollama', dialect: 'ollama', model: 'llama3.1:8b', endpoint: 'http://localhost:11434', apiKeyEnv: null, ready: true, status: 'ready', custom: true, isDefault: false, selected: false },
+  ];
+  keys = new Map<string, string>();
+  settings: SettingsView = {
+    provider: null,
+    workspace: '/home/ada/Documents/baton-workspace',
+    interactionMode: null,
+    anonymize: false,
+    anonymizeTerms: [],
+    attachmentContextChars: 60000,
+    skipIndexingOnStartup: false,
+    ocrProvider: null,
+  };
+  sessions = new Map<string, Session>();
+  attachments: AttachmentView[] = [];
+  index: IndexStatus = { workspace: this.settings.workspace, state: 'idle', documents: 128, done: 0, total: 0, error: null };
+  nextScript: Script | null = null;
+  /** Time between streamed steps (ms). */
+  pace = 25;
+  private stopFlag = false;
+  private turnActive = false;
+  private seq = 1;
+  private attSeq = 1;
+
+  constructor() {
+    const now = Date.now();
+    this.addSession('Rust ownership basics', now - 3_600_000, [
+      { role: 'user', text: 'Explain ownership in Rust in two sentences.', toolCalls: [], attachments: [] },
+      {
+        role: 'assistant',
+        text: 'Every value in Rust has a single **owner**; when the owner goes out of scope the value is dropped.\n\nBorrowing (`&T`, `&mut T`) lets code use a value without taking ownership.\n\n```rust\nfn len(s: &String) -> usize { s.len() }\n```',
+        toolCalls: [],
+        attachments: [],
+      },
+    ]);
+    this.addSession('Trip planning: Lisbon', now - 86_400_000, [
+      { role: 'user', text: 'Find the notes about my Lisbon trip.', toolCalls: [], attachments: ['itinerary.pdf'] },
+      {
+        role: 'assistant',
+        text: 'Here is what I found in your workspace:\n\n| Day | Plan |\n|---|---|\n| 1 | Alfama walk |\n| 2 | Sintra |\n| 3 | Belém |',
+        toolCalls: [
+          { id: 'c1', name: 'workspace.search', arguments: '{"query":"Lisbon trip"}', result: '{"hits":3}', isError: false },
+        ],
+        attachments: [],
+      },
+    ]);
+  }
+
+  addSession(title: string, updatedMs: number, messages: MessageView[]): string {
+    const id = `s${this.seq++}`;
+    this.sessions.set(id, { id, title, updatedMs, messages, deleted: false });
+    return id;
+  }
+
+  /** A long conversation (for scrolling tests). */
+  addBigSession(n: number, title = 'A very long conversation'): string {
+    const r = rng(42);
+    const messages: MessageView[] = [];
+    for (let i = 0; i < n; i++) {
+      if (i % 2 === 0) {
+        messages.push({ role: 'user', text: `Question ${i / 2 + 1}: how does part ${i} of the index work?`, toolCalls: [], attachments: [] });
+      } else {
+        const tools: ToolCallView[] = i % 7 === 1 ? [{ id: `t${i}`, name: 'workspace.search', arguments: `{"query":"part ${i}"}`, result: '{"hits":2}', isError: false }] : [];
+        messages.push({ role: 'assistant', text: markdownDoc(40 + Math.floor(r() * 120), i), toolCalls: tools, attachments: [] });
+      }
+    }
+    return this.addSession(title, Date.now(), messages);
+  }
+
+  summary(s: Session): SessionSummary {
+    return { id: s.id, title: s.title, updatedMs: s.updatedMs, messageCount: s.messages.length };
+  }
+
+  async emitAttachments(list?: AttachmentView[]): Promise<void> {
+    if (list) this.attachments = list;
+    await emit('attachments-changed', { attachments: this.attachments });
+  }
+
+  async emitIndex(status: Partial<IndexStatus>): Promise<void> {
+    this.index = { ...this.index, ...status };
+    await emit('index-progress', { status: this.index });
+  }
+
+  /** The next reply streams `n` tokens of mixed Markdown in deltas of 1–3 tokens. */
+  streamTokens(n: number, opts: { perStep?: number; pace?: number } = {}): void {
+    const toks = tokenize(markdownDoc(n, 11)).slice(0, n);
+    const perStep = opts.perStep ?? 4;
+    if (opts.pace !== undefined) this.pace = opts.pace;
+    const r = rng(5);
+    const pace = () => this.pace;
+    this.nextScript = (function* () {
+      yield { events: [{ type: 'usage', inputTokens: 812, outputTokens: 0 } as ChatEvent], delay: 10 };
+      let i = 0;
+      while (i < toks.length) {
+        const events: ChatEvent[] = [];
+        for (let k = 0; k < perStep && i < toks.length; k++) {
+          const take = 1 + Math.floor(r() * 3);
+          events.push({ type: 'textDelta', text: toks.slice(i, i + take).join('') });
+          i += take;
+        }
+        yield { events, delay: pace() };
+      }
+    })();
+  }
+
+  /** The next reply streams this text (in small deltas), with optional extra events first. */
+  replyWith(text: string, before: ChatEvent[] = []): void {
+    this.nextScript = textScript(text, before, this.pace);
+  }
+
+  private scriptFor(req: SendRequest): Script {
+    if (this.nextScript) {
+      const s = this.nextScript;
+      this.nextScript = null;
+      return s;
+    }
+    const t = req.text.trim();
+    if (t.startsWith('/')) {
+      const reply = t === '/help' ? 'Commands:\n  /help        this list\n  /model NAME  switch the model\n  /clear       start over' : `Ran ${t.split(' ')[0]}.`;
+      return [{ events: [{ type: 'commandReply', text: reply }], delay: 5 }];
+    }
+    if (/tool/i.test(t)) {
+      return textScript('I searched your workspace and found **3** matching notes.', [
+        { type: 'toolStarted', id: 'call-1', name: 'workspace.search', arguments: '{"query":"lisbon","limit":5}' },
+      ], this.pace, [{ type: 'toolFinished', id: 'call-1', name: 'workspace.search', result: '{"hits":[{"path":"notes/lisbon.md","score":0.92}]}', isError: false, durationMs: 184 }]);
+    }
+    if (/\bask\b/i.test(t)) {
+      return [
+        { events: [{ type: 'subagentDelegated', sessionId: 'sub-1', task: 'Book a table' }], delay: 20 },
+        { events: [{ type: 'subagentAsked', sessionId: 'sub-1', question: 'For how many people should I book?' }], delay: 20 },
+      ];
+    }
+    if (/\bfail\b/i.test(t)) {
+      return [{ events: [{ type: 'textDelta', text: 'Let me try… ' }, { type: 'error', message: 'The provider did not answer within 60 s.' }], delay: 20 }];
+    }
+    if (/\bxss\b/i.test(t)) {
+      return textScript(
+        'Here you go: <img src=x onerror="window.__xss=1"> and <script>window.__xss=2</script>\n\n' +
+          '[click me](javascript:window.__xss=3) <iframe src="javascript:window.__xss=4"></iframe>\n\n' +
+          '![remote](https://example.com/tracker.png) <a href="#" onclick="window.__xss=5">x</a> done.\n',
+        [],
+        this.pace,
+      );
+    }
+    return textScript(
+      `You said: *${t.slice(0, 80)}*\n\n## Summary\n\nHere is a short answer with a list:\n\n- first point\n- second point with \`code\`\n\n` +
+        '```python\nprint("hello from Baton")\n```\n\n| Key | Value |\n|---|---|\n| a | 1 |\n\nSee [the docs](https://example.com/docs).\n',
+      [],
+      this.pace,
+    );
+  }
+
+  async handle(cmd: string, args: Record<string, unknown>): Promise<unknown> {
+    const logged: Record<string, unknown> = { ...args };
+    delete logged.onEvent;
+    this.calls.push({ cmd, args: logged });
+    switch (cmd) {
+      case 'send_message':
+        return this.send(args.request as SendRequest, args.onEvent as ChannelLike);
+      case 'regenerate': {
+        const s = this.sessions.get(args.sessionId as string);
+        if (!s) throw ipcError('not_found', 'That chat no longer exists.');
+        if (s.messages.at(-1)?.role === 'assistant') s.messages.pop();
+        return this.run(s, this.scriptFor({ sessionId: s.id, text: 'again', attachmentIds: [], replaceLast: false }), args.onEvent as ChannelLike);
+      }
+      case 'stop_generation':
+        this.stopFlag = this.turnActive;
+        return this.turnActive;
+      case 'attach_paths':
+        return this.attach((args.paths as string[]).map((p) => ({ name: p.split(/[\\/]/).pop() ?? p, size: 20480 + p.length * 999 })));
+      case 'attach_bytes':
+        return this.attach([{ name: args.name as string, size: Math.floor(((args.dataBase64 as string).length * 3) / 4) }]);
+      case 'remove_attachment':
+        this.attachments = this.attachments.filter((a) => a.id !== args.id);
+        void this.emitAttachments();
+        return this.attachments;
+      case 'list_attachments':
+        return this.attachments;
+      case 'list_sessions':
+        return [...this.sessions.values()].filter((s) => !s.deleted).map((s) => this.summary(s));
+      case 'load_session': {
+        const s = this.sessions.get(args.id as string);
+        if (!s || s.deleted) throw ipcError('not_found', 'That chat no longer exists.');
+        return { id: s.id, title: s.title, messages: s.messages } satisfies SessionView;
+      }
+      case 'rename_session': {
+        const s = this.sessions.get(args.id as string);
+        if (!s) throw ipcError('not_found', 'That chat no longer exists.');
+        s.title = args.title as string;
+        return this.summary(s);
+      }
+      case 'delete_session': {
+        const s = this.sessions.get(args.id as string);
+        if (!s) throw ipcError('not_found', 'That chat no longer exists.');
+        s.deleted = true;
+        return null;
+      }
+      case 'restore_session': {
+        const s = this.sessions.get(args.id as string);
+        if (!s) throw ipcError('not_found', 'That chat is not in the trash.');
+        s.deleted = false;
+        return this.summary(s);
+      }
+      case 'app_info': {
+        const p = this.current();
+        return { version: '0.1.0-mock', provider: p.name, model: p.model, workspace: this.settings.workspace, warnings: [] };
+      }
+      case 'get_settings':
+        return structuredClone(this.settings);
+      case 'save_settings': {
+        const s = args.settings as SettingsView;
+        if (s.provider !== null && !this.providers.some((p) => p.name === s.provider)) throw ipcError('config', `There is no provider named “${s.provider}”.`);
+        if (!s.workspace.trim()) throw ipcError('config', 'The workspace folder is empty.', 'settings.workspace: must not be empty');
+        this.settings = structuredClone(s);
+        this.providers = this.providers.map((p) => ({ ...p, selected: p.name === this.current().name }));
+        return structuredClone(this.settings);
+      }
+      case 'list_providers':
+        return this.providers.map((p) => ({ ...p }));
+      case 'update_provider': {
+        const p = this.providers.find((x) => x.name === args.name);
+        if (!p) throw ipcError('not_found', 'No such provider.');
+        if (!p.custom) throw ipcError('invalid_input', 'Only entries from your providers file can be edited.');
+        if (typeof args.endpoint === 'string') p.endpoint = args.endpoint;
+        if (typeof args.model === 'string') p.model = args.model;
+        return { ...p };
+      }
+      case 'key_status':
+        return this.keyStatus(args.provider as string);
+      case 'set_api_key': {
+        const key = (args.key as string).trim();
+        if (!key) throw ipcError('invalid_input', 'The key is empty.');
+        this.keys.set(args.provider as string, key);
+        this.setReady(args.provider as string, true);
+        return this.keyStatus(args.provider as string);
+      }
+      case 'delete_api_key':
+        this.keys.delete(args.provider as string);
+        this.setReady(args.provider as string, false);
+        return this.keyStatus(args.provider as string);
+      case 'index_status':
+        return { ...this.index };
+      case 'rebuild_index':
+        this.index = { ...this.index, state: 'indexing', done: 0, total: 40 };
+        void this.fakeIndexing();
+        return { ...this.index };
+      case 'plugin:dialog|open': {
+        const o = (args.options ?? {}) as { directory?: boolean };
+        return o.directory ? '/home/ada/Projects/new-workspace' : ['/home/ada/Downloads/report.pdf', '/home/ada/notes.md'];
+      }
+      case 'plugin:opener|open_url':
+        this.opened.push(args.url as string);
+        return null;
+      default:
+        throw ipcError('internal', `The mock does not know the command ${cmd}.`);
+    }
+  }
+
+  private current(): ProviderView {
+    return this.providers.find((p) => p.name === this.settings.provider) ?? this.providers.find((p) => p.isDefault)!;
+  }
+
+  private keyStatus(provider: string): KeyStatus {
+    const k = this.keys.get(provider);
+    return { provider, stored: !!k, masked: k ? mask(k) : null, source: k ? 'keychain' : 'none' };
+  }
+
+  private setReady(name: string, ready: boolean) {
+    const p = this.providers.find((x) => x.name === name);
+    if (p && p.apiKeyEnv) {
+      p.ready = ready;
+      p.status = ready ? 'ready' : `needs an API key (${p.apiKeyEnv})`;
+    }
+  }
+
+  private async fakeIndexing() {
+    for (let i = 1; i <= 40; i++) {
+      await sleep(40);
+      await this.emitIndex({ state: 'indexing', done: i, total: 40 });
+    }
+    await this.emitIndex({ state: 'idle', documents: this.index.documents + 3, done: 0, total: 0 });
+  }
+
+  private attach(files: { name: string; size: number }[]): AttachmentView[] {
+    const added: AttachmentView[] = files.map((f) => ({ id: `a${this.attSeq++}`, name: f.name, size: f.size, state: { kind: 'converting' } }));
+    this.attachments = [...this.attachments, ...added];
+    void this.emitAttachments();
+    setTimeout(() => {
+      this.attachments = this.attachments.map((a) => {
+        if (!added.some((x) => x.id === a.id)) return a;
+        if (/\.(exe|bin|zip)$/i.test(a.name)) return { ...a, state: { kind: 'skipped', reason: 'binary file, no text to read' } };
+        return { ...a, state: { kind: 'ready', format: (a.name.split('.').pop() ?? 'txt').toUpperCase(), chars: 1200, pages: /\.pdf$/i.test(a.name) ? 3 : null } };
+      });
+      void this.emitAttachments();
+    }, 400);
+    return this.attachments;
+  }
+
+  private async send(req: SendRequest, ch: ChannelLike): Promise<TurnResult> {
+    if (this.turnActive) throw ipcError('busy', 'A reply is already being written.');
+    if (!req.text.trim()) throw ipcError('invalid_input', 'The message is empty.');
+    let s = req.sessionId ? this.sessions.get(req.sessionId) : undefined;
+    if (req.sessionId && !s) throw ipcError('not_found', 'That chat no longer exists.');
+    if (!s) {
+      const id = this.addSession(req.text.trim().slice(0, 48), Date.now(), []);
+      s = this.sessions.get(id)!;
+    }
+    if (req.replaceLast) {
+      let i = s.messages.length - 1;
+      while (i >= 0 && s.messages[i]!.role !== 'user') i--;
+      if (i >= 0) s.messages = s.messages.slice(0, i);
+    }
+    const names = this.attachments.filter((a) => req.attachmentIds.includes(a.id)).map((a) => a.name);
+    this.attachments = this.attachments.filter((a) => !req.attachmentIds.includes(a.id));
+    if (req.attachmentIds.length) void this.emitAttachments();
+    s.messages.push({ role: 'user', text: req.text, toolCalls: [], attachments: names });
+    return this.run(s, this.scriptFor(req), ch);
+  }
+
+  private async run(s: Session, script: Script, ch: ChannelLike): Promise<TurnResult> {
+    this.turnActive = true;
+    this.stopFlag = false;
+    let index = 0;
+    const send = (message: ChatEvent) => internals().runCallback(ch.id, { index: index++, message });
+    send({ type: 'started', sessionId: s.id, title: s.title });
+    let text = '';
+    const tools = new Map<string, ToolCallView>();
+    let reason = 'answered';
+    for (const step of script) {
+      await sleep(step.delay);
+      if (this.stopFlag) {
+        reason = 'stopped';
+        break;
+      }
+      for (const ev of step.events) {
+        send(ev);
+        if (ev.type === 'textDelta') text += ev.text;
+        else if (ev.type === 'toolStarted') tools.set(ev.id, { id: ev.id, name: ev.name, arguments: ev.arguments, result: null, isError: false });
+        else if (ev.type === 'toolFinished') {
+          const t = tools.get(ev.id);
+          if (t) Object.assign(t, { result: ev.result, isError: ev.isError });
+        } else if (ev.type === 'commandReply') reason = 'command';
+        else if (ev.type === 'error') reason = 'error';
+      }
+      if (reason === 'error') break;
+    }
+    send({ type: 'usage', inputTokens: 640, outputTokens: Math.ceil(text.length / 4) });
+    send({ type: 'done', reason });
+    internals().runCallback(ch.id, { index: index++, end: true });
+    if (reason !== 'command') s.messages.push({ role: 'assistant', text, toolCalls: [...tools.values()], attachments: [] });
+    s.updatedMs = Date.now();
+    this.turnActive = false;
+    return { sessionId: s.id, title: s.title, reason };
+  }
+}
+
+function textScript(text: string, before: ChatEvent[], pace: number, after: ChatEvent[] = []): Step[] {
+  const steps: Step[] = [];
+  for (const ev of before) steps.push({ events: [ev], delay: 120 });
+  for (const ev of after) steps.push({ events: [ev], delay: 80 });
+  const toks = tokenize(text);
+  for (let i = 0; i < toks.length; i += 2) steps.push({ events: [{ type: 'textDelta', text: toks.slice(i, i + 2).join('') }], delay: pace });
+  return steps;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,468 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+
+export const tests = [];
+const test = (name, run, opts = {}) => tests.push({ name, run, ...opts });
+
+const sel = (id) => `[data-testid="${id}"]`;
+const lastAssistant = `${sel('message')}[data-role="assistant"]:last-of-type`;
+
+async function send(page, text) {
+  await page.fill(sel('composer'), text);
+  await page.press(sel('composer'), 'Enter');
+}
+
+async function waitDone(page, timeout = 15000) {
+  await page.waitForFunction(
+    () => {
+      const ms = document.querySelectorAll('[data-testid="message"][data-role="assistant"]');
+      const m = ms[ms.length - 1];
+      return m && m.getAttribute('data-streaming') === 'false' && document.querySelector('[data-testid="send"]');
+    },
+    null,
+    { timeout },
+  );
+}
+
+test('chat streams Markdown, copy button, link interception', async ({ page }) => {
+  await page.waitForSelector(sel('empty-state'));
+  assert.match(await page.textContent(sel('empty-model')), /local.*qwen2\.5/s);
+  await send(page, 'hello there');
+  await page.waitForSelector(`${sel('stop')}`);
+  await page.waitForSelector(`${sel('message')}[data-role="assistant"][data-streaming="true"]`);
+  await waitDone(page);
+  const a = page.locator(lastAssistant);
+  assert.equal(await a.locator('h2').textContent(), 'Summary');
+  assert.equal(await a.locator('table td').first().textContent(), 'a');
+  assert.equal(await a.locator('li').count(), 2);
+  assert.ok((await a.locator('code.language-python span.hljs-built_in, code.language-python span.hljs-string').count()) > 0, 'python is highlighted');
+  assert.equal(await a.locator('button.copy-code').count(), 1);
+  await a.locator('button.copy-code').click();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'print("hello from Baton")');
+  // The link opens in the system browser, not in the webview.
+  const before = page.url();
+  await a.locator('a', { hasText: 'the docs' }).click();
+  assert.equal(page.url(), before);
+  assert.deepEqual(await page.evaluate(() => window.__mock.opened), ['https://example.com/docs']);
+  // Sidebar got the new session.
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="session-item"]').length === 3);
+  assert.equal(await page.textContent(sel('chat-title')), 'hello there');
+  // The user message is there, rendered as text.
+  assert.equal(await page.textContent(`${sel('message')}[data-role="user"] .user-text`), 'hello there');
+});
+
+test('stop ends a streaming answer; Esc stops too', async ({ page }) => {
+  await page.evaluate(() => window.__mock.streamTokens(4000, { perStep: 2, pace: 20 }));
+  await send(page, 'write a lot');
+  await page.waitForFunction(() => (document.querySelector('[data-testid="message"][data-role="assistant"]')?.textContent?.length ?? 0) > 200);
+  await page.click(sel('stop'));
+  await waitDone(page);
+  const calls = await page.evaluate(() => window.__mock.calls.map((c) => c.cmd));
+  assert.ok(calls.includes('stop_generation'));
+  const len = (await page.locator(lastAssistant).textContent()).length;
+  assert.ok(len < 15000, `stopped early (${len} chars)`);
+  // Esc while streaming.
+  await page.evaluate(() => window.__mock.streamTokens(4000, { perStep: 2, pace: 20 }));
+  await send(page, 'again');
+  await page.waitForSelector(sel('stop'));
+  await page.waitForTimeout(150);
+  await page.press(sel('composer'), 'Escape');
+  await waitDone(page);
+  assert.equal(await page.evaluate(() => window.__mock.calls.filter((c) => c.cmd === 'stop_generation').length), 2);
+  // Regenerate and edit are offered on the last answer / question.
+  assert.equal(await page.locator(sel('regenerate')).count(), 1);
+  assert.equal(await page.locator(sel('edit-message')).count(), 1);
+});
+
+test('tool call collapsed then expanded; slash command note; error line; subagent question', async ({ page }) => {
+  await send(page, 'use the tool please');
+  await waitDone(page);
+  const tc = page.locator(sel('tool-call'));
+  await tc.waitFor();
+  assert.equal(await tc.getAttribute('data-status'), 'ok');
+  assert.equal(await tc.evaluate((d) => d.open), false);
+  assert.match(await tc.locator('summary').textContent(), /workspace\.search.*✓.*184 ms/s);
+  assert.equal(await page.locator(sel('tool-arguments')).count(), 0);
+  await tc.locator('summary').click();
+  assert.equal(await tc.evaluate((d) => d.open), true);
+  assert.match(await page.textContent(sel('tool-arguments')), /"query": "lisbon"/);
+  assert.match(await page.textContent(sel('tool-result')), /notes\/lisbon\.md/);
+
+  await send(page, '/help');
+  await waitDone(page);
+  const note = page.locator(`${lastAssistant} ${sel('note')}[data-tone="system"]`);
+  assert.match(await note.textContent(), /\/model NAME/);
+
+  await send(page, 'this will fail');
+  await waitDone(page);
+  assert.match(await page.locator(`${lastAssistant} ${sel('note')}[data-tone="error"]`).textContent(), /did not answer/);
+
+  await send(page, 'please ask me');
+  await waitDone(page);
+  await page.waitForSelector(sel('subagent-question'));
+  await page.fill(sel('subagent-answer'), 'Four people');
+  await page.press(sel('subagent-answer'), 'Enter');
+  await waitDone(page);
+  const sent = await page.evaluate(() => window.__mock.calls.filter((c) => c.cmd === 'send_message').map((c) => c.args.request.text));
+  assert.equal(sent.at(-1), 'Four people');
+});
+
+test('edit-and-resend and regenerate', async ({ page }) => {
+  await send(page, 'first question');
+  await waitDone(page);
+  await page.click(sel('edit-message'));
+  assert.equal(await page.inputValue(sel('composer')), 'first question');
+  await page.waitForSelector(sel('editing-banner'));
+  await page.fill(sel('composer'), 'edited question');
+  await page.press(sel('composer'), 'Enter');
+  await waitDone(page);
+  const reqs = await page.evaluate(() => window.__mock.calls.filter((c) => c.cmd === 'send_message').map((c) => c.args.request));
+  assert.equal(reqs.at(-1).replaceLast, true);
+  assert.equal(reqs.at(-1).text, 'edited question');
+  assert.equal(await page.locator(`${sel('message')}[data-role="user"]`).count(), 1);
+  await page.click(sel('regenerate'));
+  await waitDone(page);
+  assert.equal(await page.locator(`${sel('message')}[data-role="assistant"]`).count(), 1);
+  assert.ok(await page.evaluate(() => window.__mock.calls.some((c) => c.cmd === 'regenerate')));
+});
+
+test('attachments: drop zone, converting → ready, skipped reason, remove, send ids', async ({ page, out }) => {
+  // Drag highlight (DOM fallback in the mock build).
+  await page.evaluate(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(['x'], 'a.txt', { type: 'text/plain' }));
+    window.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true }));
+  });
+  await page.waitForSelector(sel('dropzone'));
+  await page.screenshot({ path: join(out, 'dropzone-1280x800-light.png') });
+  await page.evaluate(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(['x'], 'a.txt', { type: 'text/plain' }));
+    window.dispatchEvent(new DragEvent('dragleave', { dataTransfer: dt, bubbles: true }));
+  });
+  await page.waitForSelector(sel('dropzone'), { state: 'detached' });
+
+  // What Rust emits after a drop.
+  await page.evaluate(() =>
+    window.__mock.emitAttachments([
+      { id: 'x1', name: 'report.pdf', size: 245760, state: { kind: 'converting' } },
+      { id: 'x2', name: 'setup.exe', size: 1048576, state: { kind: 'converting' } },
+      { id: 'x3', name: 'notes.md', size: 2048, state: { kind: 'converting' } },
+    ]),
+  );
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="attachment-chip"][data-state="converting"]').length === 3);
+  assert.equal(await page.locator(`${sel('attachment-chip')} .spinner`).count(), 3);
+  assert.equal(await page.isDisabled(sel('send')), true);
+  await page.evaluate(() =>
+    window.__mock.emitAttachments([
+      { id: 'x1', name: 'report.pdf', size: 245760, state: { kind: 'ready', format: 'PDF', chars: 5000, pages: 4 } },
+      { id: 'x2', name: 'setup.exe', size: 1048576, state: { kind: 'skipped', reason: 'binary file, no text to read' } },
+      { id: 'x3', name: 'notes.md', size: 2048, state: { kind: 'ready', format: 'Markdown', chars: 900, pages: null } },
+    ]),
+  );
+  const ready = page.locator(`${sel('attachment-chip')}[data-id="x1"]`);
+  await page.waitForSelector(`${sel('attachment-chip')}[data-id="x1"][data-state="ready"]`);
+  assert.equal(await ready.locator(sel('attachment-detail')).textContent(), 'PDF · 240 KB · 4 pages');
+  const skipped = page.locator(`${sel('attachment-chip')}[data-id="x2"]`);
+  assert.equal(await skipped.getAttribute('data-state'), 'skipped');
+  assert.match(await skipped.textContent(), /binary file, no text to read/);
+  assert.match(await skipped.getAttribute('title'), /binary file/);
+  await page.screenshot({ path: join(out, 'attachments-1280x800-light.png') });
+  // Remove one.
+  await page.click(`${sel('attachment-chip')}[data-id="x3"] ${sel('remove-attachment')}`);
+  await page.waitForFunction(() => !document.querySelector('[data-testid="attachment-chip"][data-id="x3"]'));
+  assert.ok(await page.evaluate(() => window.__mock.calls.some((c) => c.cmd === 'remove_attachment' && c.args.id === 'x3')));
+  // Send carries ready + skipped ids, then the chips clear.
+  await send(page, 'summarize the report');
+  await waitDone(page);
+  const req = await page.evaluate(() => window.__mock.calls.find((c) => c.cmd === 'send_message').args.request);
+  assert.deepEqual(req.attachmentIds, ['x1', 'x2']);
+  assert.equal(await page.locator(sel('attachment-chip')).count(), 0);
+  assert.match(await page.textContent(`${sel('message')}[data-role="user"]`), /report\.pdf/);
+  // Paperclip: dialog → attach_paths → converting → ready.
+  await page.click(sel('attach'));
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="attachment-chip"]').length === 2);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="attachment-chip"][data-state="ready"]').length === 2);
+});
+
+test('settings: choose provider, save key (masked, not kept), save settings', async ({ page, out }) => {
+  await page.click(sel('open-settings'));
+  await page.waitForSelector(`${sel('provider-option')}[data-name="openai"]`);
+  await page.check(`${sel('provider-option')}[data-name="openai"] input`);
+  await page.waitForSelector(sel('api-key-input'));
+  await page.waitForSelector(`${sel('key-status')}:has-text("No key stored")`);
+  const KEY = 'sk-test-SECRET-1234567890abcd';
+  await page.fill(sel('api-key-input'), KEY);
+  await page.click(sel('save-key'));
+  await page.waitForSelector(`${sel('key-status')}[data-stored="true"]`);
+  assert.match(await page.textContent(sel('key-status')), /sk-…abcd/);
+  assert.equal(await page.inputValue(sel('api-key-input')), '');
+  const leaks = await page.evaluate((k) => {
+    const all = [];
+    for (const s of [localStorage, sessionStorage]) for (let i = 0; i < s.length; i++) all.push(s.key(i), s.getItem(s.key(i)));
+    const inputs = [...document.querySelectorAll('input, textarea')].map((e) => e.value);
+    return { storage: all.join('|').includes(k), dom: document.documentElement.outerHTML.includes(k), inputs: inputs.some((v) => v.includes(k)), storageLen: localStorage.length + sessionStorage.length };
+  }, KEY);
+  assert.deepEqual(leaks, { storage: false, dom: false, inputs: false, storageLen: 0 });
+  assert.equal(await page.evaluate(() => window.__mock.keys.get('openai')), KEY);
+  // Provider became ready.
+  await page.waitForSelector(`${sel('provider-option')}[data-name="openai"] ${sel('provider-status')}:has-text("ready")`);
+  // Custom entry edit.
+  await page.check(`${sel('provider-option')}[data-name="my-ollama"] input`);
+  await page.fill(sel('provider-model'), 'qwen3:14b');
+  await page.click(sel('apply-provider'));
+  await page.waitForFunction(() => window.__mock.providers.find((p) => p.name === 'my-ollama').model === 'qwen3:14b');
+  await page.check(`${sel('provider-option')}[data-name="openai"] input`);
+  // Other settings.
+  await page.click('button:has-text("Choose…")');
+  await page.waitForFunction(() => document.querySelector('[data-testid="workspace"]').value === '/home/ada/Projects/new-workspace');
+  await page.selectOption(sel('interaction-mode'), 'api');
+  await page.check(sel('anonymize'));
+  await page.fill(sel('anonymize-terms'), 'Ada Lovelace, ACME\nProject X');
+  await page.fill(sel('attachment-budget'), '20000');
+  await page.check(sel('skip-indexing'));
+  await page.screenshot({ path: join(out, 'settings-1280x800-light.png') });
+  await page.click(sel('save-settings'));
+  await page.waitForSelector(sel('settings-saved'));
+  const s = await page.evaluate(() => window.__mock.settings);
+  assert.deepEqual(s, {
+    provider: 'openai',
+    workspace: '/home/ada/Projects/new-workspace',
+    interactionMode: 'api',
+    anonymize: true,
+    anonymizeTerms: ['Ada Lovelace', 'ACME', 'Project X'],
+    attachmentContextChars: 20000,
+    skipIndexingOnStartup: true,
+    ocrProvider: null,
+  });
+  // Index rebuild shows progress from index-progress events.
+  await page.click(sel('rebuild-index'));
+  await page.waitForSelector(sel('index-progress'));
+  await page.waitForSelector(`${sel('index-status')}[data-state="idle"]`, { timeout: 10000 });
+  // Errors show inline.
+  await page.fill(sel('workspace'), '   ');
+  await page.click(sel('save-settings'));
+  await page.waitForSelector(`${sel('settings')} ${sel('error')}[data-code="config"]`);
+  await page.keyboard.press('Escape');
+  await page.waitForSelector(sel('api-key-input'), { state: 'detached' });
+  // The header shows the new provider's model.
+  await page.waitForFunction(() => document.body.textContent.includes('gpt-4.1-mini'));
+  // Keyboard: Ctrl+, opens settings.
+  await page.keyboard.press('Control+,');
+  await page.waitForSelector(sel('save-settings'));
+});
+
+test('sessions: switch, search, rename, delete + undo, new chat', async ({ page }) => {
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="session-item"]').length === 2);
+  const items = page.locator(sel('session-item'));
+  assert.equal(await items.first().locator(sel('session-title')).textContent(), 'Rust ownership basics');
+  await items.first().locator('button.open').click();
+  await page.waitForSelector(`${sel('message')}:has-text("single owner")`);
+  assert.equal(await page.textContent(sel('chat-title')), 'Rust ownership basics');
+  await items.nth(1).locator('button.open').click();
+  await page.waitForSelector(`${sel('message')}:has-text("Alfama")`);
+  assert.equal(await page.locator(`${sel('message')}:has-text("single owner")`).count(), 0);
+  assert.equal(await page.locator(sel('tool-call')).count(), 1);
+  // Search.
+  await page.fill(sel('session-search'), 'lisbon');
+  assert.equal(await items.count(), 1);
+  await page.fill(sel('session-search'), '');
+  // Rename (button).
+  await items.first().hover();
+  await items.first().locator(sel('rename-session')).click();
+  await page.fill(sel('rename-input'), 'Ownership, renamed');
+  await page.press(sel('rename-input'), 'Enter');
+  await page.waitForSelector(`${sel('session-title')}:has-text("Ownership, renamed")`);
+  assert.equal(await page.evaluate(() => window.__mock.sessions.get('s1').title), 'Ownership, renamed');
+  // Rename (double-click).
+  await items.nth(1).locator('button.open').dblclick();
+  await page.fill(sel('rename-input'), 'Lisbon');
+  await page.press(sel('rename-input'), 'Enter');
+  await page.waitForSelector(`${sel('session-title')}:has-text("Lisbon")`);
+  assert.equal(await page.textContent(sel('chat-title')), 'Lisbon');
+  // Delete + undo.
+  await items.first().hover();
+  await items.first().locator(sel('delete-session')).click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="session-item"]').length === 1);
+  await page.click(sel('toast-action'));
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="session-item"]').length === 2);
+  assert.equal(await page.evaluate(() => window.__mock.sessions.get('s1').deleted), false);
+  // New chat (button and Ctrl+N).
+  await page.click(sel('new-chat'));
+  await page.waitForSelector(sel('empty-state'));
+  await items.first().locator('button.open').click();
+  await page.waitForSelector(`${sel('message')}`);
+  await page.keyboard.press('Control+n');
+  await page.waitForSelector(sel('empty-state'));
+});
+
+test('sanitizing end to end: streamed HTML never executes', async ({ page }) => {
+  await send(page, 'xss test');
+  await waitDone(page);
+  await page.waitForTimeout(200);
+  const r = await page.evaluate(() => {
+    const m = document.querySelector('[data-testid="messages"]');
+    return {
+      xss: window.__xss ?? null,
+      imgs: m.querySelectorAll('img').length,
+      scripts: m.querySelectorAll('script').length,
+      iframes: m.querySelectorAll('iframe').length,
+      handlers: [...m.querySelectorAll('*')].some((e) => [...e.attributes].some((a) => a.name.startsWith('on'))),
+      jsLinks: [...m.querySelectorAll('a')].filter((a) => /javascript:/i.test(a.getAttribute('href') ?? '')).length,
+      text: m.textContent,
+    };
+  });
+  assert.equal(r.xss, null);
+  assert.equal(r.imgs, 0);
+  assert.equal(r.scripts, 0);
+  assert.equal(r.iframes, 0);
+  assert.equal(r.handlers, false);
+  assert.equal(r.jsLinks, 0);
+  assert.match(r.text, /click me/);
+  // Clicking the neutralized link does nothing.
+  await page.click('a:has-text("click me")');
+  assert.equal(await page.evaluate(() => window.__xss ?? null), null);
+});
+
+for (const scheme of ['light', 'dark']) {
+  for (const [w, h] of [[800, 600], [1280, 800]]) {
+    test(
+      `screenshot ${w}x${h} ${scheme}`,
+      async ({ page, out }) => {
+        await page.screenshot({ path: join(out, `empty-${w}x${h}-${scheme}.png`) });
+        if (w < 900) await page.click(sel('toggle-sidebar'));
+        await page.locator(sel('session-item')).nth(1).locator('button.open').click();
+        await page.waitForSelector(`${sel('message')}:has-text("Alfama")`);
+        await page.locator(`${sel('tool-call')} summary`).click();
+        await send(page, 'tell me more');
+        await page.waitForSelector(`${sel('message')}[data-role="assistant"][data-index="3"][data-streaming="false"]`);
+        await page.evaluate(() =>
+          window.__mock.emitAttachments([
+            { id: 'x1', name: 'report.pdf', size: 245760, state: { kind: 'ready', format: 'PDF', chars: 5000, pages: 4 } },
+            { id: 'x2', name: 'setup.exe', size: 1048576, state: { kind: 'skipped', reason: 'binary file' } },
+            { id: 'x3', name: 'photo.png', size: 345678, state: { kind: 'converting' } },
+          ]),
+        );
+        await page.waitForSelector(`${sel('attachment-chip')}[data-state="converting"]`);
+        await page.waitForTimeout(200);
+        await page.screenshot({ path: join(out, `chat-${w}x${h}-${scheme}.png`) });
+        // Layout: nothing overflows horizontally.
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 0, `horizontal overflow ${overflow}px`);
+        if (w < 900) assert.equal(await page.locator('nav.sidebar').count(), 0, 'sidebar collapses when narrow');
+        if (w < 900) await page.click(sel('toggle-sidebar'));
+        await page.click(sel('open-settings'));
+        await page.waitForSelector(sel('save-settings'));
+        await page.screenshot({ path: join(out, `settings-${w}x${h}-${scheme}.png`) });
+      },
+      { viewport: { width: w, height: h }, colorScheme: scheme },
+    );
+  }
+}
+
+// ------------------------------------------------------------------ performance
+
+const OBSERVE = () => {
+  window.__lt = [];
+  window.__lts = [];
+  window.__t0 = performance.now();
+  window.__gaps = [];
+  new PerformanceObserver((l) => {
+    for (const e of l.getEntries()) {
+      if (e.startTime < window.__t0) continue; // page start-up, not what we measure
+      window.__lt.push(e.duration);
+      window.__lts.push(`${Math.round(e.startTime - window.__t0)}+${Math.round(e.duration)}`);
+    }
+  }).observe({ type: 'longtask', buffered: true });
+  let last = performance.now();
+  window.__rafOn = true;
+  const loop = (t) => {
+    window.__gaps.push(t - last);
+    last = t;
+    if (window.__rafOn) requestAnimationFrame(loop);
+  };
+  requestAnimationFrame(loop);
+};
+const COLLECT = () => {
+  window.__rafOn = false;
+  const lt = window.__lt;
+  const gaps = window.__gaps.slice(1);
+  return { at: window.__lts.join(','), count: lt.filter((d) => d > 50).length, max: lt.length ? Math.max(...lt) : 0, maxGap: Math.max(0, ...gaps), frames: gaps.length };
+};
+
+test(
+  'perf: streaming 20000 tokens has no long task over 50 ms',
+  async ({ page }) => {
+    const N = 20000;
+    await page.evaluate((n) => window.__mock.streamTokens(n, { perStep: 4, pace: 10 }), N);
+    await page.fill(sel('composer'), 'stream a long answer');
+    await page.evaluate(OBSERVE);
+    const t0 = Date.now();
+    await page.press(sel('composer'), 'Enter');
+    await waitDone(page, 120000);
+    const secs = (Date.now() - t0) / 1000;
+    const r = await page.evaluate(COLLECT);
+    const stats = await page.evaluate(() => {
+      const m = [...document.querySelectorAll('[data-testid="message"][data-role="assistant"]')].at(-1);
+      return { chars: m.textContent.length, blocks: m.querySelectorAll('.md-block').length, code: m.querySelectorAll('pre code.hljs').length, lis: m.querySelectorAll('li').length };
+    });
+    console.log(
+      `PERF stream_tokens=${N} longtasks_over_50ms=${r.count} max_task_ms=${r.max.toFixed(1)} max_frame_gap_ms=${r.maxGap.toFixed(1)} frames=${r.frames} seconds=${secs.toFixed(1)} blocks=${stats.blocks} code_blocks=${stats.code}`,
+    );
+    assert.ok(stats.code > 20 && stats.lis > 100, `rendered Markdown (${JSON.stringify(stats)})`);
+    assert.equal(r.count, 0, `long tasks during the stream: max ${r.max} ms (start+duration: ${r.at}; stream took ${secs}s)`);
+  },
+  { viewport: { width: 1280, height: 800 } },
+);
+
+test(
+  'perf: 2000-message session loads and scrolls without long tasks',
+  async ({ page }) => {
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="session-item"]').length === 3);
+    await page.evaluate(OBSERVE);
+    await page.click(`${sel('session-item')}:has-text("A very long conversation") button.open`);
+    await page.waitForSelector(`${sel('message')}[data-index="1999"]`);
+    await page.waitForTimeout(300);
+    const load = await page.evaluate(COLLECT);
+    const rendered = await page.locator(sel('message')).count();
+    assert.ok(rendered <= 130, `windowed: ${rendered} messages in the DOM`);
+    await page.evaluate(OBSERVE);
+    const t0 = Date.now();
+    // Scroll to the very top, a screen at a time of wheel-like jumps.
+    let steps = 0;
+    while (!(await page.locator(`${sel('message')}[data-index="0"]`).count())) {
+      await page.evaluate(() => {
+        const s = document.querySelector('[data-testid="messages"]');
+        s.scrollTop = Math.max(0, s.scrollTop - 1500);
+      });
+      await page.waitForTimeout(30);
+      if (++steps > 3000) throw new Error('never reached the top');
+    }
+    await page.evaluate(() => (document.querySelector('[data-testid="messages"]').scrollTop = 0));
+    const upSteps = steps;
+    // And back to the bottom.
+    steps = 0;
+    while (
+      !(await page.evaluate(() => {
+        const s = document.querySelector('[data-testid="messages"]');
+        return !!s.querySelector('[data-index="1999"]') && s.scrollHeight - s.scrollTop - s.clientHeight < 4;
+      }))
+    ) {
+      await page.evaluate(() => {
+        const s = document.querySelector('[data-testid="messages"]');
+        s.scrollTop = s.scrollTop + 1500;
+      });
+      await page.waitForTimeout(30);
+      if (++steps > 3000) throw new Error('never reached the bottom');
+    }
+    const scroll = await page.evaluate(COLLECT);
+    const inDom = await page.locator(sel('message')).count();
+    console.log(
+      `PERF session_messages=2000 load_longtasks_over_50ms=${load.count} load_max_task_ms=${load.max.toFixed(1)} scroll_longtasks_over_50ms=${scroll.count} scroll_max_task_ms=${scroll.max.toFixed(1)} scroll_max_frame_gap_ms=${scroll.maxGap.toFixed(1)} scroll_steps=${upSteps}+${steps} dom_messages=${inDom} seconds=${((Date.now() - t0) / 1000).toFixed(1)}`,
+    );
+    assert.equal(load.count, 0, `long tasks while loading: max ${load.max} ms (${load.at})`);
+    assert.equal(scroll.count, 0, `long tasks while scrolling: max ${scroll.max} ms (${scroll.at})`);
+    assert.ok(inDom <= 130, `window stays bounded (${inDom})`);
+  },
+  { viewport: { width: 1280, height: 800 }, hash: '#big=2000' },
+);
