@@ -130,7 +130,10 @@ pub async fn list_providers(state: State<'_, AppState>) -> IpcResult<Vec<Provide
         .zip(states)
         .map(|(p, r)| {
             let missing_key = p.api_key_env.is_some()
-                && matches!(engine.secrets.api_key(&p.name, p.api_key_env.as_deref()), Ok(None));
+                && matches!(
+                    engine.secrets.api_key(&p.name, p.api_key_env.as_deref()),
+                    Ok(None)
+                );
             let (ready, status) = match r {
                 Readiness::Ready(_) => (true, "ready".to_string()),
                 Readiness::NotReady(_) if missing_key => (false, "needs an API key".to_string()),
