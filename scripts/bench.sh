@@ -70,3 +70,14 @@ python3 scripts/bench_convert.py --baton "$CARGO_TARGET_DIR/release/baton" --run
 echo
 echo "== workspace search: index build rate, query latency, save-to-searchable (10,000 generated documents) =="
 "$CARGO_TARGET_DIR/release/baton-index-bench" 10000 | grep -v '^{'
+
+echo
+echo "== desktop app vs a minimal Tauri window (same tauri, features and release profile) =="
+make --no-print-directory ui >/dev/null
+cargo build --release -p baton-desktop -p baton-bench-minimal-window 2>&1 | tail -1
+node tests/e2e/bench.mjs --app "$CARGO_TARGET_DIR/release/baton-desktop" \
+  --minimal "$CARGO_TARGET_DIR/release/baton-bench-minimal-window" --runs 5 | grep -v '^\['
+
+echo
+echo "== UI: 20,000 streamed tokens and a 2,000-message chat in Chromium (longest main-thread task) =="
+(cd ui && npm run --silent build:mock >/dev/null && node tests/browser/run.mjs perf | grep '^PERF')

@@ -63,6 +63,8 @@ const appEnv = {
   BATON_DATA_DIR: data,
   HOME: path.join(tmp, 'home'),
   BATON_LOG: 'info,pdf_oxide=warn',
+  // The embedded model file, fetched by `make setup`.
+  BATON_MODELS_DIR: process.env.BATON_MODELS_DIR ?? path.join(process.env.HOME, '.local/share/baton/models'),
 };
 mkdirSync(appEnv.HOME, { recursive: true });
 const { driver, url } = await startDriver(appEnv);
@@ -162,11 +164,44 @@ try {
     await app.click('[data-testid=close-settings]');
   });
 
+  await step('stop ends an answer while it streams', async () => {
+    await script([{ kind: 'reply', text: 'word '.repeat(400), textPieces: 400, chunkSize: 64, chunkDelayMs: 40 }]);
+    await send('Write a long answer');
+    await until('the answer to start', async () => (await assistantTexts()).some((t) => t.startsWith('word word')));
+    await app.click('[data-testid=stop]');
+    await until('the turn to end', idle, 10000);
+    const last = (await assistantTexts()).pop();
+    if ((last.match(/word/g) ?? []).length >= 400) throw new Error('the answer was not cut short');
+    await screenshot('06b-stopped');
+  });
+
+  await step('the embedded local model answers', async () => {
+    const saved = await app.jsAsync(
+      `const done = arguments[arguments.length - 1];
+       const i = window.__TAURI_INTERNALS__;
+       i.invoke('get_settings').then((s) => i.invoke('save_settings', { settings: { ...s, provider: 'local' } })).then(done, (e) => done({ error: e }));`,
+    );
+    if (saved.error) throw new Error('save_settings failed: ' + JSON.stringify(saved.error));
+    await app.click('[data-testid=new-chat]');
+    const before = (await received()).length;
+    await send('Greet me in five words.');
+    await until('an answer from the local model', async () => {
+      const texts = await assistantTexts();
+      return texts.length > 0 && texts[texts.length - 1].trim().length > 0 && (await idle());
+    }, 180000);
+    if ((await received()).length !== before) throw new Error('the scripted server was called instead of the local model');
+    const error = await js(`return [...document.querySelectorAll('[data-testid=message][data-role=assistant]')].pop().querySelector('[data-testid=note][data-tone=error]')?.innerText ?? ''`);
+    if (error) throw new Error('the local model failed: ' + error);
+    log('local model said: ' + JSON.stringify((await assistantTexts()).pop().slice(0, 200)));
+    await screenshot('08-local-model');
+  });
+
   await step('after a restart the conversation is there', async () => {
     await app.close();
     await app.open(READY);
-    await until('the saved conversation', () => js(`return [...document.querySelectorAll('[data-testid=session-item]')].some(e => e.innerText.includes('Say hello'))`));
-    await app.click('[data-testid=session-item] button.open');
+    await until('the saved conversation', () => js(`return [...document.querySelectorAll('[data-testid=session-title]')].some(e => e.textContent.trim() === 'Say hello')`));
+    const id = await js(`return [...document.querySelectorAll('[data-testid=session-item]')].find(e => e.querySelector('[data-testid=session-title]')?.textContent.trim() === 'Say hello').dataset.id`);
+    await app.click(`[data-testid=session-item][data-id="${id}"] button.open`);
     await until('its messages', async () => (await assistantTexts()).some((t) => t.includes('Hello from the scripted model')));
     const texts = await assistantTexts();
     if (!texts.some((t) => t.includes(PDF_PHRASE))) throw new Error('the later turns are missing: ' + JSON.stringify(texts));

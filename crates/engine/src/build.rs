@@ -114,6 +114,21 @@ impl Engine {
         Ok(Catalog::new().with(Arc::new(tool))?)
     }
 
+    /// The toolboxes an agent for `cfg` is offered: none when the entry
+    /// turns tools off (models too small to call them), else the
+    /// workspace's, searching through `index` when there is one.
+    pub fn catalog_for(
+        &self,
+        cfg: &ProviderConfig,
+        index: Option<Arc<WorkspaceIndex>>,
+    ) -> Result<Catalog, EngineError> {
+        if cfg.tools {
+            self.file_catalog(index)
+        } else {
+            Ok(Catalog::new())
+        }
+    }
+
     /// The sandbox over the workspace folder, creating the folder first.
     pub fn sandbox(&self) -> Result<Sandbox, EngineError> {
         let bad = |reason: String| EngineError::Workspace {

@@ -98,6 +98,10 @@ pub struct ProviderConfig {
     /// Whether the provider takes native tool definitions.
     #[serde(default = "yes")]
     pub native_tools: bool,
+    /// Whether the model is offered Baton's tools at all (off for models
+    /// too small to call them usefully: they then just chat).
+    #[serde(default = "yes")]
+    pub tools: bool,
     /// Whether the provider has a JSON output mode.
     #[serde(default)]
     pub json_mode: bool,

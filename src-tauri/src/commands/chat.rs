@@ -190,7 +190,7 @@ async fn answer(
     let agent = state
         .agent(key, || {
             let provider = engine.open_provider(&cfg)?;
-            let catalog = engine.file_catalog(index)?;
+            let catalog = engine.catalog_for(&cfg, index)?;
             Ok(engine.build_agent(&cfg, provider, None, catalog, session.instructions.clone()))
         })
         .await?;

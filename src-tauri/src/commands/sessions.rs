@@ -158,11 +158,13 @@ pub fn view_messages(history: &[Message]) -> Vec<MessageView> {
                 is_error,
                 ..
             } => {
+                // The latest unanswered call with this id (small models
+                // reuse ids across rounds).
                 if let Some(call) = out
                     .iter_mut()
                     .rev()
-                    .flat_map(|v| v.tool_calls.iter_mut())
-                    .find(|c| &c.id == call_id)
+                    .flat_map(|v| v.tool_calls.iter_mut().rev())
+                    .find(|c| &c.id == call_id && c.result.is_none())
                 {
                     call.result = Some(content.clone());
                     call.is_error = *is_error;
@@ -201,12 +203,40 @@ mod tests {
             },
             Message::assistant("It is a report."),
         ];
+        let mut history = history;
+        // A second round reusing the id gets its own result.
+        history.insert(
+            4,
+            Message::Assistant {
+                content: String::new(),
+                tool_calls: vec![ToolCall {
+                    id: "c1".into(),
+                    name: "read_file".into(),
+                    arguments: serde_json::json!({"path": "/nope"}),
+                }],
+            },
+        );
+        history.insert(
+            5,
+            Message::Tool {
+                call_id: "c1".into(),
+                name: "read_file".into(),
+                content: "no such file".into(),
+                is_error: true,
+            },
+        );
         let view = view_messages(&history);
         assert_eq!(view.len(), 2);
+        assert_eq!(view[1].tool_calls.len(), 2);
+        assert!(!view[1].tool_calls[0].is_error);
+        assert!(view[1].tool_calls[1].is_error);
+        assert_eq!(
+            view[1].tool_calls[1].result.as_deref(),
+            Some("no such file")
+        );
         assert_eq!(view[0].text, "Sum it up");
         assert_eq!(view[0].attachments, vec!["r.pdf"]);
         assert_eq!(view[1].text, "It is a report.");
-        assert_eq!(view[1].tool_calls.len(), 1);
         assert_eq!(view[1].tool_calls[0].result.as_deref(), Some("r.pdf"));
     }
 }

@@ -59,7 +59,7 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let tools = if args.no_tools {
+    let tools = if args.no_tools || !cfg.tools {
         baton_tools::Catalog::new()
     } else {
         ctx.workspace_catalog()?

@@ -33,7 +33,7 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
         session.model = args.model.clone();
     }
     let base = ctx.provider_config(args.provider.as_deref())?;
-    let tools = if args.no_tools {
+    let tools = if args.no_tools || !base.tools {
         baton_tools::Catalog::new()
     } else {
         ctx.workspace_catalog()?
