@@ -360,6 +360,17 @@ pub struct IndexProgress {
     pub status: IndexStatus,
 }
 
+/// Sent while the embedded model loads into memory (its first answer).
+#[derive(Debug, Clone, Serialize, Type, tauri_specta::Event)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelLoad {
+    /// The provider entry.
+    pub provider: String,
+    /// 0–100.
+    #[specta(type = Number)]
+    pub percent: f32,
+}
+
 /// What the title bar and the empty chat show.
 #[derive(Debug, Clone, Serialize, Type)]
 #[serde(rename_all = "camelCase")]

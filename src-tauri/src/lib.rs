@@ -49,7 +49,8 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
         ])
         .events(tauri_specta::collect_events![
             dto::AttachmentsChanged,
-            dto::IndexProgress
+            dto::IndexProgress,
+            dto::ModelLoad
         ])
 }
 
@@ -92,7 +93,10 @@ pub fn run() {
             let skip_indexing = engine.settings.skip_indexing_on_startup;
             app.manage(AppState::new(engine));
             if !skip_indexing {
-                commands::index::start_indexing(app.handle(), false);
+                // Opening the index reads from disk: keep it off the path
+                // to the first window.
+                let handle = app.handle().clone();
+                std::thread::spawn(move || commands::index::start_indexing(&handle, false));
             }
             Ok(())
         })

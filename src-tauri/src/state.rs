@@ -13,6 +13,20 @@ use crate::dto::IndexStatus;
 use crate::error::IpcResult;
 use crate::pending::Attachments;
 
+/// A running turn: its cancellation token; the turn ends when dropped
+/// (on every path, errors included).
+pub struct TurnGuard<'a> {
+    state: &'a AppState,
+    /// Cancelled by Stop.
+    pub token: CancellationToken,
+}
+
+impl Drop for TurnGuard<'_> {
+    fn drop(&mut self) {
+        lock(&self.state.turn).take();
+    }
+}
+
 /// An agent and what it was built for.
 struct CachedAgent {
     key: String,
@@ -101,20 +115,16 @@ impl AppState {
         Ok(agent)
     }
 
-    /// Marks a turn as running; `None` when one already is.
-    pub fn begin_turn(&self) -> Option<CancellationToken> {
+    /// Marks a turn as running until the returned guard is dropped;
+    /// `None` when one already is.
+    pub fn begin_turn(&self) -> Option<TurnGuard<'_>> {
         let mut turn = lock(&self.turn);
         if turn.is_some() {
             return None;
         }
         let token = CancellationToken::new();
         *turn = Some(token.clone());
-        Some(token)
-    }
-
-    /// The turn ended.
-    pub fn end_turn(&self) {
-        lock(&self.turn).take();
+        Some(TurnGuard { state: self, token })
     }
 
     /// Cancels the turn in flight (model call and running tool); whether

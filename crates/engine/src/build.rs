@@ -13,17 +13,42 @@ use baton_llm::{
 use baton_tools::{Catalog, Sandbox};
 
 use crate::index::refresh_in_background;
+
+/// Told the embedded model's load progress, in percent.
+pub type LoadListener = Arc<dyn Fn(f32) + Send + Sync>;
 use crate::{Engine, EngineError};
 
 impl Engine {
     /// Builds the provider for `cfg`, wrapped in the anonymizer when the
     /// setting is on (registered terms plus the provider's own key).
     pub fn open_provider(&self, cfg: &ProviderConfig) -> Result<Arc<dyn Provider>, LlmError> {
+        self.open_provider_observed(cfg, None)
+    }
+
+    /// [`open_provider`](Self::open_provider), reporting the embedded
+    /// model's load progress (percent, 0–100) to `on_load` when the first
+    /// request loads it. Must be called inside a tokio runtime for the
+    /// progress to be forwarded.
+    pub fn open_provider_observed(
+        &self,
+        cfg: &ProviderConfig,
+        on_load: Option<LoadListener>,
+    ) -> Result<Arc<dyn Provider>, LlmError> {
         let provider: Arc<dyn Provider> = if cfg.dialect == baton_llm::Dialect::Local {
-            Arc::new(baton_local::LocalProvider::new(
-                cfg.clone(),
-                &self.paths.models_dir,
-            ))
+            let local = baton_local::LocalProvider::new(cfg.clone(), &self.paths.models_dir);
+            if let (Some(on_load), Ok(rt)) = (on_load, tokio::runtime::Handle::try_current()) {
+                let mut rx = local.subscribe_progress();
+                // Ends once the model is in memory (or the worker is gone).
+                rt.spawn(async move {
+                    while let Ok(p) = rx.recv().await {
+                        on_load(p.percent);
+                        if p.percent >= 100.0 {
+                            break;
+                        }
+                    }
+                });
+            }
+            Arc::new(local)
         } else {
             build_provider(cfg, &self.secrets)?
         };

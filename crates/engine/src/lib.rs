@@ -20,6 +20,7 @@ use baton_docs::ConversionCache;
 use baton_llm::{LoadOptions, ProviderConfig, ProvidersFile};
 
 pub use attachments::read_attachments;
+pub use build::LoadListener;
 pub use error::EngineError;
 pub use index::{IndexListener, IndexState, refresh_in_background};
 pub use readiness::local_readiness;

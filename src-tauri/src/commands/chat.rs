@@ -1,16 +1,18 @@
 //! Chat turns: a message (or slash command) in, the agent's events out
 //! over the turn's channel; stop cancels the model call and the tool.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use baton_agent::{CommandOutcome, CompactionPolicy, Session, StopReason, handle_command};
 use baton_llm::{ContentPart, Message};
 use tauri::State;
 use tauri::ipc::Channel;
+use tauri_specta::Event;
 
-use crate::dto::{ChatEvent, ErrorCode, IpcError, SendRequest, TurnResult};
+use crate::dto::{ChatEvent, ErrorCode, IpcError, ModelLoad, SendRequest, TurnResult};
 use crate::error::IpcResult;
-use crate::state::AppState;
+use crate::state::{AppState, TurnGuard};
 use crate::stream::to_chat_event;
 
 /// Sends a message (with pending attachments) or runs a slash command.
@@ -33,8 +35,11 @@ pub async fn send_message(
         None => Session::new(),
     };
     if text.starts_with('/') && request.attachment_ids.is_empty() && !request.replace_last {
-        return run_command(&state, &store, session, &text, &on_event).await;
+        return run_command(&store, session, &text, &on_event);
     }
+    // Claim the turn before taking the attachments, so a refused send
+    // leaves them in the composer.
+    let turn = state.begin_turn().ok_or_else(busy)?;
     // Edit-and-resend keeps the files the edited message carried.
     let mut carried = String::new();
     if request.replace_last {
@@ -64,22 +69,24 @@ pub async fn send_message(
     } else {
         &text
     });
-    run_turn(&state, session, prompt, &on_event).await
+    run_turn(&app, &state, turn, session, prompt, &on_event).await
 }
 
 /// Answers the last user message again, replacing the last answer.
 #[tauri::command]
 #[specta::specta]
 pub async fn regenerate(
+    app: tauri::AppHandle,
     state: State<'_, AppState>,
     session_id: String,
     on_event: Channel<ChatEvent>,
 ) -> IpcResult<TurnResult> {
+    let turn = state.begin_turn().ok_or_else(busy)?;
     let store = state.engine().session_store();
     let mut session = store.load(&session_id)?;
     let prompt = drop_last_exchange(&mut session.history)
         .ok_or_else(|| IpcError::invalid("there is no message to answer again"))?;
-    run_turn(&state, session, prompt, &on_event).await
+    run_turn(&app, &state, turn, session, prompt, &on_event).await
 }
 
 /// Stops the turn in flight: the model call and the running tool.
@@ -111,8 +118,14 @@ fn drop_last_exchange(history: &mut Vec<Message>) -> Option<String> {
     )
 }
 
-async fn run_command(
-    state: &AppState,
+fn busy() -> IpcError {
+    IpcError::new(
+        ErrorCode::Busy,
+        "an answer is still being written; stop it or wait for it to finish",
+    )
+}
+
+fn run_command(
     store: &baton_agent::SessionStore,
     mut session: Session,
     line: &str,
@@ -127,7 +140,6 @@ async fn run_command(
     if !session.history.is_empty() || session.model.is_some() || session.instructions.is_some() {
         store.save(&session)?;
     }
-    let _ = state; // the agent is rebuilt on the next turn if the model changed
     let send = |e| {
         let _ = on_event.send(e);
     };
@@ -147,20 +159,23 @@ async fn run_command(
 }
 
 async fn run_turn(
+    app: &tauri::AppHandle,
     state: &AppState,
+    turn: TurnGuard<'_>,
     mut session: Session,
     prompt: String,
     on_event: &Channel<ChatEvent>,
 ) -> IpcResult<TurnResult> {
-    let Some(cancel) = state.begin_turn() else {
-        return Err(IpcError::new(
-            ErrorCode::Busy,
-            "an answer is still being written; stop it or wait for it to finish",
-        ));
-    };
-    let result = answer(state, &mut session, &prompt, on_event, cancel).await;
-    state.end_turn();
-    let reason = result?;
+    let reason = answer(
+        app,
+        state,
+        &mut session,
+        &prompt,
+        on_event,
+        turn.token.clone(),
+    )
+    .await?;
+    drop(turn);
     Ok(TurnResult {
         session_id: session.id,
         title: session.title,
@@ -169,6 +184,7 @@ async fn run_turn(
 }
 
 async fn answer(
+    app: &tauri::AppHandle,
     state: &AppState,
     session: &mut Session,
     prompt: &str,
@@ -187,9 +203,21 @@ async fn answer(
         session.instructions.as_deref().unwrap_or("")
     );
     let index = state.index();
+    let on_load: baton_engine::LoadListener = {
+        let (app, provider) = (app.clone(), cfg.name.clone());
+        Arc::new(move |percent| {
+            let event = ModelLoad {
+                provider: provider.clone(),
+                percent,
+            };
+            if let Err(e) = event.emit(&app) {
+                tracing::debug!(error = %e, "cannot send model-load");
+            }
+        })
+    };
     let agent = state
         .agent(key, || {
-            let provider = engine.open_provider(&cfg)?;
+            let provider = engine.open_provider_observed(&cfg, Some(on_load))?;
             let catalog = engine.catalog_for(&cfg, index)?;
             Ok(engine.build_agent(&cfg, provider, None, catalog, session.instructions.clone()))
         })

@@ -15,6 +15,7 @@ import {
   type IndexStatus,
   type IpcError,
   type KeyStatus,
+  type ModelLoad,
   type ProviderView,
   type SendRequest,
   type SessionSummary,
@@ -126,6 +127,9 @@ export const api = {
     events.attachmentsChanged.listen((e) => cb(e.payload.attachments)),
   onIndexProgress: (cb: (s: IndexStatus) => void): Promise<UnlistenFn> =>
     events.indexProgress.listen((e) => cb(e.payload.status)),
+  /** Progress of the embedded model loading into memory (during its first answer). */
+  onModelLoad: (cb: (load: ModelLoad) => void): Promise<UnlistenFn> =>
+    events.modelLoad.listen((e) => cb(e.payload)),
 };
 
 export type Api = typeof api;

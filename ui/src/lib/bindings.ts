@@ -59,6 +59,7 @@ export const commands = {
 export const events = {
 	attachmentsChanged: makeEvent<AttachmentsChanged, AttachmentsChanged>("attachments-changed"),
 	indexProgress: makeEvent<IndexProgress, IndexProgress>("index-progress"),
+	modelLoad: makeEvent<ModelLoad, ModelLoad>("model-load"),
 };
 
 /* Types */
@@ -263,6 +264,14 @@ export type MessageView = {
 	toolCalls: ToolCallView[],
 	/**  Names of files attached to it (user messages). */
 	attachments: string[],
+};
+
+/**  Sent while the embedded model loads into memory (its first answer). */
+export type ModelLoad = {
+	/**  The provider entry. */
+	provider: string,
+	/**  0–100. */
+	percent: number,
 };
 
 /**  A provider entry with its readiness. */

@@ -82,3 +82,13 @@ describe('message window', () => {
     expect(grown.end - grown.start).toBeLessThanOrEqual(MAX_WINDOW);
   });
 });
+
+describe('markInteractive', () => {
+  it('marks app-interactive once', async () => {
+    const { markInteractive } = await import('./interactive');
+    performance.clearMarks('app-interactive');
+    markInteractive();
+    markInteractive();
+    expect(performance.getEntriesByName('app-interactive')).toHaveLength(1);
+  });
+});

@@ -1,7 +1,7 @@
 // The app's state and actions (Svelte 5 runes). Components read it and call
 // its methods; all IPC goes through `api`.
 import { api, toIpcError } from './api';
-import type { AppInfo, AttachmentView, ChatEvent, IpcError, SessionSummary } from './bindings';
+import type { AppInfo, AttachmentView, ChatEvent, IpcError, ModelLoad, SessionSummary } from './bindings';
 import {
   applyEvents,
   assistantMessage,
@@ -14,6 +14,7 @@ import {
   type TurnState,
 } from './chat';
 import { anyConverting, sendableIds, sentNames } from './attachments';
+import { isLoading, LOADED_LINGER_MS, normalizeLoad } from './modelload';
 
 export interface Toast {
   id: number;
@@ -40,23 +41,41 @@ export class Store {
   loadingSession = $state(false);
   /** Bumped when the composer should take focus. */
   focusComposer = $state(0);
+  /** The embedded model loading into memory (cleared a moment after 100 %). */
+  modelLoad = $state.raw<ModelLoad | null>(null);
 
   private turn: TurnState | null = null;
   private queue: ChatEvent[] = [];
   private raf = 0;
   private view = 0;
   private doneWaiters: (() => void)[] = [];
+  private loadTimer: ReturnType<typeof setTimeout> | null = null;
 
   async init(): Promise<void> {
     await Promise.all([
       this.refreshInfo(),
       this.refreshSessions(),
       api.onAttachmentsChanged((list) => (this.attachments = list)).catch((e) => this.fail(e)),
+      api.onModelLoad((l) => this.setModelLoad(l)).catch((e) => this.fail(e)),
       api
         .listAttachments()
         .then((l) => (this.attachments = l))
         .catch(() => {}),
     ]);
+  }
+
+  /** A `model-load` event: show it; once at 100 %, clear it a moment later. */
+  setModelLoad(l: ModelLoad): void {
+    if (this.loadTimer) clearTimeout(this.loadTimer);
+    this.loadTimer = null;
+    const next = normalizeLoad(l);
+    this.modelLoad = next;
+    if (!isLoading(next)) {
+      this.loadTimer = setTimeout(() => {
+        this.loadTimer = null;
+        if (this.modelLoad === next) this.modelLoad = null;
+      }, LOADED_LINGER_MS);
+    }
   }
 
   fail(e: unknown): IpcError {
@@ -196,6 +215,8 @@ export class Store {
       this.publish(view);
     }
     if (failure && this.view === view) this.error = failure;
+    // A load that never reached 100 % (it failed) is over with the turn.
+    if (isLoading(this.modelLoad)) this.modelLoad = null;
     this.turn = null;
     this.streaming = false;
     this.focusComposer++;

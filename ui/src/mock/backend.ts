@@ -69,6 +69,16 @@ export class MockBackend {
   nextScript: Script | null = null;
   /** Time between streamed steps (ms). */
   pace = 25;
+  /**
+   * How long the embedded model takes to "load" (ms) before the first answer
+   * with a `local` provider, sending `model-load` events 0→100. Off (0) by
+   * default, so other tests (the default provider is `local`) are not slowed;
+   * `simulateModelLoad()` turns it on.
+   */
+  modelLoadMs = 0;
+  /** `model-load` events sent, in order (for tests). */
+  modelLoads: { provider: string; percent: number }[] = [];
+  private loadedModels = new Set<string>();
   private stopFlag = false;
   private turnActive = false;
   private seq = 1;
@@ -131,6 +141,30 @@ export class MockBackend {
   async emitIndex(status: Partial<IndexStatus>): Promise<void> {
     this.index = { ...this.index, ...status };
     await emit('index-progress', { status: this.index });
+  }
+
+  async emitModelLoad(provider: string, percent: number): Promise<void> {
+    this.modelLoads.push({ provider, percent });
+    await emit('model-load', { provider, percent });
+  }
+
+  /** The embedded model is unloaded: the next answer with a `local` provider loads it over `ms`. */
+  simulateModelLoad(ms = 600): void {
+    this.modelLoadMs = ms;
+    this.loadedModels.clear();
+  }
+
+  /** Loads the selected provider's embedded model if it is not in memory yet. */
+  private async loadModel(): Promise<void> {
+    const p = this.current();
+    if (p.dialect !== 'local' || this.modelLoadMs <= 0 || this.loadedModels.has(p.name)) return;
+    const steps = 12;
+    // Fractional percents, like the Rust side's f32.
+    for (let i = 0; i <= steps; i++) {
+      if (i > 0) await sleep(this.modelLoadMs / steps);
+      await this.emitModelLoad(p.name, i === steps ? 100 : (i * 100) / steps);
+    }
+    this.loadedModels.add(p.name);
   }
 
   /** The next reply streams `n` tokens of mixed Markdown in deltas of 1–3 tokens. */
@@ -366,15 +400,17 @@ export class MockBackend {
     this.attachments = this.attachments.filter((a) => !req.attachmentIds.includes(a.id));
     if (req.attachmentIds.length) void this.emitAttachments();
     s.messages.push({ role: 'user', text: req.text, toolCalls: [], attachments: names });
-    return this.run(s, this.scriptFor(req), ch);
+    // Slash commands never reach the model (nothing to load).
+    return this.run(s, this.scriptFor(req), ch, !req.text.trim().startsWith('/'));
   }
 
-  private async run(s: Session, script: Script, ch: ChannelLike): Promise<TurnResult> {
+  private async run(s: Session, script: Script, ch: ChannelLike, usesModel = true): Promise<TurnResult> {
     this.turnActive = true;
     this.stopFlag = false;
     let index = 0;
     const send = (message: ChatEvent) => internals().runCallback(ch.id, { index: index++, message });
     send({ type: 'started', sessionId: s.id, title: s.title });
+    if (usesModel) await this.loadModel();
     let text = '';
     const tools = new Map<string, ToolCallView>();
     let reason = 'answered';

@@ -51,6 +51,32 @@ test('chat streams Markdown, copy button, link interception', async ({ page }) =
   assert.equal(await page.textContent(`${sel('message')}[data-role="user"] .user-text`), 'hello there');
 });
 
+test('start-up: app-interactive mark, then the Markdown and settings chunks load', async ({ page }) => {
+  await page.waitForFunction(() => performance.getEntriesByName('app-interactive').length === 1);
+  await page.waitForFunction(() => {
+    const names = performance.getEntriesByType('resource').map((r) => r.name);
+    return names.some((n) => /\/mdpipeline-[^/]*\.js$/.test(n)) && names.some((n) => /\/SettingsPanel-[^/]*\.js$/.test(n));
+  });
+  const r = await page.evaluate(() => ({
+    marks: performance.getEntriesByName('app-interactive').length,
+    mark: performance.getEntriesByName('app-interactive')[0].startTime,
+    enabled: !document.querySelector('[data-testid="composer"]').disabled,
+    lazy: performance
+      .getEntriesByType('resource')
+      .filter((e) => /\/(mdpipeline|SettingsPanel)-[^/]*\.(js|css)$/.test(e.name))
+      .map((e) => ({ name: e.name.split('/').pop(), start: e.startTime })),
+  }));
+  assert.equal(r.marks, 1);
+  assert.ok(r.enabled, 'composer enabled');
+  for (const e of r.lazy) assert.ok(e.start >= r.mark, `${e.name} fetched after first paint (${e.start} < ${r.mark})`);
+  // Rendered Markdown works once loaded (and its CSS came with it).
+  await send(page, 'hello there');
+  await waitDone(page);
+  const md = page.locator(`${lastAssistant} .md`).first();
+  assert.equal(await md.getAttribute('data-md-state'), 'rendered');
+  assert.equal(await md.evaluate((el) => getComputedStyle(el).overflowWrap), 'anywhere');
+});
+
 test('stop ends a streaming answer; Esc stops too', async ({ page }) => {
   await page.evaluate(() => window.__mock.streamTokens(4000, { perStep: 2, pace: 20 }));
   await send(page, 'write a lot');
@@ -250,6 +276,76 @@ test('settings: choose provider, save key (masked, not kept), save settings', as
   // Keyboard: Ctrl+, opens settings.
   await page.keyboard.press('Control+,');
   await page.waitForSelector(sel('save-settings'));
+});
+
+test('model load: progress in the streaming placeholder and next to the provider in settings', async ({ page, out }) => {
+  // Select the embedded (`local`) provider and save.
+  await page.click(sel('open-settings'));
+  await page.check(`${sel('provider-option')}[data-name="local"] input`);
+  await page.click(sel('save-settings'));
+  await page.waitForSelector(sel('settings-saved'));
+  await page.click(sel('close-settings'));
+  // (`null` = the providers file's default, which is `local` here.)
+  assert.equal(await page.evaluate(() => window.__mock.providers.find((p) => p.selected).name), 'local');
+  // Its model is not in memory yet: the first answer loads it (0→100 over ~600 ms).
+  await page.evaluate(() => {
+    window.__mock.simulateModelLoad(600);
+    window.__seen = [];
+    new MutationObserver(() => {
+      const v = document.querySelector('[data-testid="model-load"]')?.getAttribute('aria-valuenow');
+      if (v != null && window.__seen.at(-1) !== Number(v)) window.__seen.push(Number(v));
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-valuenow'] });
+  });
+  await send(page, 'hello local model');
+  const bar = page.locator(`${lastAssistant} ${sel('model-load')}`);
+  await bar.waitFor();
+  assert.equal(await bar.getAttribute('role'), 'progressbar');
+  assert.match(await page.textContent(`${lastAssistant} .model-load`), /Loading the local model… \d+ %/);
+  await page.screenshot({ path: join(out, 'model-load-chat.png') });
+  await waitDone(page);
+  const seen = await page.evaluate(() => window.__seen);
+  assert.ok(seen.length >= 3, `several progress values seen: ${seen}`);
+  for (let i = 1; i < seen.length; i++) assert.ok(seen[i] > seen[i - 1], `rising: ${seen}`);
+  assert.ok(seen.every((v) => v >= 0 && v < 100), `0–99 while loading: ${seen}`);
+  // Then the answer, and no progress line left.
+  assert.equal(await page.locator(lastAssistant).locator('h2').textContent(), 'Summary');
+  assert.equal(await page.locator(sel('model-load')).count(), 0);
+  const loads = await page.evaluate(() => window.__mock.modelLoads);
+  assert.ok(loads.every((l) => l.provider === 'local'));
+  assert.deepEqual([loads[0].percent, loads.at(-1).percent], [0, 100]);
+  // Already loaded: the next answer does not load again.
+  await send(page, 'and again');
+  await waitDone(page);
+  assert.equal(await page.evaluate(() => window.__mock.modelLoads.length), loads.length);
+
+  // Settings shows the load next to the entry named in the event.
+  await page.click(sel('open-settings'));
+  await page.waitForSelector(`${sel('provider-option')}[data-name="local"]`);
+  const hint = page.locator(`${sel('provider-option')}[data-name="local"] ${sel('model-load-settings')}`);
+  // The load above may still say "loaded" for a moment; then it goes.
+  await hint.waitFor({ state: 'detached', timeout: 4000 });
+  await page.evaluate(() => window.__mock.emitModelLoad('local', 42.4));
+  await page.waitForFunction(() => document.querySelector('[data-testid="model-load-settings"]')?.textContent === 'loading 42 %');
+  assert.equal(await page.locator(sel('model-load-settings')).count(), 1);
+  await page.screenshot({ path: join(out, 'model-load-settings.png') });
+  // Not streaming: nothing in the chat.
+  assert.equal(await page.locator(sel('model-load')).count(), 0);
+  await page.evaluate(() => window.__mock.emitModelLoad('local', 100));
+  await page.waitForFunction(() => document.querySelector('[data-testid="model-load-settings"]')?.textContent === 'loaded');
+  await hint.waitFor({ state: 'detached', timeout: 4000 });
+
+  // Another dialect: no load at all.
+  await page.check(`${sel('provider-option')}[data-name="my-ollama"] input`);
+  await page.click(sel('save-settings'));
+  await page.waitForSelector(sel('settings-saved'));
+  await page.click(sel('close-settings'));
+  const before = await page.evaluate(() => {
+    window.__mock.simulateModelLoad(600);
+    return window.__mock.modelLoads.length;
+  });
+  await send(page, 'hello ollama');
+  await waitDone(page);
+  assert.equal(await page.evaluate(() => window.__mock.modelLoads.length), before);
 });
 
 test('sessions: switch, search, rename, delete + undo, new chat', async ({ page }) => {
