@@ -2,7 +2,7 @@
 // playwright-core. Usage: node tests/browser/run.mjs [name-filter]
 // Exit code 1 if any test fails. Screenshots go to test-results/.
 import { chromium } from 'playwright-core';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -25,6 +25,8 @@ if (!existsSync(executablePath)) {
   process.exit(2);
 }
 await mkdir(out, { recursive: true });
+// Failure screenshots of earlier runs would mislead: only this run's stay.
+for (const f of await readdir(out)) if (f.startsWith('FAILED-')) await rm(join(out, f));
 
 const server = await serve(dist);
 const browser = await chromium.launch({
