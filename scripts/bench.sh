@@ -81,3 +81,27 @@ node tests/e2e/bench.mjs --app "$CARGO_TARGET_DIR/release/baton-desktop" \
 echo
 echo "== UI: 20,000 streamed tokens and a 2,000-message chat in Chromium (longest main-thread task) =="
 (cd ui && npm run --silent build:mock >/dev/null && node tests/browser/run.mjs perf | grep '^PERF')
+
+echo
+echo "== text to speech: baton say (eSpeak NG in-process, sentence by sentence) vs the espeak-ng command on the same text =="
+cargo build --release -p baton-cli 2>&1 | tail -1
+python3 - "$CARGO_TARGET_DIR/release/baton" <<'PY'
+import subprocess, sys, tempfile, time, wave, os, statistics
+baton = sys.argv[1]
+text = ("Revenue grew by 12 percent compared with the previous quarter. The north region grew fastest, "
+        "followed by the south. Dr. Smith will present the numbers on Friday at 3 p.m. "
+        "Please read the attached report before the meeting. ") * 3
+d = tempfile.mkdtemp()
+def run(cmd, out):
+    t = time.perf_counter(); subprocess.run(cmd, check=True, capture_output=True); dt = time.perf_counter() - t
+    with wave.open(out) as w:
+        return dt, w.getnframes() / w.getframerate()
+b, e = [], []
+for i in range(5):
+    b.append(run([baton, "say", "--out", f"{d}/b.wav", text], f"{d}/b.wav"))
+    e.append(run(["espeak-ng", "-v", "en-us", "-s", "175", "-w", f"{d}/e.wav", text], f"{d}/e.wav"))
+bt, ba = statistics.median(x[0] for x in b), b[0][1]
+et, ea = statistics.median(x[0] for x in e), e[0][1]
+print(f"baton say: {bt*1000:.0f} ms for {ba:.1f} s of speech (real-time factor {bt/ba:.3f}); "
+      f"espeak-ng command: {et*1000:.0f} ms for {ea:.1f} s ({et/ea:.3f}); ratio {bt/et:.2f}x, medians of 5")
+PY

@@ -13,6 +13,7 @@ APT_PACKAGES=(
   librsvg2-dev libayatana-appindicator3-dev libxdo-dev
   xvfb xauth webkit2gtk-driver            # end-to-end tests of the real app under a virtual display
   chromium                                # UI browser tests (Playwright drives Debian's Chromium)
+  espeak-ng libespeak-ng-dev              # offline text-to-speech
 )
 
 sudo_cmd=()

@@ -63,6 +63,26 @@ pub enum Command {
     Index(IndexArgs),
     /// Search the documents in the workspace.
     Search(SearchArgs),
+    /// Speak text with the offline speech engine into a WAV file.
+    Say(SayArgs),
+}
+
+/// `baton say`.
+#[derive(Args, Debug)]
+pub struct SayArgs {
+    /// The WAV file to write (16-bit mono). Playing on a speaker comes
+    /// with voice mode.
+    #[arg(long, short = 'o', value_name = "FILE.wav", required = true)]
+    pub out: PathBuf,
+    /// eSpeak NG voice (`en-us`, `en-gb`, `de`, `fr`, …).
+    #[arg(long, default_value = "en-us")]
+    pub voice: String,
+    /// Speaking rate in words per minute (80–450).
+    #[arg(long, default_value_t = 175)]
+    pub rate: u32,
+    /// The text (Markdown is read as a reader would: symbols dropped, code announced).
+    #[arg(required = true, num_args = 1.., value_name = "TEXT")]
+    pub text: Vec<String>,
 }
 
 /// `baton convert`.

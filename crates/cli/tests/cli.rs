@@ -1077,3 +1077,38 @@ async fn chat_attach_adds_files_to_the_next_message_only() {
         "attachments go with one message only"
     );
 }
+
+#[tokio::test]
+async fn say_speaks_markdown_sentence_by_sentence_into_a_wav_file() {
+    let env = Env::new();
+    let out = env.path().join("answer.wav");
+    let mut c = env.cmd();
+    c.args(["say", "--out"]).arg(&out).arg(
+        "# Summary\nRevenue grew by **12 percent**. See [the report](https://x.io/r) for details.",
+    );
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stderr.contains("3 sentences"), "{}", o.stderr);
+    let mut wav = hound::WavReader::open(&out).expect("a valid WAV file");
+    assert_eq!(wav.spec().channels, 1);
+    let rate = wav.spec().sample_rate;
+    let samples: Vec<i16> = wav.samples::<i16>().map(Result::unwrap).collect();
+    let secs = samples.len() as f64 / f64::from(rate);
+    assert!((2.0..12.0).contains(&secs), "{secs} s of speech");
+    assert!(samples.iter().any(|s| s.unsigned_abs() > 3000), "audible");
+
+    // An unknown voice fails with the reason and writes nothing.
+    let bad = env.path().join("bad.wav");
+    let mut c = env.cmd();
+    c.args(["say", "--voice", "xx-nope", "--out"])
+        .arg(&bad)
+        .arg("Hello.");
+    let o = run(c, None).await;
+    assert_ne!(o.code, 0);
+    assert!(
+        o.stderr.contains("no voice named `xx-nope`"),
+        "{}",
+        o.stderr
+    );
+    assert!(!bad.exists());
+}

@@ -7,6 +7,7 @@ mod convert;
 mod index;
 mod models;
 mod providers;
+mod say;
 mod search;
 mod secret;
 mod tools;
@@ -31,6 +32,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Convert(a) => convert::run(&ctx, a),
         Command::Index(a) => index::run(&ctx, a).await,
         Command::Search(a) => search::run(&ctx, a),
+        Command::Say(a) => say::run(a),
     }
 }
 
