@@ -5,10 +5,12 @@
 //! behind [`TextToSpeech`] (eSpeak NG, offline); and [`VoiceActivity`], which
 //! finds where speech starts and ends in a 16 kHz stream.
 
+mod speak;
 mod splitter;
 pub mod tts;
 mod vad;
 
+pub use speak::{AudioSink, RecordingSink, SpeakReport, speak_stream};
 pub use splitter::{SentenceSplitter, SplitterOptions};
 pub use tts::{EspeakTts, Speech, TextToSpeech, TtsError};
 pub use vad::{FRAME, VAD_SAMPLE_RATE, VadEvent, VadOptions, VoiceActivity};
