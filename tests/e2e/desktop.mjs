@@ -183,6 +183,11 @@ try {
     );
     if (saved.error) throw new Error('save_settings failed: ' + JSON.stringify(saved.error));
     await app.click('[data-testid=new-chat]');
+    // Collect the model's load progress as the UI receives it.
+    await js(`window.__loads = [];
+      const i = window.__TAURI_INTERNALS__;
+      i.invoke('plugin:event|listen', { event: 'model-load', target: { kind: 'Any' },
+        handler: i.transformCallback((e) => window.__loads.push(e.payload.percent)) });`);
     const before = (await received()).length;
     await send('Greet me in five words.');
     await until('an answer from the local model', async () => {
@@ -193,6 +198,10 @@ try {
     const error = await js(`return [...document.querySelectorAll('[data-testid=message][data-role=assistant]')].pop().querySelector('[data-testid=note][data-tone=error]')?.innerText ?? ''`);
     if (error) throw new Error('the local model failed: ' + error);
     log('local model said: ' + JSON.stringify((await assistantTexts()).pop().slice(0, 200)));
+    const loads = await js('return window.__loads');
+    log(`model-load events: ${loads.length} (${loads.slice(0, 3).join(', ')} … ${loads.slice(-1)})`);
+    if (!loads.length || loads[loads.length - 1] < 100) throw new Error('no complete load progress: ' + JSON.stringify(loads));
+    if (loads.some((p, k) => k > 0 && p < loads[k - 1])) throw new Error('load progress went backwards: ' + JSON.stringify(loads));
     await screenshot('08-local-model');
   });
 

@@ -40,10 +40,18 @@ impl Engine {
                 let mut rx = local.subscribe_progress();
                 // Ends once the model is in memory (or the worker is gone).
                 rt.spawn(async move {
-                    while let Ok(p) = rx.recv().await {
-                        on_load(p.percent);
-                        if p.percent >= 100.0 {
-                            break;
+                    use tokio::sync::broadcast::error::RecvError;
+                    loop {
+                        match rx.recv().await {
+                            Ok(p) => {
+                                on_load(p.percent);
+                                if p.percent >= 100.0 {
+                                    break;
+                                }
+                            }
+                            // Loading reports often; a skipped step is fine.
+                            Err(RecvError::Lagged(_)) => continue,
+                            Err(RecvError::Closed) => break,
                         }
                     }
                 });
