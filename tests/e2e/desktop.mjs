@@ -184,10 +184,13 @@ try {
     if (saved.error) throw new Error('save_settings failed: ' + JSON.stringify(saved.error));
     await app.click('[data-testid=new-chat]');
     // Collect the model's load progress as the UI receives it.
-    await js(`window.__loads = [];
+    const listening = await app.jsAsync(`const done = arguments[arguments.length - 1];
+      window.__loads = [];
       const i = window.__TAURI_INTERNALS__;
       i.invoke('plugin:event|listen', { event: 'model-load', target: { kind: 'Any' },
-        handler: i.transformCallback((e) => window.__loads.push(e.payload.percent)) });`);
+        handler: i.transformCallback((e) => window.__loads.push(e.payload.percent)) })
+        .then(() => done(true), (e) => done({ error: String(e) }));`);
+    if (listening !== true) throw new Error('cannot listen to model-load: ' + JSON.stringify(listening));
     const before = (await received()).length;
     await send('Greet me in five words.');
     await until('an answer from the local model', async () => {
