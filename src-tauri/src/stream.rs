@@ -4,7 +4,8 @@ use baton_agent::AgentEvent;
 
 use crate::dto::ChatEvent;
 
-fn pretty(v: &serde_json::Value) -> String {
+/// JSON as the UI shows it: strings as they are, the rest pretty-printed.
+pub fn pretty(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::String(s) => s.clone(),
         other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),

@@ -67,6 +67,42 @@ pub struct SessionInfo {
     pub messages: usize,
 }
 
+/// What a list needs from a session file.
+#[derive(Deserialize)]
+struct SessionHead {
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    history: Count,
+}
+
+/// The length of a JSON array, its elements skipped.
+#[derive(Default)]
+struct Count(usize);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Count;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Count, A::Error> {
+                let mut n = 0;
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                    n += 1;
+                }
+                Ok(Count(n))
+            }
+        }
+        d.deserialize_seq(Visit)
+    }
+}
+
 /// Session store failures, naming the session.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
@@ -189,12 +225,13 @@ impl SessionStore {
                     .strip_suffix(".json")?
                     .to_string();
                 let modified = e.metadata().ok()?.modified().ok()?;
-                let s: Session = serde_json::from_slice(&std::fs::read(e.path()).ok()?).ok()?;
+                // Only the title and a count: the messages are skipped, not built.
+                let s: SessionHead = serde_json::from_slice(&std::fs::read(e.path()).ok()?).ok()?;
                 Some(SessionInfo {
                     id,
                     title: s.title,
                     modified,
-                    messages: s.history.len(),
+                    messages: s.history.0,
                 })
             })
             .collect();

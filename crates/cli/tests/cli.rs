@@ -39,6 +39,13 @@ impl Env {
         file
     }
 
+    /// `baton` on the scripted server's providers file.
+    fn scripted(&self, server: &ScriptedServer) -> tokio::process::Command {
+        let mut c = self.cmd();
+        c.arg("--providers").arg(self.providers(server));
+        c
+    }
+
     fn cmd(&self) -> tokio::process::Command {
         let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_baton"));
         // HOME too, so the default workspace (~/Documents) is a temp folder.
@@ -94,15 +101,8 @@ async fn ask_streams_the_answer_from_an_openai_compatible_endpoint() {
         .chunked(9),
     );
     let env = Env::new();
-    let mut c = env.cmd();
-    c.arg("--providers").arg(env.providers(&server)).args([
-        "ask",
-        "--no-tools",
-        "What",
-        "is",
-        "the",
-        "capital?",
-    ]);
+    let mut c = env.scripted(&server);
+    c.args(["ask", "--no-tools", "What", "is", "the", "capital?"]);
     let o = run(c, None).await;
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(o.stdout, "Paris is the capital of France.\n");
@@ -192,10 +192,8 @@ async fn key_from_environment_is_sent() {
     let server = ScriptedServer::start().await.unwrap();
     server.reply(Reply::text("ok"));
     let env = Env::new();
-    let mut c = env.cmd();
-    c.arg("--providers")
-        .arg(env.providers(&server))
-        .env("BATON_TEST_SCRIPTED_KEY", "sk-from-env")
+    let mut c = env.scripted(&server);
+    c.env("BATON_TEST_SCRIPTED_KEY", "sk-from-env")
         .args(["ask", "-p", "scripted-keyed", "hi"]);
     let o = run(c, None).await;
     assert_eq!(o.code, 0, "{}", o.stderr);
@@ -211,12 +209,8 @@ async fn chat_keeps_history_between_turns() {
     server.reply(Reply::text("Hello Ada."));
     server.reply(Reply::text("Your name is Ada."));
     let env = Env::new();
-    let mut c = env.cmd();
-    c.arg("--providers")
-        .arg(env.providers(&server))
-        .arg("--workspace")
-        .arg(env.path().join("ws"))
-        .arg("chat");
+    let mut c = env.scripted(&server);
+    c.arg("--workspace").arg(env.path().join("ws")).arg("chat");
     let o = run(c, Some("I am Ada\nWhat is my name?\n/exit\n")).await;
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(o.stdout, "Hello Ada.\nYour name is Ada.\n");
@@ -243,10 +237,8 @@ async fn ctrl_c_cancels_ask() {
         ..Reply::text("a long answer that takes a while to arrive in pieces")
     });
     let env = Env::new();
-    let mut c = env.cmd();
-    c.arg("--providers")
-        .arg(env.providers(&server))
-        .args(["ask", "tell me"])
+    let mut c = env.scripted(&server);
+    c.args(["ask", "tell me"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let child = c.spawn().unwrap();
@@ -369,10 +361,8 @@ async fn corrupt_settings_warn_and_are_kept_aside() {
 async fn providers_lists_readiness() {
     let server = ScriptedServer::start().await.unwrap();
     let env = Env::new();
-    let mut c = env.cmd();
-    c.arg("--providers")
-        .arg(env.providers(&server))
-        .env("BATON_TEST_SCRIPTED_KEY", "k")
+    let mut c = env.scripted(&server);
+    c.env("BATON_TEST_SCRIPTED_KEY", "k")
         .args(["providers", "--json"]);
     let o = run(c, None).await;
     assert_eq!(o.code, 0, "{}", o.stderr);
@@ -566,10 +556,8 @@ async fn ask_runs_the_agent_loop_with_file_tool() {
         r#"{"method": "cli", "command": "FileTool read_text_file /reports/q1.txt"}"#,
     ));
     server.reply(Reply::text(r#"{"answer": "Revenue rose 12% in Q1."}"#));
-    let mut c = env.cmd();
-    c.arg("--providers")
-        .arg(env.providers(&server))
-        .arg("--workspace")
+    let mut c = env.scripted(&server);
+    c.arg("--workspace")
         .arg(&dir)
         .args(["ask", "--json", "Summarize Q1"]);
     let o = run(c, None).await;
@@ -598,10 +586,8 @@ async fn ask_runs_the_agent_loop_with_file_tool() {
         json!({"path": "/reports"}),
     ));
     server.reply(Reply::text("There is one report."));
-    let mut c = env.cmd();
-    c.arg("--providers")
-        .arg(env.providers(&server))
-        .arg("--workspace")
+    let mut c = env.scripted(&server);
+    c.arg("--workspace")
         .arg(&dir)
         .args(["ask", "--mode", "api", "List reports"]);
     let o = run(c, None).await;
@@ -673,12 +659,8 @@ async fn chat_slash_commands_and_saved_sessions() {
     server.reply(Reply::text("You said the sky is green."));
     let env = Env::new();
     let dir = ws(&env);
-    let mut c = env.cmd();
-    c.arg("--providers")
-        .arg(env.providers(&server))
-        .arg("--workspace")
-        .arg(&dir)
-        .arg("chat");
+    let mut c = env.scripted(&server);
+    c.arg("--workspace").arg(&dir).arg("chat");
     let o = run(c, Some("The sky is green.\n/session save colours\n/session info\n/model other-model\n/instructions Be brief.\nWhat did I say?\n")).await;
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(o.stdout.contains("saved as `colours`"), "{}", o.stdout);
@@ -697,10 +679,8 @@ async fn chat_slash_commands_and_saved_sessions() {
     );
     // The saved session continues later.
     server.reply(Reply::text("Green, you said."));
-    let mut c = env.cmd();
-    c.arg("--providers")
-        .arg(env.providers(&server))
-        .arg("--workspace")
+    let mut c = env.scripted(&server);
+    c.arg("--workspace")
         .arg(&dir)
         .args(["chat", "--session", "colours"]);
     let o = run(c, Some("Remind me?\n")).await;
@@ -785,10 +765,8 @@ async fn ask_with_attachments_sends_them_converted_before_the_question() {
     let server = ScriptedServer::start().await.unwrap();
     server.reply(Reply::text("North grew fastest."));
     let env = Env::new();
-    let mut c = env.cmd();
-    c.arg("--providers")
-        .arg(env.providers(&server))
-        .arg("--workspace")
+    let mut c = env.scripted(&server);
+    c.arg("--workspace")
         .arg(ws(&env))
         .args(["ask", "--no-tools", "--json", "--attach"])
         .arg(fixture("report.docx"))
@@ -827,14 +805,8 @@ async fn ask_with_attachments_sends_them_converted_before_the_question() {
     );
 
     // A missing attachment is a clear error before anything is sent.
-    let mut c = env.cmd();
-    c.arg("--providers").arg(env.providers(&server)).args([
-        "ask",
-        "--no-tools",
-        "--attach",
-        "/nonexistent/x.pdf",
-        "hi",
-    ]);
+    let mut c = env.scripted(&server);
+    c.args(["ask", "--no-tools", "--attach", "/nonexistent/x.pdf", "hi"]);
     let o = run(c, None).await;
     assert_ne!(o.code, 0);
     assert!(
@@ -1029,10 +1001,8 @@ async fn chat_attach_adds_files_to_the_next_message_only() {
     server.reply(Reply::text("North grew fastest."));
     server.reply(Reply::text("You are welcome."));
     let env = Env::new();
-    let mut c = env.cmd();
-    c.arg("--providers")
-        .arg(env.providers(&server))
-        .arg("--workspace")
+    let mut c = env.scripted(&server);
+    c.arg("--workspace")
         .arg(ws(&env))
         .args(["chat", "--no-tools"]);
     let script = format!(

@@ -117,10 +117,17 @@ impl Engine {
     }
 
     /// The built-in toolboxes on the workspace (created if it does not
-    /// exist yet, so a fresh machine works). The search index is brought
-    /// up to date in the background unless `skipIndexingOnStartup` is set.
+    /// exist yet, so a fresh machine works), searching through
+    /// [`refreshed_index`](Self::refreshed_index).
     pub fn workspace_catalog(&self) -> Result<Catalog, EngineError> {
-        let index = match self.open_index() {
+        self.file_catalog(self.refreshed_index())
+    }
+
+    /// The workspace's search index, brought up to date in the background
+    /// (unless `skipIndexingOnStartup` is set); `None` when it cannot be
+    /// opened (search is then off, with a warning in the log).
+    pub fn refreshed_index(&self) -> Option<Arc<WorkspaceIndex>> {
+        match self.open_index() {
             Ok(index) => {
                 if !self.settings.skip_indexing_on_startup {
                     refresh_in_background(&index, false, Arc::new(|_| {}));
@@ -131,8 +138,7 @@ impl Engine {
                 tracing::warn!(error = %e, "document search is off");
                 None
             }
-        };
-        self.file_catalog(index)
+        }
     }
 
     /// The built-in toolboxes on the workspace, searching through `index`
@@ -149,14 +155,15 @@ impl Engine {
 
     /// The toolboxes an agent for `cfg` is offered: none when the entry
     /// turns tools off (models too small to call them), else the
-    /// workspace's, searching through `index` when there is one.
+    /// workspace's, searching through the index `index` gives (asked only
+    /// when tools are on).
     pub fn catalog_for(
         &self,
         cfg: &ProviderConfig,
-        index: Option<Arc<WorkspaceIndex>>,
+        index: impl FnOnce() -> Option<Arc<WorkspaceIndex>>,
     ) -> Result<Catalog, EngineError> {
         if cfg.tools {
-            self.file_catalog(index)
+            self.file_catalog(index())
         } else {
             Ok(Catalog::new())
         }

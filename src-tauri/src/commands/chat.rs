@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use baton_agent::{CommandOutcome, CompactionPolicy, Session, StopReason, handle_command};
-use baton_llm::{ContentPart, Message};
+use baton_llm::Message;
 use tauri::State;
 use tauri::ipc::Channel;
 use tauri_specta::Event;
@@ -106,16 +106,7 @@ fn drop_last_exchange(history: &mut Vec<Message>) -> Option<String> {
         unreachable!("position found a user message")
     };
     history.truncate(at);
-    Some(
-        content
-            .iter()
-            .filter_map(|p| match p {
-                ContentPart::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    )
+    Some(super::sessions::user_prompt(&content))
 }
 
 fn busy() -> IpcError {
@@ -218,7 +209,7 @@ async fn answer(
     let agent = state
         .agent(key, || {
             let provider = engine.open_provider_observed(&cfg, Some(on_load))?;
-            let catalog = engine.catalog_for(&cfg, index)?;
+            let catalog = engine.catalog_for(&cfg, || index)?;
             Ok(engine.build_agent(&cfg, provider, None, catalog, session.instructions.clone()))
         })
         .await?;

@@ -90,6 +90,19 @@ pub fn restore_session(state: State<'_, AppState>, id: String) -> IpcResult<Sess
     summary_of(&state, &id)
 }
 
+/// The prompt text of a user message (its text parts; the attachment
+/// blocks the engine builds are part of that text).
+pub fn user_prompt(content: &[ContentPart]) -> String {
+    content
+        .iter()
+        .filter_map(|p| match p {
+            ContentPart::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The stored history as chat messages: the user's own words (attachment
 /// blocks become names), and each answer with the tool calls made on the
 /// way, their results paired by call id.
@@ -99,14 +112,7 @@ pub fn view_messages(history: &[Message]) -> Vec<MessageView> {
         match m {
             Message::System { .. } => {}
             Message::User { content } => {
-                let text: String = content
-                    .iter()
-                    .filter_map(|p| match p {
-                        ContentPart::Text { text } => Some(text.as_str()),
-                        _ => None,
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n");
+                let text = user_prompt(content);
                 let (mut names, message) = baton_docs::split_prompt(&text);
                 names.extend(content.iter().filter_map(|p| match p {
                     ContentPart::Attachment { name, .. } => Some(name.clone()),
@@ -144,10 +150,7 @@ pub fn view_messages(history: &[Message]) -> Vec<MessageView> {
                     .extend(tool_calls.iter().map(|c| ToolCallView {
                         id: c.id.clone(),
                         name: c.name.clone(),
-                        arguments: match &c.arguments {
-                            serde_json::Value::String(s) => s.clone(),
-                            v => serde_json::to_string_pretty(v).unwrap_or_default(),
-                        },
+                        arguments: crate::stream::pretty(&c.arguments),
                         result: None,
                         is_error: false,
                     }));

@@ -59,10 +59,10 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let tools = if args.no_tools || !cfg.tools {
+    let tools = if args.no_tools {
         baton_tools::Catalog::new()
     } else {
-        ctx.workspace_catalog()?
+        ctx.catalog_for(&cfg, || ctx.refreshed_index())?
     };
     let agent = ctx.build_agent(&cfg, provider, args.mode.map(Into::into), tools, None);
     let cancel = CancellationToken::new();

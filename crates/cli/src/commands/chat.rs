@@ -33,10 +33,10 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
         session.model = args.model.clone();
     }
     let base = ctx.provider_config(args.provider.as_deref())?;
-    let tools = if args.no_tools || !base.tools {
+    let tools = if args.no_tools {
         baton_tools::Catalog::new()
     } else {
-        ctx.workspace_catalog()?
+        ctx.catalog_for(&base, || ctx.refreshed_index())?
     };
     let make_agent = |session: &Session| -> anyhow::Result<Result<baton_agent::Agent, String>> {
         let mut cfg = base.clone();
