@@ -21,6 +21,7 @@ DESKTOP := $(REL_DIR)/baton-desktop
 setup:
 	@scripts/setup.sh
 	@scripts/fetch-model.sh
+	@scripts/fetch-whisper.sh
 
 ## ui-deps: the web UI's npm packages (npm ci only when the lock file changed)
 ui-deps:

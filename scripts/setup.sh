@@ -14,6 +14,8 @@ APT_PACKAGES=(
   xvfb xauth webkit2gtk-driver            # end-to-end tests of the real app under a virtual display
   chromium                                # UI browser tests (Playwright drives Debian's Chromium)
   espeak-ng libespeak-ng-dev              # offline text-to-speech
+  libasound2-dev alsa-utils libasound2-plugins  # sound devices (cpal on ALSA, routed to PulseAudio)
+  pulseaudio pulseaudio-utils             # a private sound server for the real-audio tests
 )
 
 sudo_cmd=()

@@ -63,17 +63,63 @@ pub enum Command {
     Index(IndexArgs),
     /// Search the documents in the workspace.
     Search(SearchArgs),
-    /// Speak text with the offline speech engine into a WAV file.
+    /// Speak text with the speech engine (on the speaker, or into a WAV file).
     Say(SayArgs),
+    /// Transcribe an audio file (WAV, MP3, FLAC, Ogg Vorbis; any rate) with Whisper.
+    Transcribe(TranscribeArgs),
+    /// A voice conversation on the default microphone and speaker (Ctrl-C ends it).
+    Voice(VoiceArgs),
+}
+
+/// `baton transcribe`.
+#[derive(Args, Debug)]
+pub struct TranscribeArgs {
+    /// The audio file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Print JSON: text, timed segments, audio and decoding time, model.
+    #[arg(long)]
+    pub json: bool,
+    /// A ggml Whisper model file (default: voice.sttModel, else the best in the models folder).
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// Beam width (1 = greedy; default from settings).
+    #[arg(long)]
+    pub beam_size: Option<usize>,
+    /// CPU threads (default from settings).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Run the encoder over whisper's full 30 s window (slower on short clips).
+    #[arg(long)]
+    pub full_window: bool,
+}
+
+/// `baton voice`.
+#[derive(Args, Debug)]
+pub struct VoiceArgs {
+    /// Provider entry that answers (default: the selected one).
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// List the microphones and speakers, then exit.
+    #[arg(long)]
+    pub list_devices: bool,
+    /// Use this recording as the microphone (played in real time), then stop.
+    #[arg(long, value_name = "FILE")]
+    pub mic_file: Option<PathBuf>,
+    /// Record what would be played into this WAV file instead of the speaker.
+    #[arg(long, value_name = "FILE.wav")]
+    pub speaker_file: Option<PathBuf>,
+    /// Print every event as a JSON line on stdout, and the turns at the end.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `baton say`.
 #[derive(Args, Debug)]
 pub struct SayArgs {
-    /// The WAV file to write (16-bit mono). Playing on a speaker comes
-    /// with voice mode.
-    #[arg(long, short = 'o', value_name = "FILE.wav", required = true)]
-    pub out: PathBuf,
+    /// Write a WAV file (16-bit mono) instead of playing on the speaker.
+    #[arg(long, short = 'o', value_name = "FILE.wav")]
+    pub out: Option<PathBuf>,
     /// eSpeak NG voice (`en-us`, `en-gb`, `de`, `fr`, …).
     #[arg(long, default_value = "en-us")]
     pub voice: String,

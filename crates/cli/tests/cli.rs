@@ -1082,3 +1082,282 @@ async fn say_speaks_markdown_sentence_by_sentence_into_a_wav_file() {
     );
     assert!(!bad.exists());
 }
+
+/// eSpeak NG saying each text, `gap_s` of silence before each, as a WAV
+/// file: a recorded microphone.
+fn spoken_wav(path: &Path, texts: &[&str], gap_s: f32) {
+    use baton_voice::TextToSpeech;
+    let tts = baton_voice::EspeakTts::default();
+    let mut samples = Vec::new();
+    let mut rate = 22_050;
+    for t in texts {
+        let s = tts.synthesize(t).unwrap();
+        rate = s.sample_rate;
+        samples.extend(std::iter::repeat_n(0i16, (gap_s * rate as f32) as usize));
+        samples.extend(s.samples);
+    }
+    baton_voice::Speech {
+        samples,
+        sample_rate: rate,
+    }
+    .write_wav(path)
+    .unwrap();
+}
+
+fn events(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn wer(reference: &str, hypothesis: &str) -> f64 {
+    baton_voice::stt::word_error_rate(reference, hypothesis).0
+}
+
+async fn transcribe(env: &Env, file: &Path) -> String {
+    let mut c = env.cmd();
+    c.env("BATON_MODELS_DIR", models_dir());
+    c.args(["transcribe", "--json"]).arg(file);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    serde_json::from_str::<Value>(&o.stdout).unwrap()["text"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+fn models_dir() -> PathBuf {
+    std::env::var_os("BATON_MODELS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var("HOME").unwrap()).join(".local/share/baton/models")
+        })
+}
+
+async fn run_long(mut c: tokio::process::Command) -> Out {
+    c.env("BATON_MODELS_DIR", models_dir());
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let o = tokio::time::timeout(
+        Duration::from_secs(90),
+        c.spawn().unwrap().wait_with_output(),
+    )
+    .await
+    .expect("the voice loop ended")
+    .unwrap();
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into(),
+        stderr: String::from_utf8_lossy(&o.stderr).into(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn transcribe_reads_any_format_and_rate_and_explains_bad_files() {
+    let env = Env::new();
+    let wav = env.path().join("q.wav");
+    spoken_wav(&wav, &["Move the meeting with Peter to next Monday."], 0.3);
+    let text = transcribe(&env, &wav).await;
+    assert!(
+        wer("Move the meeting with Peter to next Monday.", &text) <= 0.25,
+        "{text}"
+    );
+    // A text file is refused with the reason, not a crash.
+    let bad = env.path().join("notes.flac");
+    std::fs::write(&bad, "not audio").unwrap();
+    let mut c = env.cmd();
+    c.args(["transcribe"]).arg(&bad);
+    let o = run(c, None).await;
+    assert_ne!(o.code, 0);
+    assert!(
+        o.stderr.contains("notes.flac") && o.stderr.contains("not an audio format"),
+        "{}",
+        o.stderr
+    );
+}
+
+const ANSWER: &str = "You have two meetings tomorrow. The first one is at nine with Alice. \
+    The second one is at three with the design team.";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn voice_loop_hears_a_question_and_speaks_the_streamed_answer_sentence_by_sentence() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::paced(ANSWER, 20));
+    let env = Env::new();
+    let mic = env.path().join("mic.wav");
+    let spk = env.path().join("speaker.wav");
+    spoken_wav(&mic, &["What is on my calendar for tomorrow?"], 0.8);
+    let mut c = env.scripted(&server);
+    c.args(["voice", "--json", "--mic-file"])
+        .arg(&mic)
+        .arg("--speaker-file")
+        .arg(&spk);
+    let o = run_long(c).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let evs = events(&o.stdout);
+    let kinds: Vec<&str> = evs.iter().filter_map(|e| e["kind"].as_str()).collect();
+    assert!(kinds.contains(&"speechStarted"), "{kinds:?}");
+    let transcript = evs.iter().find(|e| e["kind"] == "transcript").unwrap()["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        wer("What is on my calendar for tomorrow?", &transcript) <= 0.25,
+        "{transcript}"
+    );
+    // The model got the transcript as the user's message.
+    let req = server.requests()[0].json();
+    let last = req["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["role"], "user");
+    assert_eq!(
+        last["content"].as_str().unwrap_or_default().trim(),
+        transcript.trim()
+    );
+    // Three sentences spoken in order, the first while text still arrived.
+    let spoken: Vec<&str> = evs
+        .iter()
+        .filter(|e| e["kind"] == "speaking")
+        .map(|e| e["sentence"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        spoken,
+        [
+            "You have two meetings tomorrow.",
+            "The first one is at nine with Alice.",
+            "The second one is at three with the design team."
+        ]
+    );
+    let first_speaking = kinds.iter().position(|k| *k == "speaking").unwrap();
+    let last_text = kinds.iter().rposition(|k| *k == "answerText").unwrap();
+    assert!(
+        first_speaking < last_text,
+        "the first sentence waited for the whole answer"
+    );
+    let summary = evs.iter().find(|e| e["kind"] == "summary").unwrap();
+    let turn = &summary["turns"][0];
+    assert_eq!(turn["interrupted"], false);
+    let timing = &turn["timing"];
+    assert!(timing["firstAudioMs"].as_f64().unwrap() > 0.0, "{timing}");
+    // The speaker's recording is a WAV that says the answer.
+    let heard = transcribe(&env, &spk).await;
+    assert!(wer(ANSWER, &heard) <= 0.3, "heard {heard:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn talking_over_the_answer_stops_it_and_the_new_question_is_answered() {
+    let server = ScriptedServer::start().await.unwrap();
+    let long: String = (1..=12)
+        .map(|i| format!("This is sentence number {i} of a long answer. "))
+        .collect();
+    // Slow enough that the model is still writing when the user interrupts.
+    server.reply(Reply::paced(long.clone(), 150));
+    server.reply(Reply::paced("It is ten past four.", 20));
+    // The speech stand-in: one tone per word, so words can be counted.
+    let env = Env::new();
+    let providers = env.path().join("speech-providers.json");
+    std::fs::write(
+        &providers,
+        json!({"default": "scripted", "providers": [
+            {"name": "scripted", "dialect": "openai", "endpoint": format!("{}/v1", server.url()), "model": "m"},
+            {"name": "speech", "dialect": "openai", "endpoint": format!("{}/v1", server.url()),
+             "model": "tts-1", "voice": "alloy"}
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::create_dir_all(env.path().join("config")).unwrap();
+    std::fs::write(
+        env.path().join("config/setup.json"),
+        json!({"voice": {"ttsEngine": "speech", "partialEveryMs": 0}}).to_string(),
+    )
+    .unwrap();
+    let mic = env.path().join("mic.wav");
+    spoken_wav(
+        &mic,
+        &["Tell me about the project.", "Stop. What time is it?"],
+        2.5,
+    );
+    let spk = env.path().join("speaker.wav");
+    let mut c = env.cmd();
+    c.arg("--providers").arg(&providers);
+    c.args(["voice", "--json", "--mic-file"])
+        .arg(&mic)
+        .arg("--speaker-file")
+        .arg(&spk);
+    let o = run_long(c).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let evs = events(&o.stdout);
+    let barge = evs
+        .iter()
+        .find(|e| e["kind"] == "bargeIn")
+        .expect("a barge-in");
+    let silenced = barge["silencedMs"].as_f64().unwrap();
+    assert!(
+        silenced < 100.0,
+        "playback went on {silenced} ms after the barge-in"
+    );
+    let turns = evs.iter().find(|e| e["kind"] == "summary").unwrap()["turns"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(turns.len(), 2, "{turns:?}");
+    assert_eq!(turns[0]["interrupted"], true);
+    // Cancelled: the model stopped writing, so the answer is cut short…
+    let first = turns[0]["answer"].as_str().unwrap();
+    assert!(
+        first.len() < long.trim().len(),
+        "the model was not cancelled: {first}"
+    );
+    // …and only the sentences before the interruption were spoken.
+    let spoken0 = turns[0]["spoken"].as_array().unwrap().len();
+    assert!((1..12).contains(&spoken0), "{spoken0} sentences");
+    assert!(
+        wer("What time is it?", turns[1]["transcript"].as_str().unwrap()) <= 0.34,
+        "{:?}",
+        turns[1]
+    );
+    assert_eq!(turns[1]["interrupted"], false);
+    assert_eq!(turns[1]["answer"], "It is ten past four.");
+    // The speech endpoint was asked for each spoken sentence.
+    let speech_calls = server
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/audio/speech"))
+        .count();
+    assert!(
+        speech_calls >= spoken0 + 1,
+        "{speech_calls} speech requests"
+    );
+    // The recording holds the second answer's five words as five tones
+    // after the cut-off first answer.
+    let mut wav = hound::WavReader::open(&spk).unwrap();
+    let samples: Vec<i16> = wav.samples::<i16>().map(Result::unwrap).collect();
+    let bursts = count_bursts(&samples, wav.spec().sample_rate);
+    assert!(bursts >= 5, "{bursts} tones heard");
+    let full_answer_words = long.split_whitespace().count();
+    assert!(
+        bursts < full_answer_words + 5,
+        "the whole first answer was played"
+    );
+}
+
+/// Runs of sound separated by at least 30 ms of silence.
+fn count_bursts(samples: &[i16], rate: u32) -> usize {
+    let gap = rate as usize * 30 / 1000;
+    let (mut bursts, mut quiet, mut in_sound) = (0, gap, false);
+    for s in samples {
+        if s.unsigned_abs() > 1000 {
+            if !in_sound && quiet >= gap {
+                bursts += 1;
+            }
+            in_sound = true;
+            quiet = 0;
+        } else {
+            quiet += 1;
+            if quiet >= gap {
+                in_sound = false;
+            }
+        }
+    }
+    bursts
+}

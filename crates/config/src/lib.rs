@@ -18,4 +18,5 @@ pub use secrets::{
 };
 pub use settings::{
     InteractionMode, LoadedSettings, MailServer, SETTINGS_FILE, Settings, SettingsError,
+    VoiceSettings,
 };

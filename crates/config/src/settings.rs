@@ -49,6 +49,59 @@ impl Default for MailServer {
     }
 }
 
+/// Voice conversation settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct VoiceSettings {
+    /// The ggml Whisper model file in the models folder (else the best
+    /// one there: tiny.en 8-bit, then tiny.en).
+    pub stt_model: Option<String>,
+    /// Spoken language ("en", or "auto" with a multilingual model).
+    pub language: String,
+    /// CPU threads for speech-to-text (else up to 4).
+    pub threads: Option<usize>,
+    /// Beam width of the final transcript (1 = greedy, fastest).
+    pub beam_size: usize,
+    /// Text-to-speech engine: "espeak" (offline), or the name of a
+    /// provider entry with an OpenAI-compatible `/v1/audio/speech`.
+    pub tts_engine: String,
+    /// Voice name (eSpeak NG voice such as "en-us", or the endpoint's
+    /// voice such as "alloy").
+    pub tts_voice: Option<String>,
+    /// Speaking rate in words per minute (eSpeak NG; 80–450).
+    pub tts_rate: u32,
+    /// Microphone device id (else the default).
+    pub input_device: Option<String>,
+    /// Speaker device id (else the default).
+    pub output_device: Option<String>,
+    /// Hold-to-talk instead of voice detection.
+    pub push_to_talk: bool,
+    /// Silence that ends an utterance, in milliseconds.
+    pub end_silence_ms: u64,
+    /// How often a draft transcript is made while talking, in
+    /// milliseconds (0: never).
+    pub partial_every_ms: u64,
+}
+
+impl Default for VoiceSettings {
+    fn default() -> Self {
+        Self {
+            stt_model: None,
+            language: "en".into(),
+            threads: None,
+            beam_size: 1,
+            tts_engine: "espeak".into(),
+            tts_voice: None,
+            tts_rate: 175,
+            input_device: None,
+            output_device: None,
+            push_to_talk: false,
+            end_silence_ms: 700,
+            partial_every_ms: 1000,
+        }
+    }
+}
+
 /// The user's settings, stored as `setup.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -76,6 +129,8 @@ pub struct Settings {
     pub smtp: MailServer,
     /// Incoming mail.
     pub imap: MailServer,
+    /// Voice conversations.
+    pub voice: VoiceSettings,
 }
 
 impl Default for Settings {
@@ -91,6 +146,7 @@ impl Default for Settings {
             ocr_provider: None,
             smtp: MailServer::default(),
             imap: MailServer::default(),
+            voice: VoiceSettings::default(),
         }
     }
 }

@@ -10,6 +10,7 @@ mod error;
 mod index;
 mod readiness;
 mod user_providers;
+mod voice;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -24,6 +25,7 @@ pub use build::LoadListener;
 pub use error::EngineError;
 pub use index::{IndexListener, IndexState, refresh_in_background};
 pub use readiness::local_readiness;
+pub use voice::{AgentResponder, VOICE_INSTRUCTIONS};
 
 /// What a front door may override when loading the engine.
 #[derive(Debug, Clone, Default)]

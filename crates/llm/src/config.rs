@@ -131,6 +131,11 @@ pub struct ProviderConfig {
     /// entry marked so; else the local Tesseract engine).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ocr: bool,
+    /// The entry speaks through `POST {endpoint}/audio/speech` with this
+    /// voice (its `model` is the speech model): usable as the voice
+    /// engine (`voice.ttsEngine` = the entry's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voice: Option<String>,
 }
 
 fn default_context_window() -> u32 {

@@ -23,6 +23,7 @@ mod history;
 mod http;
 mod provider;
 mod request;
+pub mod speech;
 pub mod wire;
 
 pub use anonymize::{Anonymizer, AnonymizingProvider, PlaceholderRestorer};

@@ -47,9 +47,23 @@ pub struct Reply {
     pub chunk_delay_ms: u64,
     /// Pause before the response headers, in milliseconds.
     pub delay_ms: u64,
+    /// Pause between stream events (SSE events, NDJSON lines), in
+    /// milliseconds: with one word per piece, a fixed token rate.
+    pub event_delay_ms: u64,
 }
 
 impl Reply {
+    /// A text reply streamed one word per event, `every_ms` apart (a
+    /// model writing at a fixed token rate).
+    pub fn paced(text: impl Into<String>, every_ms: u64) -> Self {
+        let text = text.into();
+        Self {
+            text_pieces: text.split_whitespace().count().max(1),
+            event_delay_ms: every_ms,
+            ..Self::text(text)
+        }
+    }
+
     /// A plain text reply.
     pub fn text(text: impl Into<String>) -> Self {
         Self {
@@ -275,6 +289,58 @@ fn control_route(state: &Mutex<State>, route: &str, body: &[u8]) -> Response {
     }
 }
 
+/// Rate of the stand-in speech.
+pub const SPEECH_RATE: u32 = 24_000;
+
+/// OpenAI's `POST /v1/audio/speech` stand-in: a 16-bit mono WAV at 24 kHz
+/// with one 200 ms tone (pitch from the voice's length) per word of
+/// `input`, 50 ms apart, so tests can count words in what they hear.
+fn speech_route(body: &[u8]) -> Response {
+    let Ok(req) = serde_json::from_slice::<Value>(body) else {
+        return plain(
+            400,
+            "application/json",
+            r#"{"error":{"message":"body is not JSON"}}"#.into(),
+        );
+    };
+    let input = req.get("input").and_then(Value::as_str).unwrap_or("");
+    let voice = req.get("voice").and_then(Value::as_str).unwrap_or("");
+    if input.trim().is_empty() || voice.is_empty() {
+        return plain(
+            400,
+            "application/json",
+            r#"{"error":{"message":"`input` and `voice` are required"}}"#.into(),
+        );
+    }
+    let hz = 300.0 + 40.0 * voice.len() as f32;
+    let mut pcm: Vec<i16> = Vec::new();
+    for _ in input.split_whitespace() {
+        let n = SPEECH_RATE as usize / 5;
+        pcm.extend((0..n).map(|i| {
+            ((i as f32 / SPEECH_RATE as f32 * hz * std::f32::consts::TAU).sin() * 9000.0) as i16
+        }));
+        pcm.extend(std::iter::repeat_n(0, SPEECH_RATE as usize / 20));
+    }
+    let data_len = (pcm.len() * 2) as u32;
+    let mut wav = Vec::with_capacity(44 + data_len as usize);
+    wav.extend_from_slice(b"RIFF");
+    wav.extend_from_slice(&(36 + data_len).to_le_bytes());
+    wav.extend_from_slice(b"WAVEfmt ");
+    wav.extend_from_slice(&16u32.to_le_bytes());
+    wav.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    wav.extend_from_slice(&1u16.to_le_bytes()); // mono
+    wav.extend_from_slice(&SPEECH_RATE.to_le_bytes());
+    wav.extend_from_slice(&(SPEECH_RATE * 2).to_le_bytes());
+    wav.extend_from_slice(&2u16.to_le_bytes());
+    wav.extend_from_slice(&16u16.to_le_bytes());
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&data_len.to_le_bytes());
+    for v in pcm {
+        wav.extend_from_slice(&v.to_le_bytes());
+    }
+    streamed(200, "audio/wav", wav, None, 0, &[])
+}
+
 async fn handle(
     state: Arc<Mutex<State>>,
     method: Method,
@@ -298,6 +364,10 @@ async fn handle(
         body: body.clone(),
         at,
     };
+    if method == Method::POST && path.ends_with("/audio/speech") {
+        state.lock().expect("state").requests.push(recorded);
+        return speech_route(&body);
+    }
     let step = {
         let mut s = state.lock().expect("state");
         s.requests.push(recorded);
@@ -331,6 +401,9 @@ async fn handle(
         Step::Reply(r) => {
             tokio::time::sleep(Duration::from_millis(r.delay_ms)).await;
             let bytes = render_reply(dialect, &r);
+            if r.event_delay_ms > 0 {
+                return streamed_events(dialect.content_type(), bytes, r.event_delay_ms);
+            }
             streamed(
                 200,
                 dialect.content_type(),
@@ -364,6 +437,45 @@ async fn handle(
 
 fn plain(status: u16, content_type: &str, body: String) -> Response {
     streamed(status, content_type, body.into_bytes(), None, 0, &[])
+}
+
+/// The body cut at event boundaries (a blank line for SSE, a newline for
+/// NDJSON), `delay_ms` between events.
+fn streamed_events(content_type: &str, bytes: Vec<u8>, delay_ms: u64) -> Response {
+    let sep: &[u8] = if content_type.contains("event-stream") {
+        b"\n\n"
+    } else {
+        b"\n"
+    };
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i + sep.len() <= bytes.len() {
+        if &bytes[i..i + sep.len()] == sep {
+            pieces.push(Bytes::copy_from_slice(&bytes[start..i + sep.len()]));
+            start = i + sep.len();
+            i = start;
+        } else {
+            i += 1;
+        }
+    }
+    if start < bytes.len() {
+        pieces.push(Bytes::copy_from_slice(&bytes[start..]));
+    }
+    let stream = futures::StreamExt::then(
+        futures::stream::iter(pieces.into_iter().enumerate()),
+        move |(i, b)| async move {
+            if i > 0 {
+                tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+            }
+            Ok::<_, std::convert::Infallible>(b)
+        },
+    );
+    Response::builder()
+        .status(StatusCode::OK)
+        .header("content-type", content_type)
+        .body(Body::from_stream(stream))
+        .expect("valid response")
 }
 
 fn streamed(

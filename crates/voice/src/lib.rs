@@ -1,16 +1,25 @@
-//! Baton's voice pipeline. So far: the [`SentenceSplitter`], which turns an
-//! answer streamed as Markdown into plain sentences a speech engine can
-//! read, each as soon as it is complete, so the first sentence is spoken
-//! while the model is still writing the rest; and text-to-speech engines
-//! behind [`TextToSpeech`] (eSpeak NG, offline); and [`VoiceActivity`], which
-//! finds where speech starts and ends in a 16 kHz stream.
+//! Baton's voice pipeline: audio in and out ([`audio`]), where speech
+//! starts and ends ([`VoiceActivity`]), speech-to-text ([`stt`], whisper.cpp
+//! in the `baton-stt` worker), the [`SentenceSplitter`] that cuts a streamed
+//! Markdown answer into speakable sentences, text-to-speech engines
+//! ([`tts`]), and [`speak_stream`], which speaks each sentence as soon as it
+//! is complete and stops at once on barge-in.
 
+pub mod audio;
+mod session;
 mod speak;
 mod splitter;
+pub mod stt;
 pub mod tts;
 mod vad;
 
-pub use speak::{AudioSink, RecordingSink, SpeakReport, speak_stream};
+pub use session::{
+    Control, ListenMode, LoopOptions, Responder, TurnRecord, TurnTiming, VoiceEvent, VoiceParts,
+    run_voice_loop,
+};
+pub use speak::{
+    AudioSink, RecordingSink, SpeakReport, SpeakStep, speak_stream, speak_stream_observed,
+};
 pub use splitter::{SentenceSplitter, SplitterOptions};
 pub use tts::{EspeakTts, Speech, TextToSpeech, TtsError};
 pub use vad::{FRAME, VAD_SAMPLE_RATE, VadEvent, VadOptions, VoiceActivity};

@@ -13,9 +13,22 @@ use crate::{SentenceSplitter, Speech, SplitterOptions, TextToSpeech, TtsError};
 
 /// Where synthesized speech goes (a speaker, or a recording in tests).
 pub trait AudioSink: Send {
-    /// Plays one utterance, returning when it has been played (or handed
-    /// to the device).
+    /// Plays one utterance, or queues it on the device and returns at once
+    /// (so the next sentence is synthesized while this one sounds).
     fn play(&mut self, speech: &Speech) -> Result<(), TtsError>;
+
+    /// Waits until everything queued has been played, or `cancel` fires.
+    fn finish(&mut self, cancel: &CancellationToken) -> Result<(), TtsError> {
+        let _ = cancel;
+        Ok(())
+    }
+
+    /// A handle that silences the device at once and drops what is
+    /// queued, callable from any thread (barge-in); `None` when playing is
+    /// synchronous and cancelling between utterances is enough.
+    fn interrupter(&self) -> Option<Arc<dyn Fn() + Send + Sync>> {
+        None
+    }
 }
 
 /// A sink that keeps every utterance, in order: a file as the speaker.
@@ -65,18 +78,45 @@ pub struct SpeakReport<S> {
 }
 
 /// Speaks the text arriving on `chunks` until the sender closes or
-/// `cancel` fires. Synthesis and playback run on one blocking thread while
-/// the text keeps arriving, so sentence N+1 is cut while N is spoken.
+/// `cancel` fires. Synthesis runs on one blocking thread while the text
+/// keeps arriving; a queuing sink plays sentence N while N+1 is
+/// synthesized. On `cancel` the sink is silenced at once.
 pub async fn speak_stream<S: AudioSink + 'static>(
-    mut chunks: tokio::sync::mpsc::Receiver<String>,
+    chunks: tokio::sync::mpsc::Receiver<String>,
     tts: Arc<dyn TextToSpeech>,
     sink: S,
     options: SplitterOptions,
     cancel: CancellationToken,
 ) -> Result<SpeakReport<S>, TtsError> {
+    speak_stream_observed(chunks, tts, sink, options, cancel, |_| {}).await
+}
+
+/// A step of [`speak_stream_observed`], with when it happened.
+#[derive(Debug, Clone)]
+pub enum SpeakStep {
+    /// A sentence is complete and goes to the speech engine.
+    Sentence(String, Instant),
+    /// Its audio has been handed to the sink.
+    Queued(String, Instant),
+}
+
+/// [`speak_stream`], telling `observe` when each sentence is complete and
+/// when its audio is handed to the sink (for the speaking indicator and
+/// for timing the parts of the latency).
+pub async fn speak_stream_observed<S: AudioSink + 'static>(
+    mut chunks: tokio::sync::mpsc::Receiver<String>,
+    tts: Arc<dyn TextToSpeech>,
+    sink: S,
+    options: SplitterOptions,
+    cancel: CancellationToken,
+    observe: impl Fn(SpeakStep) + Send + Sync + 'static,
+) -> Result<SpeakReport<S>, TtsError> {
+    let observe = Arc::new(observe);
     let started = Instant::now();
+    let interrupt = sink.interrupter();
     let (tx, rx) = mpsc::channel::<String>();
     let worker_cancel = cancel.clone();
+    let worker_observe = Arc::clone(&observe);
     let worker = tokio::task::spawn_blocking(move || {
         let mut sink = sink;
         let mut spoken = Vec::new();
@@ -90,23 +130,34 @@ pub async fn speak_stream<S: AudioSink + 'static>(
                 break;
             }
             sink.play(&speech)?;
+            worker_observe(SpeakStep::Queued(sentence.clone(), Instant::now()));
             first_audio.get_or_insert_with(|| started.elapsed());
             spoken.push(sentence);
+        }
+        if !worker_cancel.is_cancelled() {
+            sink.finish(&worker_cancel)?;
         }
         Ok::<_, TtsError>((spoken, first_audio, sink))
     });
     let mut splitter = SentenceSplitter::new(options);
     loop {
         tokio::select! {
-            _ = cancel.cancelled() => break,
+            _ = cancel.cancelled() => {
+                if let Some(stop) = &interrupt {
+                    stop();
+                }
+                break;
+            }
             chunk = chunks.recv() => match chunk {
                 Some(text) => {
                     for s in splitter.push(&text) {
+                        observe(SpeakStep::Sentence(s.clone(), Instant::now()));
                         let _ = tx.send(s);
                     }
                 }
                 None => {
                     for s in splitter.finish() {
+                        observe(SpeakStep::Sentence(s.clone(), Instant::now()));
                         let _ = tx.send(s);
                     }
                     break;
@@ -115,9 +166,19 @@ pub async fn speak_stream<S: AudioSink + 'static>(
         }
     }
     drop(tx);
-    let (spoken, first_audio, sink) = worker
-        .await
-        .map_err(|e| TtsError::Synthesis(format!("the speech thread failed: {e}")))??;
+    // Sentences may still be playing: a cancel now silences them too.
+    let mut worker = worker;
+    let joined = tokio::select! {
+        r = &mut worker => r,
+        _ = cancel.cancelled() => {
+            if let Some(stop) = &interrupt {
+                stop();
+            }
+            worker.await
+        }
+    };
+    let (spoken, first_audio, sink) =
+        joined.map_err(|e| TtsError::Synthesis(format!("the speech thread failed: {e}")))??;
     Ok(SpeakReport {
         spoken,
         first_audio,

@@ -11,6 +11,8 @@ mod say;
 mod search;
 mod secret;
 mod tools;
+mod transcribe;
+mod voice;
 
 use baton_llm::LlmError;
 use std::process::ExitCode;
@@ -32,7 +34,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Convert(a) => convert::run(&ctx, a),
         Command::Index(a) => index::run(&ctx, a).await,
         Command::Search(a) => search::run(&ctx, a),
-        Command::Say(a) => say::run(a),
+        Command::Say(a) => say::run(&ctx, a).await,
+        Command::Transcribe(a) => transcribe::run(&ctx, a).await,
+        Command::Voice(a) => voice::run(&ctx, a, verbose).await,
     }
 }
 

@@ -1,0 +1,57 @@
+//! `baton transcribe`: an audio file to text with Whisper (whisper.cpp in
+//! the `baton-stt` worker).
+
+use std::process::ExitCode;
+
+use baton_voice::audio::decode_file;
+use baton_voice::stt::{Pass, STT_SAMPLE_RATE, SpeechToText, WhisperWorker, find_worker_binary};
+use serde_json::json;
+
+use crate::args::TranscribeArgs;
+use crate::context::Context;
+
+pub async fn run(ctx: &Context, args: TranscribeArgs) -> anyhow::Result<ExitCode> {
+    // The file first: a wrong file is the likelier mistake.
+    let file = args.file.clone();
+    let pcm = tokio::task::spawn_blocking(move || decode_file(&file)?.resampled(STT_SAMPLE_RATE))
+        .await??;
+    let mut options = match &args.model {
+        Some(_) => baton_voice::stt::WorkerOptions::new(std::path::PathBuf::new()),
+        None => ctx.stt_options()?,
+    };
+    if let Some(m) = &args.model {
+        options.model = m.clone();
+        options.language = ctx.settings.voice.language.clone();
+    }
+    if let Some(b) = args.beam_size {
+        options.beam_size = b.max(1);
+    }
+    if let Some(t) = args.threads {
+        options.threads = t.max(1);
+    }
+    options.fit_audio_ctx = !args.full_window;
+    let (transcript, model) = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
+        let worker = WhisperWorker::start(&find_worker_binary()?, &options)?;
+        let t = worker.transcribe(&pcm.samples, Pass::Final)?;
+        Ok((t, worker.name()))
+    })
+    .await??;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "file": args.file,
+                "text": transcript.text,
+                "segments": transcript.segments,
+                "audioMs": transcript.audio_ms,
+                "decodeMs": transcript.decode_ms,
+                "model": model,
+            }))?
+        );
+    } else if transcript.text.is_empty() {
+        eprintln!("(no speech found)");
+    } else {
+        println!("{}", transcript.text);
+    }
+    Ok(ExitCode::SUCCESS)
+}

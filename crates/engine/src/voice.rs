@@ -1,0 +1,226 @@
+//! Voice conversations assembled from the engine's parts: the speech
+//! model from the models folder, the speech engine from settings (eSpeak
+//! NG, or a provider entry with an OpenAI-compatible `/audio/speech`), the
+//! loop's tuning from settings, and the agent as the one who answers.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use baton_agent::Agent;
+use baton_llm::Message;
+use baton_llm::speech::SpeechClient;
+use baton_voice::stt::{
+    SttError, WhisperWorker, WorkerOptions, find_worker_binary, whisper_models,
+};
+use baton_voice::{
+    EspeakTts, ListenMode, LoopOptions, Responder, Speech, TextToSpeech, TtsError, VadOptions,
+};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::{Engine, EngineError};
+
+/// What an agent is told when its answers are spoken.
+pub const VOICE_INSTRUCTIONS: &str = "You are talking with the user by voice: your answer is read \
+aloud as you write it. Answer in short, plain spoken sentences; no tables, code blocks or lists \
+unless asked.";
+
+impl Engine {
+    /// The ggml Whisper model to use: the one named in settings, else the
+    /// best one in the models folder.
+    pub fn stt_model(&self) -> Result<PathBuf, SttError> {
+        let dir = &self.paths.models_dir;
+        if let Some(name) = &self.settings.voice.stt_model {
+            let path = if PathBuf::from(name).is_absolute() {
+                PathBuf::from(name)
+            } else {
+                dir.join(name)
+            };
+            return if path.is_file() {
+                Ok(path)
+            } else {
+                Err(SttError::ModelLoad {
+                    path,
+                    reason: "the file named by the voice.sttModel setting does not exist".into(),
+                })
+            };
+        }
+        whisper_models(dir)
+            .into_iter()
+            .next()
+            .ok_or_else(|| SttError::NoModel { dir: dir.clone() })
+    }
+
+    /// The worker options the settings ask for.
+    pub fn stt_options(&self) -> Result<WorkerOptions, SttError> {
+        let v = &self.settings.voice;
+        let mut o = WorkerOptions::new(self.stt_model()?);
+        o.language = v.language.clone();
+        if let Some(t) = v.threads {
+            o.threads = t.max(1);
+        }
+        o.beam_size = v.beam_size.max(1);
+        Ok(o)
+    }
+
+    /// Starts the speech-to-text worker and loads the model (blocking,
+    /// ≈ 0.1–0.5 s).
+    pub fn start_stt(&self) -> Result<WhisperWorker, SttError> {
+        WhisperWorker::start(&find_worker_binary()?, &self.stt_options()?)
+    }
+
+    /// The speech engine the settings choose. An endpoint engine must be
+    /// made inside a Tokio runtime (it speaks over HTTP).
+    pub fn tts_engine(&self) -> Result<Arc<dyn TextToSpeech>, EngineError> {
+        let v = &self.settings.voice;
+        let name = v.tts_engine.trim();
+        if name.is_empty() || name.eq_ignore_ascii_case("espeak") {
+            let tts = EspeakTts::new(v.tts_voice.as_deref().unwrap_or("en-us"), v.tts_rate);
+            return Ok(Arc::new(tts));
+        }
+        let cfg = self.provider_config(Some(name))?;
+        let key = self
+            .secrets
+            .api_key(&cfg.name, cfg.api_key_env.as_deref())
+            .ok()
+            .flatten()
+            .map(|k| k.value);
+        let mut client = SpeechClient::new(&cfg, key)?;
+        if let Some(voice) = &v.tts_voice {
+            client = client.with_voice(voice);
+        }
+        let handle = tokio::runtime::Handle::try_current().map_err(|_| {
+            EngineError::Provider(baton_llm::LlmError::Unsupported(
+                "an endpoint speech engine needs a running Tokio runtime".into(),
+            ))
+        })?;
+        Ok(Arc::new(EndpointTts {
+            name: format!("{} ({})", cfg.name, client.voice()),
+            client,
+            handle,
+        }))
+    }
+
+    /// The loop's tuning from settings.
+    pub fn voice_loop_options(&self) -> LoopOptions {
+        let v = &self.settings.voice;
+        LoopOptions {
+            vad: VadOptions {
+                end_silence: Duration::from_millis(v.end_silence_ms.clamp(200, 5000)),
+                ..VadOptions::default()
+            },
+            partial_every: (v.partial_every_ms > 0)
+                .then(|| Duration::from_millis(v.partial_every_ms)),
+            mode: if v.push_to_talk {
+                ListenMode::PushToTalk
+            } else {
+                ListenMode::HandsFree
+            },
+            ..LoopOptions::default()
+        }
+    }
+}
+
+/// An OpenAI-compatible `/audio/speech` endpoint as a [`TextToSpeech`].
+struct EndpointTts {
+    name: String,
+    client: SpeechClient,
+    handle: tokio::runtime::Handle,
+}
+
+impl TextToSpeech for EndpointTts {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn synthesize(&self, text: &str) -> Result<Speech, TtsError> {
+        // Called on a blocking thread (the speaking loop's): wait here.
+        let wav = self
+            .handle
+            .block_on(self.client.synthesize(text))
+            .map_err(|e| TtsError::Synthesis(e.to_string()))?;
+        let reader = hound::WavReader::new(std::io::Cursor::new(wav))
+            .map_err(|e| TtsError::Synthesis(format!("{}: unreadable WAV: {e}", self.name)))?;
+        let spec = reader.spec();
+        let channels = usize::from(spec.channels.max(1));
+        let raw: Vec<i16> = match spec.sample_format {
+            hound::SampleFormat::Int if spec.bits_per_sample == 16 => reader
+                .into_samples::<i16>()
+                .filter_map(Result::ok)
+                .collect(),
+            hound::SampleFormat::Float => reader
+                .into_samples::<f32>()
+                .filter_map(Result::ok)
+                .map(|v| (v.clamp(-1.0, 1.0) * 32767.0) as i16)
+                .collect(),
+            _ => {
+                return Err(TtsError::Synthesis(format!(
+                    "{}: {}-bit audio is not supported",
+                    self.name, spec.bits_per_sample
+                )));
+            }
+        };
+        let samples = raw
+            .chunks(channels)
+            .map(|f| (f.iter().map(|&s| i32::from(s)).sum::<i32>() / channels as i32) as i16)
+            .collect();
+        Ok(Speech {
+            samples,
+            sample_rate: spec.sample_rate,
+        })
+    }
+}
+
+/// The agent's streaming chat as the voice loop's [`Responder`]; the
+/// conversation's history is kept across turns.
+pub struct AgentResponder {
+    agent: Arc<Agent>,
+    history: Arc<tokio::sync::Mutex<Vec<Message>>>,
+}
+
+impl AgentResponder {
+    /// Answers with `agent`, from an empty conversation.
+    pub fn new(agent: Arc<Agent>) -> Self {
+        Self {
+            agent,
+            history: Arc::new(tokio::sync::Mutex::new(Vec::new())),
+        }
+    }
+
+    /// The conversation so far.
+    pub async fn history(&self) -> Vec<Message> {
+        self.history.lock().await.clone()
+    }
+}
+
+impl Responder for AgentResponder {
+    fn respond(&self, prompt: String, cancel: CancellationToken) -> mpsc::Receiver<String> {
+        let (tx, rx) = mpsc::channel(4096);
+        let agent = Arc::clone(&self.agent);
+        let history = Arc::clone(&self.history);
+        tokio::spawn(async move {
+            let mut history = history.lock().await;
+            let sent = tx.clone();
+            let result = agent
+                .execute_chat_stream(
+                    &mut history,
+                    &prompt,
+                    Vec::new(),
+                    cancel.clone(),
+                    move |t| {
+                        // Far larger than any backlog the speaker leaves.
+                        let _ = sent.try_send(t.to_string());
+                    },
+                )
+                .await;
+            if let Err(e) = result
+                && !cancel.is_cancelled()
+            {
+                tracing::warn!("the voice answer failed: {e}");
+                let _ = tx.send(format!("Sorry, I could not answer: {e}")).await;
+            }
+        });
+        rx
+    }
+}

@@ -1,0 +1,562 @@
+//! The voice conversation loop: microphone chunks in; voice detection
+//! (hands-free) or a held button (push-to-talk) cuts utterances, with a
+//! pre-roll so the first syllable is kept; drafts of the transcript while
+//! the user talks; at the end of speech the final transcript goes to the
+//! [`Responder`] (the agent) and its streamed answer is spoken sentence by
+//! sentence. Speaking again (or pressing stop) is a barge-in: playback is
+//! silenced at once, queued sentences are dropped and the model call is
+//! cancelled; the new utterance is handled as usual.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::audio::{AudioChunks, Speaker};
+use crate::stt::{Pass, STT_SAMPLE_RATE, SpeechToText, SttError, Transcript};
+use crate::{
+    SpeakStep, SplitterOptions, TextToSpeech, TtsError, VadEvent, VadOptions, VoiceActivity,
+    speak_stream_observed,
+};
+
+/// Answers what the user said: the agent's streaming chat, or a stand-in.
+pub trait Responder: Send + Sync {
+    /// Starts answering `prompt`; the answer's text arrives on the
+    /// receiver as it is produced and the channel closes at the end.
+    /// Cancelling `cancel` stops the model call.
+    fn respond(&self, prompt: String, cancel: CancellationToken) -> mpsc::Receiver<String>;
+}
+
+/// How utterances are cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ListenMode {
+    /// Voice detection starts and ends utterances.
+    #[default]
+    HandsFree,
+    /// An utterance lasts while the talk button is held
+    /// ([`Control::Talk`]).
+    PushToTalk,
+}
+
+/// Tuning of the loop.
+#[derive(Debug, Clone)]
+pub struct LoopOptions {
+    /// Voice detection (its `end_silence` ends an utterance).
+    pub vad: VadOptions,
+    /// Audio kept from before the detected start of speech.
+    pub preroll: Duration,
+    /// How often to re-decode the growing utterance for a draft
+    /// transcript (`None`: no drafts).
+    pub partial_every: Option<Duration>,
+    /// Hands-free or push-to-talk.
+    pub mode: ListenMode,
+    /// How answers are cut into sentences.
+    pub splitter: SplitterOptions,
+    /// How often to report the input level.
+    pub level_every: Duration,
+}
+
+impl Default for LoopOptions {
+    fn default() -> Self {
+        Self {
+            vad: VadOptions::default(),
+            preroll: Duration::from_millis(500),
+            partial_every: Some(Duration::from_millis(1000)),
+            mode: ListenMode::HandsFree,
+            splitter: SplitterOptions::default(),
+            level_every: Duration::from_millis(50),
+        }
+    }
+}
+
+/// Commands from the user interface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    /// Push-to-talk pressed (`true`) or released (`false`).
+    Talk(bool),
+    /// Stop speaking (and cancel the answer).
+    StopSpeaking,
+    /// End the conversation.
+    Quit,
+}
+
+/// Where the time went between the end of the user's speech and the first
+/// sound of the answer.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnTiming {
+    /// Silence waited for before the utterance was judged over.
+    pub vad_tail_ms: f64,
+    /// Final transcription.
+    pub stt_ms: f64,
+    /// From the transcript to the answer's first complete sentence.
+    pub first_sentence_ms: f64,
+    /// Synthesizing the first sentence and handing it to the device.
+    pub tts_ms: f64,
+    /// From the end of speech to the first sample played.
+    pub first_audio_ms: f64,
+}
+
+/// What one turn of the conversation did.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnRecord {
+    /// What the user said.
+    pub transcript: String,
+    /// The answer's text as far as it was produced.
+    pub answer: String,
+    /// The sentences spoken (queued on the device), in order.
+    pub spoken: Vec<String>,
+    /// Whether the answer was cut short by a barge-in or stop.
+    pub interrupted: bool,
+    /// Latency parts, when sound was played.
+    pub timing: Option<TurnTiming>,
+}
+
+/// What the loop reports as it goes, for a UI or a terminal.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum VoiceEvent {
+    /// The microphone's level (RMS, 0–1), a few times a second.
+    Level {
+        /// Root-mean-square of the last stretch.
+        rms: f32,
+    },
+    /// The user started talking.
+    SpeechStarted,
+    /// A draft of what is being said.
+    Partial {
+        /// The draft text.
+        text: String,
+    },
+    /// What was said, final.
+    Transcript {
+        /// The text (empty: nothing intelligible).
+        text: String,
+        /// Decoding time.
+        stt_ms: f64,
+    },
+    /// A piece of the answer's text.
+    AnswerText {
+        /// The piece.
+        text: String,
+    },
+    /// A sentence is being spoken.
+    Speaking {
+        /// The sentence.
+        sentence: String,
+    },
+    /// The answer is over (finished, or cut short).
+    AnswerDone {
+        /// Whether it was cut short.
+        interrupted: bool,
+        /// Latency parts, when sound was played.
+        timing: Option<TurnTiming>,
+    },
+    /// Speech or stop interrupted the answer.
+    BargeIn {
+        /// From the interruption to silence (ms) — the device's share.
+        silenced_ms: f64,
+    },
+    /// Something failed; the loop goes on listening.
+    Error {
+        /// What, in plain words.
+        message: String,
+    },
+}
+
+/// The engines a voice conversation uses.
+#[derive(Clone)]
+pub struct VoiceParts {
+    /// Speech-to-text.
+    pub stt: Arc<dyn SpeechToText>,
+    /// Text-to-speech.
+    pub tts: Arc<dyn TextToSpeech>,
+    /// Where answers are played.
+    pub speaker: Speaker,
+    /// Who answers.
+    pub responder: Arc<dyn Responder>,
+}
+
+/// A turn whose answer is being produced or spoken.
+struct ActiveAnswer {
+    cancel: CancellationToken,
+    task: JoinHandle<TurnRecord>,
+}
+
+/// Samples kept since `start` (an absolute sample offset).
+struct History {
+    samples: Vec<f32>,
+    start: u64,
+}
+
+impl History {
+    fn end(&self) -> u64 {
+        self.start + self.samples.len() as u64
+    }
+    fn slice(&self, from: u64, to: u64) -> Vec<f32> {
+        let a = from.saturating_sub(self.start) as usize;
+        let b = (to.saturating_sub(self.start) as usize).min(self.samples.len());
+        self.samples
+            .get(a.min(b)..b)
+            .map(<[f32]>::to_vec)
+            .unwrap_or_default()
+    }
+    /// Forgets everything before `keep_from`.
+    fn trim(&mut self, keep_from: u64) {
+        if keep_from > self.start {
+            let n = ((keep_from - self.start) as usize).min(self.samples.len());
+            self.samples.drain(..n);
+            self.start += n as u64;
+        }
+    }
+}
+
+fn samples_of(d: Duration) -> u64 {
+    (d.as_secs_f64() * f64::from(STT_SAMPLE_RATE)) as u64
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Runs a voice conversation until the microphone closes or
+/// [`Control::Quit`]; returns every turn. Events go to `events` (dropped
+/// if nobody listens).
+pub async fn run_voice_loop(
+    mut mic: AudioChunks,
+    parts: VoiceParts,
+    options: LoopOptions,
+    mut control: mpsc::Receiver<Control>,
+    events: mpsc::UnboundedSender<VoiceEvent>,
+) -> Vec<TurnRecord> {
+    let emit = |e: VoiceEvent| {
+        let _ = events.send(e);
+    };
+    let mut vad = VoiceActivity::new(options.vad.clone());
+    let preroll = samples_of(options.preroll);
+    let mut history = History {
+        samples: Vec::new(),
+        start: 0,
+    };
+    let mut utterance_start: Option<u64> = None;
+    let mut answer: Option<ActiveAnswer> = None;
+    let mut finals: Vec<JoinHandle<(Result<Transcript, SttError>, Instant, Instant)>> = Vec::new();
+    let mut partial: Option<JoinHandle<Result<Transcript, SttError>>> = None;
+    let mut last_partial = Instant::now();
+    let mut level_acc = (0.0f64, 0usize, Instant::now());
+    let mut turns = Vec::new();
+    let mut mic_open = true;
+    let mut control_open = true;
+
+    loop {
+        // Finished background work first.
+        if partial.as_ref().is_some_and(JoinHandle::is_finished) {
+            if let Some(Ok(Ok(t))) = match partial.take() {
+                Some(h) => Some(h.await),
+                None => None,
+            } {
+                if utterance_start.is_some() && !t.text.is_empty() {
+                    emit(VoiceEvent::Partial { text: t.text });
+                }
+            }
+        }
+        let mut i = 0;
+        while i < finals.len() {
+            if finals[i].is_finished() {
+                let h = finals.remove(i);
+                if let Ok((result, speech_end, heard_end)) = h.await {
+                    match result {
+                        Ok(t) => {
+                            let stt_ms = t.decode_ms as f64;
+                            emit(VoiceEvent::Transcript {
+                                text: t.text.clone(),
+                                stt_ms,
+                            });
+                            if !t.text.trim().is_empty() && utterance_start.is_none() {
+                                if let Some(old) = answer.take() {
+                                    old.cancel.cancel();
+                                    if let Ok(rec) = old.task.await {
+                                        turns.push(rec);
+                                    }
+                                }
+                                answer = Some(start_answer(
+                                    &parts,
+                                    &options,
+                                    t.text,
+                                    speech_end,
+                                    heard_end,
+                                    events.clone(),
+                                ));
+                            }
+                        }
+                        Err(e) => emit(VoiceEvent::Error {
+                            message: e.to_string(),
+                        }),
+                    }
+                }
+            } else {
+                i += 1;
+            }
+        }
+        if answer.as_ref().is_some_and(|a| a.task.is_finished()) {
+            if let Some(a) = answer.take() {
+                if let Ok(rec) = a.task.await {
+                    turns.push(rec);
+                }
+            }
+        }
+        if !mic_open && utterance_start.is_none() && finals.is_empty() && answer.is_none() {
+            break;
+        }
+
+        let tick = tokio::time::sleep(Duration::from_millis(10));
+        tokio::select! {
+            chunk = mic.recv(), if mic_open => {
+                let Some(chunk) = chunk else {
+                    mic_open = false;
+                    // The source ended: close an utterance in progress.
+                    if let Some(start) = utterance_start.take() {
+                        let audio = history.slice(start, history.end());
+                        finals.push(spawn_final(&parts, audio, Instant::now(), Instant::now()));
+                    }
+                    continue;
+                };
+                let now = Instant::now();
+                level_acc.0 += chunk.iter().map(|v| f64::from(*v) * f64::from(*v)).sum::<f64>();
+                level_acc.1 += chunk.len();
+                if now.duration_since(level_acc.2) >= options.level_every && level_acc.1 > 0 {
+                    emit(VoiceEvent::Level { rms: (level_acc.0 / level_acc.1 as f64).sqrt() as f32 });
+                    level_acc = (0.0, 0, now);
+                }
+                history.samples.extend_from_slice(&chunk);
+                if options.mode == ListenMode::HandsFree {
+                    let pcm: Vec<i16> = chunk.iter().map(|v| (v.clamp(-1.0, 1.0) * 32767.0) as i16).collect();
+                    for ev in vad.push(&pcm) {
+                        match ev {
+                            VadEvent::SpeechStart(at) => {
+                                barge_in(&mut answer, &parts, &emit).await;
+                                utterance_start = Some(at.saturating_sub(preroll));
+                                last_partial = Instant::now();
+                                emit(VoiceEvent::SpeechStarted);
+                            }
+                            VadEvent::SpeechEnd(at) => {
+                                if let Some(start) = utterance_start.take() {
+                                    // Keep a little of the tail: word endings are soft.
+                                    let end = (at + samples_of(Duration::from_millis(150))).min(history.end());
+                                    let behind = Duration::from_secs_f64((history.end() - at) as f64 / f64::from(STT_SAMPLE_RATE));
+                                    let speech_end = now.checked_sub(behind).unwrap_or(now);
+                                    finals.push(spawn_final(&parts, history.slice(start, end), speech_end, now));
+                                }
+                            }
+                        }
+                    }
+                }
+                match utterance_start {
+                    Some(start) => {
+                        if let Some(every) = options.partial_every {
+                            if partial.is_none() && finals.is_empty() && last_partial.elapsed() >= every {
+                                last_partial = Instant::now();
+                                let stt = Arc::clone(&parts.stt);
+                                let audio = history.slice(start, history.end());
+                                partial = Some(tokio::task::spawn_blocking(move || stt.transcribe(&audio, Pass::Partial)));
+                            }
+                        }
+                    }
+                    None => history.trim(history.end().saturating_sub(preroll * 2)),
+                }
+            }
+            ctl = control.recv(), if control_open => match ctl {
+                Some(Control::Talk(true)) => {
+                    barge_in(&mut answer, &parts, &emit).await;
+                    utterance_start = Some(history.end().saturating_sub(preroll));
+                    last_partial = Instant::now();
+                    emit(VoiceEvent::SpeechStarted);
+                }
+                Some(Control::Talk(false)) => {
+                    if let Some(start) = utterance_start.take() {
+                        let now = Instant::now();
+                        finals.push(spawn_final(&parts, history.slice(start, history.end()), now, now));
+                    }
+                }
+                Some(Control::StopSpeaking) => barge_in(&mut answer, &parts, &emit).await,
+                Some(Control::Quit) => {
+                    barge_in(&mut answer, &parts, &emit).await;
+                    break;
+                }
+                None => control_open = false,
+            },
+            _ = tick => {}
+        }
+    }
+    if let Some(a) = answer.take() {
+        a.cancel.cancel();
+        if let Ok(rec) = a.task.await {
+            turns.push(rec);
+        }
+    }
+    if let Some(p) = partial.take() {
+        p.abort();
+    }
+    turns
+}
+
+fn spawn_final(
+    parts: &VoiceParts,
+    audio: Vec<f32>,
+    speech_end: Instant,
+    heard_end: Instant,
+) -> JoinHandle<(Result<Transcript, SttError>, Instant, Instant)> {
+    let stt = Arc::clone(&parts.stt);
+    tokio::task::spawn_blocking(move || {
+        (stt.transcribe(&audio, Pass::Final), speech_end, heard_end)
+    })
+}
+
+/// Silences the speaker, drops queued sentences and cancels the answer.
+async fn barge_in(
+    answer: &mut Option<ActiveAnswer>,
+    parts: &VoiceParts,
+    emit: &impl Fn(VoiceEvent),
+) {
+    let playing = parts.speaker.is_playing();
+    let Some(a) = answer.as_ref() else {
+        if playing {
+            let at = Instant::now();
+            parts.speaker.queue().stop();
+            emit(VoiceEvent::BargeIn {
+                silenced_ms: ms(at.elapsed()),
+            });
+        }
+        return;
+    };
+    let at = Instant::now();
+    a.cancel.cancel();
+    parts.speaker.queue().stop();
+    // The device stops at its next pull; wait for it to report silence.
+    let silenced = wait_silent(&parts.speaker, at).await;
+    emit(VoiceEvent::BargeIn {
+        silenced_ms: ms(silenced),
+    });
+}
+
+async fn wait_silent(speaker: &Speaker, since: Instant) -> Duration {
+    for _ in 0..20 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        let last = speaker.queue().last_played();
+        if last.is_none_or(|l| l.elapsed() >= Duration::from_millis(4)) {
+            return last.map_or(Duration::ZERO, |l| l.saturating_duration_since(since));
+        }
+    }
+    since.elapsed()
+}
+
+fn start_answer(
+    parts: &VoiceParts,
+    options: &LoopOptions,
+    prompt: String,
+    speech_end: Instant,
+    heard_end: Instant,
+    events: mpsc::UnboundedSender<VoiceEvent>,
+) -> ActiveAnswer {
+    let cancel = CancellationToken::new();
+    let transcribed = Instant::now();
+    let mut answer_rx = parts.responder.respond(prompt.clone(), cancel.clone());
+    let (speak_tx, speak_rx) = mpsc::channel::<String>(256);
+    let answer_text = Arc::new(Mutex::new(String::new()));
+    {
+        let events = events.clone();
+        let answer_text = Arc::clone(&answer_text);
+        tokio::spawn(async move {
+            while let Some(piece) = answer_rx.recv().await {
+                answer_text
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push_str(&piece);
+                let _ = events.send(VoiceEvent::AnswerText {
+                    text: piece.clone(),
+                });
+                if speak_tx.send(piece).await.is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    let speaker = parts.speaker.clone();
+    speaker.queue().mark();
+    let tts: Arc<dyn TextToSpeech> = Arc::clone(&parts.tts);
+    let splitter = options.splitter.clone();
+    let task_cancel = cancel.clone();
+    let steps: Arc<Mutex<(Option<Instant>, Option<Instant>)>> = Arc::new(Mutex::new((None, None)));
+    let task = tokio::spawn(async move {
+        let observe_steps = Arc::clone(&steps);
+        let observe_events = events.clone();
+        let result = speak_stream_observed(
+            speak_rx,
+            tts,
+            speaker.clone(),
+            splitter,
+            task_cancel.clone(),
+            move |step| {
+                let mut s = observe_steps.lock().unwrap_or_else(|e| e.into_inner());
+                match step {
+                    SpeakStep::Sentence(_, at) => {
+                        s.0.get_or_insert(at);
+                    }
+                    SpeakStep::Queued(sentence, at) => {
+                        s.1.get_or_insert(at);
+                        let _ = observe_events.send(VoiceEvent::Speaking { sentence });
+                    }
+                }
+            },
+        )
+        .await;
+        let (spoken, interrupted) = match result {
+            Ok(r) => (r.spoken, r.stopped),
+            Err(e) => {
+                report_tts_error(&events, &e);
+                (Vec::new(), true)
+            }
+        };
+        let interrupted = interrupted || task_cancel.is_cancelled();
+        let (first_sentence, queued) = *steps.lock().unwrap_or_else(|e| e.into_inner());
+        let timing = match (first_sentence, queued, speaker.queue().first_played()) {
+            (Some(sentence), Some(queued), Some(played)) => Some(TurnTiming {
+                vad_tail_ms: ms(heard_end.saturating_duration_since(speech_end)),
+                stt_ms: ms(transcribed.saturating_duration_since(heard_end)),
+                first_sentence_ms: ms(sentence.saturating_duration_since(transcribed)),
+                tts_ms: ms(queued.saturating_duration_since(sentence)),
+                first_audio_ms: ms(played.saturating_duration_since(speech_end)),
+            }),
+            _ => None,
+        };
+        let _ = events.send(VoiceEvent::AnswerDone {
+            interrupted,
+            timing: timing.clone(),
+        });
+        TurnRecord {
+            transcript: prompt,
+            answer: answer_text
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
+            spoken,
+            interrupted,
+            timing,
+        }
+    });
+    ActiveAnswer { cancel, task }
+}
+
+fn report_tts_error(events: &mpsc::UnboundedSender<VoiceEvent>, e: &TtsError) {
+    let _ = events.send(VoiceEvent::Error {
+        message: e.to_string(),
+    });
+}
