@@ -37,22 +37,25 @@ bindings:
 
 ## build: the UI, the baton CLI and the desktop app (release), providers.json beside them
 build: setup ui
-	$(CARGO) build --release -p baton-cli -p baton-desktop
+	$(CARGO) build --release -p baton-cli -p baton-desktop -p baton-stt
 	cp providers.json $(REL_DIR)/providers.json
 
 ## run: set up, build, open the desktop app on the embedded model (no display: `baton chat`)
 run: setup ui
 	@if [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ] && [ "$$(uname)" = Linux ]; then \
 	  echo "No display (DISPLAY/WAYLAND_DISPLAY unset): starting \`baton chat\` in this terminal instead of the desktop app."; \
-	  $(CARGO) build --release -p baton-cli && cp providers.json $(REL_DIR)/providers.json && $(REL_DIR)/baton chat; \
+	  $(CARGO) build --release -p baton-cli -p baton-stt && cp providers.json $(REL_DIR)/providers.json && $(REL_DIR)/baton chat; \
 	else \
-	  $(CARGO) build --release -p baton-desktop && cp providers.json $(REL_DIR)/providers.json && $(DESKTOP); \
+	  $(CARGO) build --release -p baton-desktop -p baton-stt && cp providers.json $(REL_DIR)/providers.json && $(DESKTOP); \
 	fi
 
 ## package: Linux bundles (.deb, AppImage) of the desktop app, with the icons in icons/
 ## (the AppImage step downloads AppRun/linuxdeploy from GitHub: it needs that network)
 package: setup ui
-	cd src-tauri && ../ui/node_modules/.bin/tauri build --bundles deb --ci
+	$(CARGO) build --release -p baton-stt
+	mkdir -p src-tauri/binaries && cp $(REL_DIR)/baton-stt src-tauri/binaries/baton-stt-$$(rustc -vV | sed -n 's/^host: //p')
+	cd src-tauri && ../ui/node_modules/.bin/tauri build --bundles deb --ci \
+	  --config '{"bundle":{"externalBin":["binaries/baton-stt"]}}'
 	@cd src-tauri && ../ui/node_modules/.bin/tauri bundle --bundles appimage --ci \
 	  || echo "package: no AppImage — Tauri's AppImage bundler downloads AppRun and linuxdeploy from GitHub, which this machine cannot reach; the .deb is built"
 	@ls -la $(REL_DIR)/bundle/*/*.deb $(REL_DIR)/bundle/*/*.AppImage 2>/dev/null || true

@@ -105,3 +105,14 @@ et, ea = statistics.median(x[0] for x in e), e[0][1]
 print(f"baton say: {bt*1000:.0f} ms for {ba:.1f} s of speech (real-time factor {bt/ba:.3f}); "
       f"espeak-ng command: {et*1000:.0f} ms for {ea:.1f} s ({et/ea:.3f}); ratio {bt/et:.2f}x, medians of 5")
 PY
+
+echo
+echo "== speech to text: whisper.cpp (f16, q8_0, q5_0; 30 s or fitted encoder window) vs faster-whisper int8, same 30 clips, 2 threads, greedy =="
+cargo build --release -p baton-stt --bins 2>&1 | tail -1
+"$CARGO_TARGET_DIR/release/baton-stt-bench" --models "$BATON_MODELS_DIR" --threads 2 --beam-size 1 2>/dev/null
+
+echo
+echo "== voice: time to first audio after the end of speech, and its parts (answer streamed at 20 ms/token) =="
+cargo build --release -p baton-cli -p baton-stt -p baton-scripted-llm --bins 2>&1 | tail -1
+python3 scripts/bench_voice.py --baton "$CARGO_TARGET_DIR/release/baton" \
+  --scripted "$CARGO_TARGET_DIR/release/baton-scripted-llm" --runs 5

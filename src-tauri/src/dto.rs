@@ -41,6 +41,8 @@ pub enum ErrorCode {
     Busy,
     /// Settings or providers could not be saved or are invalid.
     Config,
+    /// The microphone, speaker, speech-to-text or speech engine failed.
+    Audio,
     /// Anything else.
     Internal,
 }
@@ -385,4 +387,146 @@ pub struct AppInfo {
     pub workspace: String,
     /// Warnings from loading settings and providers.
     pub warnings: Vec<String>,
+}
+
+/// A microphone or speaker.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AudioDevice {
+    /// Id to select it by.
+    pub id: String,
+    /// Name to show.
+    pub name: String,
+    /// The system default.
+    pub is_default: bool,
+}
+
+/// The sound devices present.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AudioDevices {
+    /// Microphones.
+    pub inputs: Vec<AudioDevice>,
+    /// Speakers.
+    pub outputs: Vec<AudioDevice>,
+    /// Why the list is empty (no sound server…), if it is.
+    pub error: Option<String>,
+}
+
+/// Voice settings as the panel edits them, with the choices available.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct VoiceSettingsView {
+    /// Hold-to-talk instead of hands-free.
+    pub push_to_talk: bool,
+    /// Microphone id (`null`: default).
+    pub input_device: Option<String>,
+    /// Speaker id (`null`: default).
+    pub output_device: Option<String>,
+    /// "espeak", or a provider entry with a voice.
+    pub tts_engine: String,
+    /// Voice name (`null`: the engine's default).
+    pub tts_voice: Option<String>,
+    /// Words per minute (eSpeak NG).
+    pub tts_rate: u32,
+    /// Whisper model file (`null`: the best one present).
+    pub stt_model: Option<String>,
+    /// Silence that ends an utterance, ms.
+    pub end_silence_ms: u32,
+    /// Speech engines to choose from (read-only).
+    #[serde(default)]
+    pub tts_engines: Vec<String>,
+    /// Whisper models in the models folder (read-only).
+    #[serde(default)]
+    pub stt_models: Vec<String>,
+}
+
+/// What a started voice conversation uses.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct VoiceStarted {
+    /// Speech-to-text engine and model.
+    pub stt: String,
+    /// Speech engine.
+    pub tts: String,
+    /// The microphone's name.
+    pub microphone: String,
+    /// Hands-free (`false`) or push-to-talk.
+    pub push_to_talk: bool,
+}
+
+/// Latency parts of one answer, in milliseconds.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct VoiceTiming {
+    /// Silence waited for.
+    #[specta(type = Number)]
+    pub vad_tail_ms: f64,
+    /// Final transcription.
+    #[specta(type = Number)]
+    pub stt_ms: f64,
+    /// Transcript to first complete sentence.
+    #[specta(type = Number)]
+    pub first_sentence_ms: f64,
+    /// Synthesis of the first sentence.
+    #[specta(type = Number)]
+    pub tts_ms: f64,
+    /// End of speech to first sound.
+    #[specta(type = Number)]
+    pub first_audio_ms: f64,
+}
+
+/// What the voice conversation reports, over the channel given to
+/// `voice_start`.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum VoiceEventDto {
+    /// Microphone level, 0–1.
+    Level {
+        /// RMS level.
+        #[specta(type = Number)]
+        rms: f32,
+    },
+    /// The user started talking.
+    SpeechStarted,
+    /// Draft transcript.
+    Partial {
+        /// Text so far.
+        text: String,
+    },
+    /// Final transcript.
+    Transcript {
+        /// What was said.
+        text: String,
+    },
+    /// Answer text.
+    AnswerText {
+        /// A piece.
+        text: String,
+    },
+    /// A sentence is being spoken.
+    Speaking {
+        /// The sentence.
+        sentence: String,
+    },
+    /// The answer ended.
+    AnswerDone {
+        /// Cut short by barge-in or stop.
+        interrupted: bool,
+        /// Latency parts.
+        timing: Option<VoiceTiming>,
+    },
+    /// Playback was interrupted.
+    BargeIn,
+    /// A failure; listening goes on.
+    Error {
+        /// What, in plain words.
+        message: String,
+    },
+    /// The conversation ended.
+    Stopped,
 }

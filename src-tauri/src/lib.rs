@@ -46,6 +46,13 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             settings::delete_api_key,
             index::index_status,
             index::rebuild_index,
+            voice::voice_devices,
+            voice::voice_settings,
+            voice::save_voice_settings,
+            voice::voice_start,
+            voice::voice_talk,
+            voice::voice_stop_speaking,
+            voice::voice_stop,
         ])
         .events(tauri_specta::collect_events![
             dto::AttachmentsChanged,

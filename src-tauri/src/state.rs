@@ -42,6 +42,8 @@ pub struct AppState {
     pub attachments: Attachments,
     index: Mutex<Option<Arc<WorkspaceIndex>>>,
     index_status: Mutex<IndexStatus>,
+    /// The running voice conversation's controls.
+    pub voice: Arc<Mutex<Option<tokio::sync::mpsc::Sender<baton_voice::Control>>>>,
 }
 
 /// Locks a std mutex, taking the value even if a panicking thread held it.
@@ -67,7 +69,15 @@ impl AppState {
             attachments: Attachments::default(),
             index: Mutex::new(None),
             index_status: Mutex::new(status),
+            voice: Arc::new(Mutex::new(None)),
         }
+    }
+
+    /// The voice controls' slot, for the task that clears it.
+    pub fn voice_slot(
+        &self,
+    ) -> Arc<Mutex<Option<tokio::sync::mpsc::Sender<baton_voice::Control>>>> {
+        Arc::clone(&self.voice)
     }
 
     /// The engine as loaded now.

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use baton_scripted_llm::{Reply, ScriptedServer};
 use serde_json::{Value, json};
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
 struct Env {
     dir: tempfile::TempDir,
@@ -1324,10 +1324,7 @@ async fn talking_over_the_answer_stops_it_and_the_new_question_is_answered() {
         .iter()
         .filter(|r| r.path.ends_with("/audio/speech"))
         .count();
-    assert!(
-        speech_calls >= spoken0 + 1,
-        "{speech_calls} speech requests"
-    );
+    assert!(speech_calls > spoken0, "{speech_calls} speech requests");
     // The recording holds the second answer's five words as five tones
     // after the cut-off first answer.
     let mut wav = hound::WavReader::open(&spk).unwrap();
@@ -1360,4 +1357,184 @@ fn count_bursts(samples: &[i16], rate: u32) -> usize {
         }
     }
     bursts
+}
+
+type EventLines = tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>;
+
+/// The next JSON event line, within 30 s.
+async fn next(lines: &mut EventLines) -> Option<Value> {
+    tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("an event in time")
+        .unwrap()
+        .map(|l| serde_json::from_str::<Value>(&l).unwrap())
+}
+
+/// A private PulseAudio server: a null sink `spk` as the speaker and a
+/// null sink `micfeed` remapped as the source `vmic`, the microphone.
+struct Pulse {
+    dir: tempfile::TempDir,
+    child: std::process::Child,
+}
+
+impl Pulse {
+    fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("xdg")).unwrap();
+        std::fs::create_dir_all(d.join("home")).unwrap();
+        let conf = d.join("pulse.pa");
+        std::fs::write(
+            &conf,
+            format!(
+                ".fail\n\
+                 load-module module-native-protocol-unix socket={}/native auth-anonymous=1\n\
+                 load-module module-null-sink sink_name=spk norewinds=1 rate=48000 channels=2\n\
+                 load-module module-null-sink sink_name=micfeed norewinds=1 rate=16000 channels=1\n\
+                 load-module module-remap-source master=micfeed.monitor source_name=vmic\n\
+                 set-default-sink spk\nset-default-source vmic\n",
+                d.display()
+            ),
+        )
+        .unwrap();
+        let child = std::process::Command::new("pulseaudio")
+            .args([
+                "--daemonize=no",
+                "--exit-idle-time=-1",
+                "--disallow-exit",
+                "-n",
+                "-F",
+            ])
+            .arg(&conf)
+            .env("XDG_RUNTIME_DIR", d.join("xdg"))
+            .env("HOME", d.join("home"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("pulseaudio (Debian `pulseaudio`; `make setup` installs it)");
+        let socket = d.join("native");
+        let t0 = Instant::now();
+        while !socket.exists() {
+            assert!(
+                t0.elapsed() < Duration::from_secs(10),
+                "PulseAudio did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Self { dir, child }
+    }
+
+    fn server(&self) -> String {
+        format!("unix:{}/native", self.dir.path().display())
+    }
+
+    fn cmd(&self, program: &str) -> std::process::Command {
+        let mut c = std::process::Command::new(program);
+        c.env("PULSE_SERVER", self.server());
+        c
+    }
+}
+
+impl Drop for Pulse {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn voice_works_through_a_real_sound_server_with_cpal() {
+    let pulse = Pulse::start();
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::paced(ANSWER, 20));
+    let env = Env::new();
+    // The devices cpal sees through ALSA's PulseAudio plugin.
+    let mut c = env.cmd();
+    c.env("PULSE_SERVER", pulse.server());
+    c.args(["voice", "--list-devices"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("microphones:") && o.stdout.contains("(default)"),
+        "{}",
+        o.stdout
+    );
+
+    // Record the speaker.
+    let heard_raw = env.path().join("heard.raw");
+    let mut parec = pulse
+        .cmd("parec")
+        .args([
+            "--device=spk.monitor",
+            "--rate=16000",
+            "--channels=1",
+            "--format=s16le",
+        ])
+        .stdout(std::fs::File::create(&heard_raw).unwrap())
+        .spawn()
+        .unwrap();
+    // Talk to Baton on the real microphone.
+    let mut c = env.scripted(&server);
+    c.env("PULSE_SERVER", pulse.server())
+        .env("BATON_MODELS_DIR", models_dir())
+        .args(["voice", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut baton = c.spawn().unwrap();
+    let mut lines = tokio::io::BufReader::new(baton.stdout.take().unwrap()).lines();
+    let ready = next(&mut lines).await.expect("a ready line");
+    assert_eq!(ready["kind"], "ready", "{ready}");
+    let question = env.path().join("question.wav");
+    spoken_wav(&question, &["What is on my calendar for tomorrow?"], 0.3);
+    let status = pulse
+        .cmd("paplay")
+        .arg("--device=micfeed")
+        .arg(&question)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut transcript = None;
+    let mut spoken = Vec::new();
+    while let Some(ev) = next(&mut lines).await {
+        match ev["kind"].as_str() {
+            Some("transcript") => transcript = ev["text"].as_str().map(str::to_string),
+            Some("speaking") => spoken.push(ev["sentence"].as_str().unwrap().to_string()),
+            Some("answerDone") => break,
+            _ => {}
+        }
+    }
+    let transcript = transcript.expect("a transcript");
+    assert!(
+        wer("What is on my calendar for tomorrow?", &transcript) <= 0.25,
+        "{transcript}"
+    );
+    assert_eq!(spoken.len(), 3, "{spoken:?}");
+    // Ctrl-C ends the conversation cleanly.
+    let pid = baton.id().unwrap().to_string();
+    std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(10), baton.wait())
+        .await
+        .expect("baton voice ended after Ctrl-C")
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    let _ = parec.kill();
+    let _ = parec.wait();
+    // What the speaker played, transcribed, is the answer.
+    let raw = std::fs::read(&heard_raw).unwrap();
+    let samples: Vec<i16> = raw
+        .chunks_exact(2)
+        .map(|b| i16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    let heard = env.path().join("heard.wav");
+    baton_voice::Speech {
+        samples,
+        sample_rate: 16_000,
+    }
+    .write_wav(&heard)
+    .unwrap();
+    let text = transcribe(&env, &heard).await;
+    assert!(wer(ANSWER, &text) <= 0.35, "the speaker said {text:?}");
 }

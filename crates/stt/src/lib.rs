@@ -3,6 +3,8 @@
 //! desktop app) use it through the `baton-stt` worker and
 //! [`baton_voice::stt::WhisperWorker`].
 
+pub mod corpus;
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

@@ -4,46 +4,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use baton_voice::audio::resample;
+use baton_stt::corpus::SENTENCES;
 use baton_voice::stt::{
-    Pass, STT_SAMPLE_RATE, SpeechToText, SttError, WhisperWorker, WorkerOptions, whisper_models,
-    word_error_rate,
+    Pass, SpeechToText, SttError, WhisperWorker, WorkerOptions, whisper_models, word_error_rate,
 };
-use baton_voice::{EspeakTts, TextToSpeech};
-
-/// Assistant-like requests with numbers and names.
-const SENTENCES: [&str; 30] = [
-    "Summarize the attached report in three bullet points.",
-    "What is the weather like in Paris tomorrow?",
-    "Open the budget spreadsheet and add a row for March.",
-    "Send an email to Alice saying the meeting moved to Thursday.",
-    "How many days are left until the end of the year?",
-    "Set a timer for fifteen minutes.",
-    "Translate this paragraph into French.",
-    "Find the invoice from last week and tell me the total.",
-    "Remind me to call my mother at six in the evening.",
-    "What time is it in Tokyo right now?",
-    "Search my documents for the word contract.",
-    "Read me the first page of the user manual.",
-    "Book a table for four people on Friday night.",
-    "Compare the sales of January and February.",
-    "Please write a short thank you note to David.",
-    "Which files did I change yesterday?",
-    "Add twenty dollars to the travel expenses.",
-    "Turn the volume down and play some quiet music.",
-    "Explain how the new billing system works.",
-    "Create a new folder called project notes.",
-    "Check whether the server is running.",
-    "List the tasks that are due this week.",
-    "Who wrote the proposal for the London office?",
-    "Move the meeting with Peter to next Monday.",
-    "Convert one hundred euros to dollars.",
-    "Give me a summary of my unread messages.",
-    "Delete the draft I wrote this morning.",
-    "Open the browser and go to the company website.",
-    "How long does it take to drive to Berlin?",
-    "Make the title of the document bold.",
-];
 
 fn models_dir() -> PathBuf {
     std::env::var_os("BATON_MODELS_DIR")
@@ -75,13 +39,7 @@ fn worker(model_file: &str) -> WhisperWorker {
 }
 
 fn spoken(text: &str) -> Vec<f32> {
-    let speech = EspeakTts::default().synthesize(text).unwrap();
-    let f: Vec<f32> = speech
-        .samples
-        .iter()
-        .map(|&s| f32::from(s) / 32768.0)
-        .collect();
-    resample(&f, speech.sample_rate, STT_SAMPLE_RATE).unwrap()
+    baton_stt::corpus::spoken(text).unwrap()
 }
 
 #[test]

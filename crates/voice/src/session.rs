@@ -248,7 +248,7 @@ pub async fn run_voice_loop(
     };
     let mut utterance_start: Option<u64> = None;
     let mut answer: Option<ActiveAnswer> = None;
-    let mut finals: Vec<JoinHandle<(Result<Transcript, SttError>, Instant, Instant)>> = Vec::new();
+    let mut finals: Vec<JoinHandle<FinalTranscript>> = Vec::new();
     let mut partial: Option<JoinHandle<Result<Transcript, SttError>>> = None;
     let mut last_partial = Instant::now();
     let mut level_acc = (0.0f64, 0usize, Instant::now());
@@ -258,21 +258,24 @@ pub async fn run_voice_loop(
 
     loop {
         // Finished background work first.
-        if partial.as_ref().is_some_and(JoinHandle::is_finished) {
-            if let Some(Ok(Ok(t))) = match partial.take() {
-                Some(h) => Some(h.await),
-                None => None,
-            } {
-                if utterance_start.is_some() && !t.text.is_empty() {
-                    emit(VoiceEvent::Partial { text: t.text });
-                }
-            }
+        if partial.as_ref().is_some_and(JoinHandle::is_finished)
+            && let Some(h) = partial.take()
+            && let Ok(Ok(t)) = h.await
+            && utterance_start.is_some()
+            && !t.text.is_empty()
+        {
+            emit(VoiceEvent::Partial { text: t.text });
         }
         let mut i = 0;
         while i < finals.len() {
             if finals[i].is_finished() {
                 let h = finals.remove(i);
-                if let Ok((result, speech_end, heard_end)) = h.await {
+                if let Ok(FinalTranscript {
+                    result,
+                    speech_end,
+                    heard_end,
+                }) = h.await
+                {
                     match result {
                         Ok(t) => {
                             let stt_ms = t.decode_ms as f64;
@@ -306,12 +309,11 @@ pub async fn run_voice_loop(
                 i += 1;
             }
         }
-        if answer.as_ref().is_some_and(|a| a.task.is_finished()) {
-            if let Some(a) = answer.take() {
-                if let Ok(rec) = a.task.await {
-                    turns.push(rec);
-                }
-            }
+        if answer.as_ref().is_some_and(|a| a.task.is_finished())
+            && let Some(a) = answer.take()
+            && let Ok(rec) = a.task.await
+        {
+            turns.push(rec);
         }
         if !mic_open && utterance_start.is_none() && finals.is_empty() && answer.is_none() {
             break;
@@ -361,13 +363,15 @@ pub async fn run_voice_loop(
                 }
                 match utterance_start {
                     Some(start) => {
-                        if let Some(every) = options.partial_every {
-                            if partial.is_none() && finals.is_empty() && last_partial.elapsed() >= every {
-                                last_partial = Instant::now();
-                                let stt = Arc::clone(&parts.stt);
-                                let audio = history.slice(start, history.end());
-                                partial = Some(tokio::task::spawn_blocking(move || stt.transcribe(&audio, Pass::Partial)));
-                            }
+                        if let Some(every) = options.partial_every
+                            && partial.is_none()
+                            && finals.is_empty()
+                            && last_partial.elapsed() >= every
+                        {
+                            last_partial = Instant::now();
+                            let stt = Arc::clone(&parts.stt);
+                            let audio = history.slice(start, history.end());
+                            partial = Some(tokio::task::spawn_blocking(move || stt.transcribe(&audio, Pass::Partial)));
                         }
                     }
                     None => history.trim(history.end().saturating_sub(preroll * 2)),
@@ -408,15 +412,25 @@ pub async fn run_voice_loop(
     turns
 }
 
+/// A final transcription and when the speech it heard ended: `speech_end`
+/// is the last voiced moment, `heard_end` when the loop judged it over.
+struct FinalTranscript {
+    result: Result<Transcript, SttError>,
+    speech_end: Instant,
+    heard_end: Instant,
+}
+
 fn spawn_final(
     parts: &VoiceParts,
     audio: Vec<f32>,
     speech_end: Instant,
     heard_end: Instant,
-) -> JoinHandle<(Result<Transcript, SttError>, Instant, Instant)> {
+) -> JoinHandle<FinalTranscript> {
     let stt = Arc::clone(&parts.stt);
-    tokio::task::spawn_blocking(move || {
-        (stt.transcribe(&audio, Pass::Final), speech_end, heard_end)
+    tokio::task::spawn_blocking(move || FinalTranscript {
+        result: stt.transcribe(&audio, Pass::Final),
+        speech_end,
+        heard_end,
     })
 }
 

@@ -6,3 +6,4 @@ pub mod chat;
 pub mod index;
 pub mod sessions;
 pub mod settings;
+pub mod voice;

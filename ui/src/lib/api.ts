@@ -10,6 +10,7 @@ import {
   events,
   type AppInfo,
   type AttachmentView,
+  type AudioDevices,
   type ChatEvent,
   type ErrorCode,
   type IndexStatus,
@@ -22,6 +23,9 @@ import {
   type SessionView,
   type SettingsView,
   type TurnResult,
+  type VoiceEventDto,
+  type VoiceSettingsView,
+  type VoiceStarted,
 } from './bindings';
 
 export type * from './bindings';
@@ -37,6 +41,7 @@ const CODES: readonly ErrorCode[] = [
   'io',
   'busy',
   'config',
+  'audio',
   'internal',
 ];
 
@@ -122,6 +127,16 @@ export const api = {
   // index
   indexStatus: (): Promise<IndexStatus> => call(commands.indexStatus()),
   rebuildIndex: (): Promise<IndexStatus> => call(commands.rebuildIndex()),
+  // voice
+  voiceDevices: (): Promise<AudioDevices> => call(commands.voiceDevices()),
+  voiceSettings: (): Promise<VoiceSettingsView> => call(commands.voiceSettings()),
+  saveVoiceSettings: (settings: VoiceSettingsView): Promise<VoiceSettingsView> => call(commands.saveVoiceSettings(settings)),
+  /** Starts a conversation; its events arrive on `onEvent` until `stopped`. */
+  voiceStart: (onEvent: (e: VoiceEventDto) => void): Promise<VoiceStarted> =>
+    call(commands.voiceStart(new Channel<VoiceEventDto>(onEvent))),
+  voiceTalk: (pressed: boolean): Promise<null> => call(commands.voiceTalk(pressed)),
+  voiceStopSpeaking: (): Promise<null> => call(commands.voiceStopSpeaking()),
+  voiceStop: (): Promise<null> => call(commands.voiceStop()),
   // events
   onAttachmentsChanged: (cb: (list: AttachmentView[]) => void): Promise<UnlistenFn> =>
     events.attachmentsChanged.listen((e) => cb(e.payload.attachments)),

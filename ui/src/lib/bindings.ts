@@ -53,6 +53,23 @@ export const commands = {
 	indexStatus: () => typedError<IndexStatus, IpcError>(__TAURI_INVOKE("index_status")),
 	/**  Rebuilds the index from scratch in the background. */
 	rebuildIndex: () => typedError<IndexStatus, IpcError>(__TAURI_INVOKE("rebuild_index")),
+	/**  The microphones and speakers present. */
+	voiceDevices: () => typedError<AudioDevices, IpcError>(__TAURI_INVOKE("voice_devices")),
+	/**  The voice settings and the choices for them. */
+	voiceSettings: () => typedError<VoiceSettingsView, IpcError>(__TAURI_INVOKE("voice_settings")),
+	/**  Validates and saves the voice settings (atomically), then reloads. */
+	saveVoiceSettings: (settings: VoiceSettingsView) => typedError<VoiceSettingsView, IpcError>(__TAURI_INVOKE("save_voice_settings", { settings })),
+	/**
+	 *  Starts a voice conversation with the selected provider on the chosen
+	 *  microphone and speaker.
+	 */
+	voiceStart: (onEvent: Channel<VoiceEventDto>) => typedError<VoiceStarted, IpcError>(__TAURI_INVOKE("voice_start", { onEvent })),
+	/**  Push-to-talk: the talk button was pressed (`true`) or released. */
+	voiceTalk: (pressed: boolean) => typedError<null, IpcError>(__TAURI_INVOKE("voice_talk", { pressed })),
+	/**  Stops the answer being spoken (and its model call). */
+	voiceStopSpeaking: () => typedError<null, IpcError>(__TAURI_INVOKE("voice_stop_speaking")),
+	/**  Ends the voice conversation (a `stopped` event follows). */
+	voiceStop: () => typedError<null, IpcError>(__TAURI_INVOKE("voice_stop")),
 };
 
 /** Events */
@@ -110,6 +127,26 @@ export type AttachmentView = {
 export type AttachmentsChanged = {
 	/**  All pending attachments, in the order they were added. */
 	attachments: AttachmentView[],
+};
+
+/**  A microphone or speaker. */
+export type AudioDevice = {
+	/**  Id to select it by. */
+	id: string,
+	/**  Name to show. */
+	name: string,
+	/**  The system default. */
+	isDefault: boolean,
+};
+
+/**  The sound devices present. */
+export type AudioDevices = {
+	/**  Microphones. */
+	inputs: AudioDevice[],
+	/**  Speakers. */
+	outputs: AudioDevice[],
+	/**  Why the list is empty (no sound server…), if it is. */
+	error: string | null,
 };
 
 /**
@@ -204,6 +241,8 @@ export type ErrorCode =
 "busy" | 
 /**  Settings or providers could not be saved or are invalid. */
 "config" | 
+/**  The microphone, speaker, speech-to-text or speech engine failed. */
+"audio" | 
 /**  Anything else. */
 "internal";
 
@@ -377,6 +416,98 @@ export type TurnResult = {
 	title: string,
 	/**  `answered`, `stopped`, `error`, `limit` or `command`. */
 	reason: string,
+};
+
+/**
+ *  What the voice conversation reports, over the channel given to
+ *  `voice_start`.
+ */
+export type VoiceEventDto = 
+/**  Microphone level, 0–1. */
+{ type: "level"; 
+/**  RMS level. */
+rms: number } | 
+/**  The user started talking. */
+{ type: "speechStarted" } | 
+/**  Draft transcript. */
+{ type: "partial"; 
+/**  Text so far. */
+text: string } | 
+/**  Final transcript. */
+{ type: "transcript"; 
+/**  What was said. */
+text: string } | 
+/**  Answer text. */
+{ type: "answerText"; 
+/**  A piece. */
+text: string } | 
+/**  A sentence is being spoken. */
+{ type: "speaking"; 
+/**  The sentence. */
+sentence: string } | 
+/**  The answer ended. */
+{ type: "answerDone"; 
+/**  Cut short by barge-in or stop. */
+interrupted: boolean; 
+/**  Latency parts. */
+timing: VoiceTiming | null } | 
+/**  Playback was interrupted. */
+{ type: "bargeIn" } | 
+/**  A failure; listening goes on. */
+{ type: "error"; 
+/**  What, in plain words. */
+message: string } | 
+/**  The conversation ended. */
+{ type: "stopped" };
+
+/**  Voice settings as the panel edits them, with the choices available. */
+export type VoiceSettingsView = {
+	/**  Hold-to-talk instead of hands-free. */
+	pushToTalk: boolean,
+	/**  Microphone id (`null`: default). */
+	inputDevice: string | null,
+	/**  Speaker id (`null`: default). */
+	outputDevice: string | null,
+	/**  "espeak", or a provider entry with a voice. */
+	ttsEngine: string,
+	/**  Voice name (`null`: the engine's default). */
+	ttsVoice: string | null,
+	/**  Words per minute (eSpeak NG). */
+	ttsRate: number,
+	/**  Whisper model file (`null`: the best one present). */
+	sttModel: string | null,
+	/**  Silence that ends an utterance, ms. */
+	endSilenceMs: number,
+	/**  Speech engines to choose from (read-only). */
+	ttsEngines?: string[],
+	/**  Whisper models in the models folder (read-only). */
+	sttModels?: string[],
+};
+
+/**  What a started voice conversation uses. */
+export type VoiceStarted = {
+	/**  Speech-to-text engine and model. */
+	stt: string,
+	/**  Speech engine. */
+	tts: string,
+	/**  The microphone's name. */
+	microphone: string,
+	/**  Hands-free (`false`) or push-to-talk. */
+	pushToTalk: boolean,
+};
+
+/**  Latency parts of one answer, in milliseconds. */
+export type VoiceTiming = {
+	/**  Silence waited for. */
+	vadTailMs: number,
+	/**  Final transcription. */
+	sttMs: number,
+	/**  Transcript to first complete sentence. */
+	firstSentenceMs: number,
+	/**  Synthesis of the first sentence. */
+	ttsMs: number,
+	/**  End of speech to first sound. */
+	firstAudioMs: number,
 };
 
 /* Tauri Specta runtime */

@@ -2,6 +2,7 @@
 import { emit } from '@tauri-apps/api/event';
 import type {
   AttachmentView,
+  AudioDevices,
   ChatEvent,
   IndexStatus,
   IpcError,
@@ -14,6 +15,10 @@ import type {
   SettingsView,
   ToolCallView,
   TurnResult,
+  VoiceEventDto,
+  VoiceSettingsView,
+  VoiceStarted,
+  VoiceTiming,
 } from '../lib/bindings';
 import { markdownDoc, rng, tokenize } from './content';
 
@@ -30,6 +35,30 @@ interface Session {
 
 interface ChannelLike {
   id: number;
+}
+
+/** One scripted exchange of a voice conversation. */
+export interface VoiceScript {
+  partials: string[];
+  transcript: string;
+  /** Answer text pieces; `sentences[i]` is spoken after piece `sentenceAfter[i]`. */
+  answer: string[];
+  sentences: string[];
+  sentenceAfter: number[];
+  timing: VoiceTiming | null;
+}
+
+interface VoiceRun {
+  ch: ChannelLike;
+  index: number;
+  pushToTalk: boolean;
+  loud: boolean;
+  held: boolean;
+  stopSpeaking: boolean;
+  answering: boolean;
+  ended: boolean;
+  timer: ReturnType<typeof setInterval>;
+  partialTimer: ReturnType<typeof setInterval> | null;
 }
 
 const internals = () =>
@@ -78,6 +107,49 @@ export class MockBackend {
   modelLoadMs = 0;
   /** `model-load` events sent, in order (for tests). */
   modelLoads: { provider: string; percent: number }[] = [];
+  // ----------------------------------------------------------------- voice
+  voice: VoiceSettingsView = {
+    pushToTalk: false,
+    inputDevice: null,
+    outputDevice: null,
+    ttsEngine: 'espeak',
+    ttsVoice: null,
+    ttsRate: 175,
+    sttModel: null,
+    endSilenceMs: 700,
+  };
+  voiceEngines = ['espeak', 'openai'];
+  voiceModels = ['ggml-base.en-q5_0.bin', 'ggml-tiny.en.bin'];
+  audioDevices: AudioDevices = {
+    inputs: [
+      { id: 'alsa_input.pci-0000_00_1f.3.analog-stereo', name: 'Built-in Audio Analog Stereo', isDefault: true },
+      { id: 'alsa_input.usb-Jabra_Evolve2', name: 'Jabra Evolve2 65', isDefault: false },
+    ],
+    outputs: [
+      { id: 'alsa_output.pci-0000_00_1f.3.analog-stereo', name: 'Built-in Audio Analog Stereo', isDefault: true },
+      { id: 'alsa_output.usb-Jabra_Evolve2', name: 'Jabra Evolve2 65', isDefault: false },
+    ],
+    error: null,
+  };
+  /** The next `voice_start` fails with this (then it is cleared). */
+  voiceStartError: IpcError | null = null;
+  /** Hands-free: the scripted exchange starts this long after `voice_start` (ms; <0: never by itself). */
+  voiceAutoMs = 500;
+  /** Time between partials and between answer pieces (ms). */
+  voiceStepMs = 150;
+  /** How long each sentence is "spoken" (ms). */
+  voiceSentenceMs = 1500;
+  voiceScript: VoiceScript = {
+    partials: ['What is', 'What is the weather', 'What is the weather in Lisbon'],
+    transcript: 'What is the weather in Lisbon today?',
+    answer: ['It is sunny ', 'and 24 degrees in Lisbon. ', 'A good day ', 'for a walk by the river.'],
+    sentences: ['It is sunny and 24 degrees in Lisbon.', 'A good day for a walk by the river.'],
+    sentenceAfter: [1, 3],
+    timing: { vadTailMs: 700, sttMs: 95, firstSentenceMs: 310, ttsMs: 38, firstAudioMs: 1143 },
+  };
+  /** Voice events sent, in order (levels left out), for tests. */
+  voiceEvents: VoiceEventDto[] = [];
+  private voiceRun: VoiceRun | null = null;
   private loadedModels = new Set<string>();
   private stopFlag = false;
   private turnActive = false;
@@ -330,6 +402,25 @@ export class MockBackend {
         this.index = { ...this.index, state: 'indexing', done: 0, total: 40 };
         void this.fakeIndexing();
         return { ...this.index };
+      case 'voice_devices':
+        return structuredClone(this.audioDevices);
+      case 'voice_settings':
+        return this.voiceView();
+      case 'save_voice_settings':
+        return this.saveVoice(args.settings as VoiceSettingsView);
+      case 'voice_start':
+        return this.voiceStart(args.onEvent as ChannelLike);
+      case 'voice_talk': {
+        const run = this.runningVoice();
+        this.voiceTalk(run, args.pressed as boolean);
+        return null;
+      }
+      case 'voice_stop_speaking':
+        this.runningVoice().stopSpeaking = true;
+        return null;
+      case 'voice_stop':
+        if (this.voiceRun) this.endVoice(this.voiceRun);
+        return null;
       case 'plugin:dialog|open': {
         const o = (args.options ?? {}) as { directory?: boolean };
         return o.directory ? '/home/ada/Projects/new-workspace' : ['/home/ada/Downloads/report.pdf', '/home/ada/notes.md'];
@@ -340,6 +431,166 @@ export class MockBackend {
       default:
         throw ipcError('internal', `The mock does not know the command ${cmd}.`);
     }
+  }
+
+  private voiceView(): VoiceSettingsView {
+    return { ...structuredClone(this.voice), ttsEngines: [...this.voiceEngines], sttModels: [...this.voiceModels] };
+  }
+
+  private saveVoice(v: VoiceSettingsView): VoiceSettingsView {
+    if (!this.voiceEngines.includes(v.ttsEngine)) throw ipcError('invalid_input', `there is no speech engine named \`${v.ttsEngine}\``);
+    if (v.sttModel !== null && !this.voiceModels.includes(v.sttModel))
+      throw ipcError('invalid_input', `there is no Whisper model \`${v.sttModel}\` in /home/ada/.local/share/baton/models`);
+    if (!(v.ttsRate >= 80 && v.ttsRate <= 450)) throw ipcError('invalid_input', 'the speaking rate must be 80–450 words per minute');
+    if (!(v.endSilenceMs >= 200 && v.endSilenceMs <= 5000)) throw ipcError('invalid_input', 'the pause that ends speech must be 200–5000 ms');
+    this.voice = {
+      pushToTalk: v.pushToTalk,
+      inputDevice: v.inputDevice || null,
+      outputDevice: v.outputDevice || null,
+      ttsEngine: v.ttsEngine,
+      ttsVoice: v.ttsVoice?.trim() ? v.ttsVoice : null,
+      ttsRate: v.ttsRate,
+      sttModel: v.sttModel,
+      endSilenceMs: v.endSilenceMs,
+    };
+    return this.voiceView();
+  }
+
+  private runningVoice(): VoiceRun {
+    if (!this.voiceRun) throw ipcError('invalid_input', 'no voice conversation is running');
+    return this.voiceRun;
+  }
+
+  /** Sends a voice event on the running conversation's channel (tests use it for errors). */
+  emitVoice(ev: VoiceEventDto): void {
+    if (this.voiceRun) this.sendVoice(this.voiceRun, ev);
+  }
+
+  private sendVoice(run: VoiceRun, ev: VoiceEventDto): void {
+    if (run.ended && ev.type !== 'stopped') return;
+    if (ev.type !== 'level') this.voiceEvents.push(ev);
+    internals().runCallback(run.ch.id, { index: run.index++, message: ev });
+  }
+
+  private async voiceStart(ch: ChannelLike): Promise<VoiceStarted> {
+    if (this.voiceRun) throw ipcError('busy', 'a voice conversation is already running');
+    await sleep(120); // opening the devices and the speech engines
+    if (this.voiceStartError) {
+      const e = this.voiceStartError;
+      this.voiceStartError = null;
+      throw e;
+    }
+    const r = rng(9);
+    const run: VoiceRun = {
+      ch,
+      index: 0,
+      pushToTalk: this.voice.pushToTalk,
+      loud: false,
+      held: false,
+      stopSpeaking: false,
+      answering: false,
+      ended: false,
+      partialTimer: null,
+      timer: setInterval(() => {
+        const rms = run.loud ? 0.08 + r() * 0.22 : 0.003 + r() * 0.006;
+        this.sendVoice(run, { type: 'level', rms });
+      }, 50),
+    };
+    this.voiceRun = run;
+    if (!run.pushToTalk && this.voiceAutoMs >= 0) setTimeout(() => void this.voiceExchange(), this.voiceAutoMs);
+    const mic = this.audioDevices.inputs.find((d) => d.id === this.voice.inputDevice) ?? this.audioDevices.inputs.find((d) => d.isDefault);
+    return {
+      stt: `whisper.cpp (${this.voice.sttModel ?? this.voiceModels[0]})`,
+      tts: this.voice.ttsEngine === 'espeak' ? 'eSpeak NG' : this.voice.ttsEngine,
+      microphone: mic?.name ?? 'default microphone',
+      pushToTalk: run.pushToTalk,
+    };
+  }
+
+  /** Hands-free: the user says the scripted question, then Baton answers. */
+  async voiceExchange(): Promise<void> {
+    const run = this.voiceRun;
+    if (!run || run.ended) return;
+    const sc = this.voiceScript;
+    if (run.answering) {
+      // Talking over the answer: barge-in.
+      run.stopSpeaking = true;
+      this.sendVoice(run, { type: 'bargeIn' });
+    }
+    run.loud = true;
+    this.sendVoice(run, { type: 'speechStarted' });
+    for (const p of sc.partials) {
+      await sleep(this.voiceStepMs);
+      this.sendVoice(run, { type: 'partial', text: p });
+    }
+    await sleep(this.voiceStepMs);
+    run.loud = false;
+    await sleep(this.voiceStepMs);
+    this.sendVoice(run, { type: 'transcript', text: sc.transcript });
+    await this.voiceAnswer(run);
+  }
+
+  private voiceTalk(run: VoiceRun, pressed: boolean): void {
+    if (pressed === run.held) return;
+    run.held = pressed;
+    const sc = this.voiceScript;
+    if (pressed) {
+      if (run.answering) {
+        run.stopSpeaking = true;
+        this.sendVoice(run, { type: 'bargeIn' });
+      }
+      run.loud = true;
+      this.sendVoice(run, { type: 'speechStarted' });
+      let i = 0;
+      run.partialTimer = setInterval(() => {
+        if (i < sc.partials.length) this.sendVoice(run, { type: 'partial', text: sc.partials[i++]! });
+      }, this.voiceStepMs);
+    } else {
+      run.loud = false;
+      if (run.partialTimer) clearInterval(run.partialTimer);
+      run.partialTimer = null;
+      setTimeout(() => {
+        this.sendVoice(run, { type: 'transcript', text: sc.transcript });
+        void this.voiceAnswer(run);
+      }, this.voiceStepMs);
+    }
+  }
+
+  private async voiceAnswer(run: VoiceRun): Promise<void> {
+    const sc = this.voiceScript;
+    // Wait for an answer being cut short to end first.
+    while (run.answering && !run.ended) await sleep(10);
+    run.answering = true;
+    run.stopSpeaking = false;
+    let spoke = false;
+    const cut = () => run.stopSpeaking || run.ended;
+    await sleep(this.voiceStepMs * 2); // the model thinks
+    for (let i = 0; i < sc.answer.length && !cut(); i++) {
+      this.sendVoice(run, { type: 'answerText', text: sc.answer[i]! });
+      const k = sc.sentenceAfter.indexOf(i);
+      if (k >= 0) {
+        this.sendVoice(run, { type: 'speaking', sentence: sc.sentences[k]! });
+        spoke = true;
+        for (let t = 0; t < this.voiceSentenceMs && !cut(); t += 20) await sleep(20);
+      } else {
+        await sleep(this.voiceStepMs);
+      }
+    }
+    const interrupted = cut();
+    this.sendVoice(run, { type: 'answerDone', interrupted, timing: spoke ? sc.timing : null });
+    run.answering = false;
+    run.stopSpeaking = false;
+  }
+
+  private endVoice(run: VoiceRun): void {
+    run.ended = true;
+    clearInterval(run.timer);
+    if (run.partialTimer) clearInterval(run.partialTimer);
+    this.voiceRun = null;
+    setTimeout(() => {
+      this.sendVoice(run, { type: 'stopped' });
+      internals().runCallback(run.ch.id, { index: run.index++, end: true });
+    }, 40);
   }
 
   private current(): ProviderView {

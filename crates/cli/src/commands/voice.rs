@@ -62,7 +62,7 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
     })
     .await??;
     let voice = &ctx.settings.voice;
-    let (_mic, chunks) = match &args.mic_file {
+    let (mic, chunks) = match &args.mic_file {
         Some(file) => {
             let mut samples = decode_file(file)?.resampled(STT_SAMPLE_RATE)?.samples;
             // Room to hear the end of the last utterance.
@@ -84,6 +84,13 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
         Some(_) => Speaker::paced(22_050),
         None => open_speaker(voice.output_device.as_deref())?,
     };
+    if args.json {
+        println!(
+            "{}",
+            json!({"kind": "ready", "stt": baton_voice::stt::SpeechToText::name(&stt),
+                   "tts": tts.name(), "microphone": mic.as_ref().map(|m| m.name.clone())})
+        );
+    }
     let parts = VoiceParts {
         stt: Arc::new(stt),
         tts,
@@ -156,6 +163,7 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
         }
     });
     let turns = run_voice_loop(chunks, parts, ctx.voice_loop_options(), ctl_rx, ev_tx).await;
+    drop(mic);
     let _ = printer.await;
     if let Some(path) = &args.speaker_file {
         // Let the last sentence finish playing into the recording.

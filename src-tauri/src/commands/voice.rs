@@ -1,0 +1,267 @@
+//! Voice conversations in the desktop app: device lists, voice settings,
+//! and starting, steering and stopping the engine's voice loop. Events
+//! stream over the channel given to `voice_start`.
+
+use std::sync::Arc;
+
+use baton_engine::{AgentResponder, VOICE_INSTRUCTIONS};
+use baton_voice::audio::{Microphone, input_devices, open_speaker, output_devices};
+use baton_voice::stt::whisper_models;
+use baton_voice::{Control, VoiceEvent, VoiceParts, run_voice_loop};
+use tauri::State;
+use tauri::ipc::Channel;
+use tokio::sync::mpsc;
+
+use crate::dto::{
+    AudioDevice, AudioDevices, ErrorCode, IpcError, VoiceEventDto, VoiceSettingsView, VoiceStarted,
+    VoiceTiming,
+};
+use crate::error::IpcResult;
+use crate::state::{AppState, lock};
+
+fn audio_error(e: impl std::fmt::Display) -> IpcError {
+    IpcError::new(ErrorCode::Audio, e.to_string())
+}
+
+/// The microphones and speakers present.
+#[tauri::command]
+#[specta::specta]
+pub async fn voice_devices() -> IpcResult<AudioDevices> {
+    let listed = tauri::async_runtime::spawn_blocking(|| {
+        let to_dto = |list: Vec<baton_voice::audio::DeviceInfo>| {
+            list.into_iter()
+                .map(|d| AudioDevice {
+                    id: d.id,
+                    name: d.name,
+                    is_default: d.is_default,
+                })
+                .collect::<Vec<_>>()
+        };
+        match (input_devices(), output_devices()) {
+            (Ok(i), Ok(o)) => AudioDevices {
+                inputs: to_dto(i),
+                outputs: to_dto(o),
+                error: None,
+            },
+            (Err(e), _) | (_, Err(e)) => AudioDevices {
+                inputs: Vec::new(),
+                outputs: Vec::new(),
+                error: Some(e.to_string()),
+            },
+        }
+    })
+    .await
+    .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))?;
+    Ok(listed)
+}
+
+fn voice_view(engine: &baton_engine::Engine) -> VoiceSettingsView {
+    let v = &engine.settings.voice;
+    let mut tts_engines = vec!["espeak".to_string()];
+    tts_engines.extend(
+        engine
+            .providers
+            .providers
+            .iter()
+            .filter(|p| p.voice.is_some())
+            .map(|p| p.name.clone()),
+    );
+    VoiceSettingsView {
+        push_to_talk: v.push_to_talk,
+        input_device: v.input_device.clone(),
+        output_device: v.output_device.clone(),
+        tts_engine: v.tts_engine.clone(),
+        tts_voice: v.tts_voice.clone(),
+        tts_rate: v.tts_rate,
+        stt_model: v.stt_model.clone(),
+        end_silence_ms: v.end_silence_ms.min(u64::from(u32::MAX)) as u32,
+        tts_engines,
+        stt_models: whisper_models(&engine.paths.models_dir)
+            .iter()
+            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect(),
+    }
+}
+
+/// The voice settings and the choices for them.
+#[tauri::command]
+#[specta::specta]
+pub fn voice_settings(state: State<'_, AppState>) -> IpcResult<VoiceSettingsView> {
+    Ok(voice_view(&state.engine()))
+}
+
+/// Validates and saves the voice settings (atomically), then reloads.
+#[tauri::command]
+#[specta::specta]
+pub async fn save_voice_settings(
+    state: State<'_, AppState>,
+    settings: VoiceSettingsView,
+) -> IpcResult<VoiceSettingsView> {
+    let engine = state.engine();
+    let current = voice_view(&engine);
+    if !current.tts_engines.contains(&settings.tts_engine) {
+        return Err(IpcError::invalid(format!(
+            "there is no speech engine named `{}`",
+            settings.tts_engine
+        )));
+    }
+    if let Some(m) = &settings.stt_model
+        && !current.stt_models.contains(m)
+    {
+        return Err(IpcError::invalid(format!(
+            "there is no Whisper model `{m}` in {}",
+            engine.paths.models_dir.display()
+        )));
+    }
+    if !(80..=450).contains(&settings.tts_rate) {
+        return Err(IpcError::invalid(
+            "the speaking rate must be 80–450 words per minute",
+        ));
+    }
+    if !(200..=5000).contains(&settings.end_silence_ms) {
+        return Err(IpcError::invalid(
+            "the pause that ends speech must be 200–5000 ms",
+        ));
+    }
+    let mut s = engine.settings.clone();
+    let v = &mut s.voice;
+    v.push_to_talk = settings.push_to_talk;
+    v.input_device = settings.input_device.filter(|d| !d.is_empty());
+    v.output_device = settings.output_device.filter(|d| !d.is_empty());
+    v.tts_engine = settings.tts_engine;
+    v.tts_voice = settings.tts_voice.filter(|d| !d.trim().is_empty());
+    v.tts_rate = settings.tts_rate;
+    v.stt_model = settings.stt_model;
+    v.end_silence_ms = u64::from(settings.end_silence_ms);
+    s.save(&engine.paths.settings_file())?;
+    state.reload().await?;
+    Ok(voice_view(&state.engine()))
+}
+
+fn to_dto(e: VoiceEvent) -> VoiceEventDto {
+    match e {
+        VoiceEvent::Level { rms } => VoiceEventDto::Level { rms },
+        VoiceEvent::SpeechStarted => VoiceEventDto::SpeechStarted,
+        VoiceEvent::Partial { text } => VoiceEventDto::Partial { text },
+        VoiceEvent::Transcript { text, .. } => VoiceEventDto::Transcript { text },
+        VoiceEvent::AnswerText { text } => VoiceEventDto::AnswerText { text },
+        VoiceEvent::Speaking { sentence } => VoiceEventDto::Speaking { sentence },
+        VoiceEvent::AnswerDone {
+            interrupted,
+            timing,
+        } => VoiceEventDto::AnswerDone {
+            interrupted,
+            timing: timing.map(|t| VoiceTiming {
+                vad_tail_ms: t.vad_tail_ms,
+                stt_ms: t.stt_ms,
+                first_sentence_ms: t.first_sentence_ms,
+                tts_ms: t.tts_ms,
+                first_audio_ms: t.first_audio_ms,
+            }),
+        },
+        VoiceEvent::BargeIn { .. } => VoiceEventDto::BargeIn,
+        VoiceEvent::Error { message } => VoiceEventDto::Error { message },
+    }
+}
+
+/// Starts a voice conversation with the selected provider on the chosen
+/// microphone and speaker.
+#[tauri::command]
+#[specta::specta]
+pub async fn voice_start(
+    state: State<'_, AppState>,
+    on_event: Channel<VoiceEventDto>,
+) -> IpcResult<VoiceStarted> {
+    if lock(&state.voice).is_some() {
+        return Err(IpcError::new(
+            ErrorCode::Busy,
+            "a voice conversation is already running",
+        ));
+    }
+    let engine = state.engine();
+    let cfg = engine.provider_config(None)?;
+    let provider = engine.open_provider(&cfg)?;
+    let agent = engine.build_agent(
+        &cfg,
+        provider,
+        None,
+        baton_tools::Catalog::new(),
+        Some(VOICE_INSTRUCTIONS.to_string()),
+    );
+    let tts = engine.tts_engine()?;
+    let options = engine.voice_loop_options();
+    let voice = engine.settings.voice.clone();
+    let opened = tauri::async_runtime::spawn_blocking(move || {
+        let stt = engine.start_stt().map_err(audio_error)?;
+        let (mic, chunks) = Microphone::open(voice.input_device.as_deref()).map_err(audio_error)?;
+        let speaker = open_speaker(voice.output_device.as_deref()).map_err(audio_error)?;
+        Ok::<_, IpcError>((stt, mic, chunks, speaker))
+    })
+    .await
+    .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))??;
+    let (stt, mic, chunks, speaker) = opened;
+    let started = VoiceStarted {
+        stt: baton_voice::stt::SpeechToText::name(&stt),
+        tts: tts.name().to_string(),
+        microphone: mic.name.clone(),
+        push_to_talk: options.mode == baton_voice::ListenMode::PushToTalk,
+    };
+    let (ctl_tx, ctl_rx) = mpsc::channel(16);
+    *lock(&state.voice) = Some(ctl_tx);
+    let (ev_tx, mut ev_rx) = mpsc::unbounded_channel();
+    let parts = VoiceParts {
+        stt: Arc::new(stt),
+        tts,
+        speaker,
+        responder: Arc::new(AgentResponder::new(Arc::new(agent))),
+    };
+    let channel = on_event.clone();
+    tauri::async_runtime::spawn(async move {
+        while let Some(ev) = ev_rx.recv().await {
+            if channel.send(to_dto(ev)).is_err() {
+                break;
+            }
+        }
+    });
+    let voice_slot = state.voice_slot();
+    tauri::async_runtime::spawn(async move {
+        let _mic = mic; // capturing lasts as long as the loop
+        let turns = run_voice_loop(chunks, parts, options, ctl_rx, ev_tx).await;
+        tracing::info!(turns = turns.len(), "voice conversation ended");
+        lock(&voice_slot).take();
+        let _ = on_event.send(VoiceEventDto::Stopped);
+    });
+    Ok(started)
+}
+
+fn control(state: &AppState, c: Control) -> IpcResult<()> {
+    let tx = lock(&state.voice)
+        .clone()
+        .ok_or_else(|| IpcError::invalid("no voice conversation is running"))?;
+    tx.try_send(c)
+        .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))
+}
+
+/// Push-to-talk: the talk button was pressed (`true`) or released.
+#[tauri::command]
+#[specta::specta]
+pub fn voice_talk(state: State<'_, AppState>, pressed: bool) -> IpcResult<()> {
+    control(&state, Control::Talk(pressed))
+}
+
+/// Stops the answer being spoken (and its model call).
+#[tauri::command]
+#[specta::specta]
+pub fn voice_stop_speaking(state: State<'_, AppState>) -> IpcResult<()> {
+    control(&state, Control::StopSpeaking)
+}
+
+/// Ends the voice conversation (a `stopped` event follows).
+#[tauri::command]
+#[specta::specta]
+pub fn voice_stop(state: State<'_, AppState>) -> IpcResult<()> {
+    if lock(&state.voice).is_none() {
+        return Ok(());
+    }
+    control(&state, Control::Quit)
+}
