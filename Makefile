@@ -73,7 +73,7 @@ test-ui: ui-deps
 
 ## test-e2e: the real desktop app under Xvfb, driven by tauri-driver + WebKitWebDriver
 test-e2e:
-	$(CARGO) build -p baton-desktop -p baton-scripted-llm --bins
+	$(CARGO) build -p baton-desktop -p baton-scripted-llm -p baton-stt --bins
 	scripts/with-keyring.sh node tests/e2e/desktop.mjs --app $(BIN_DIR)/baton-desktop \
 	  --scripted $(BIN_DIR)/baton-scripted-llm --out $(CARGO_TARGET_DIR)/e2e-screenshots
 

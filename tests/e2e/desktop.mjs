@@ -55,6 +55,35 @@ writeFileSync(
 );
 writeFileSync(path.join(config, 'setup.json'), JSON.stringify({ provider: 'scripted', workspace }));
 
+// ---- a private sound server: speaker `spk`, microphone `vmic` fed by `micfeed`
+const pulseDir = path.join(tmp, 'pulse');
+mkdirSync(path.join(pulseDir, 'xdg'), { recursive: true });
+mkdirSync(path.join(pulseDir, 'home'), { recursive: true });
+writeFileSync(
+  path.join(pulseDir, 'pulse.pa'),
+  [
+    '.fail',
+    `load-module module-native-protocol-unix socket=${pulseDir}/native auth-anonymous=1`,
+    'load-module module-null-sink sink_name=spk norewinds=1 rate=48000 channels=2',
+    'load-module module-null-sink sink_name=micfeed norewinds=1 rate=16000 channels=1',
+    'load-module module-remap-source master=micfeed.monitor source_name=vmic',
+    'set-default-sink spk',
+    'set-default-source vmic',
+    '',
+  ].join('\n'),
+);
+start('pulseaudio', ['--daemonize=no', '--exit-idle-time=-1', '--disallow-exit', '-n', '-F', path.join(pulseDir, 'pulse.pa')],
+  { XDG_RUNTIME_DIR: path.join(pulseDir, 'xdg'), HOME: path.join(pulseDir, 'home') }, 'pulseaudio');
+const PULSE_SERVER = `unix:${pulseDir}/native`;
+await until('the sound server', async () => {
+  try {
+    readFileSync(path.join(pulseDir, 'native'));
+  } catch (e) {
+    return e.code === 'ENXIO' || e.code === 'EOPNOTSUPP'; // a socket exists
+  }
+  return true;
+});
+
 // ---- display and driver --------------------------------------------------
 const display = await ensureDisplay();
 const appEnv = {
@@ -63,6 +92,7 @@ const appEnv = {
   BATON_DATA_DIR: data,
   HOME: path.join(tmp, 'home'),
   BATON_LOG: 'info,pdf_oxide=warn',
+  PULSE_SERVER,
   // The embedded model file, fetched by `make setup`.
   BATON_MODELS_DIR: process.env.BATON_MODELS_DIR ?? path.join(process.env.HOME, '.local/share/baton/models'),
 };
@@ -173,6 +203,28 @@ try {
     const last = (await assistantTexts()).pop();
     if ((last.match(/word/g) ?? []).length >= 400) throw new Error('the answer was not cut short');
     await screenshot('06b-stopped');
+  });
+
+  await step('a spoken question is answered aloud', async () => {
+    const words = 'You have two meetings tomorrow. The first one is at nine.';
+    await script([{ kind: 'reply', text: words, textPieces: 10, eventDelayMs: 20 }]);
+    await app.click('[data-testid=voice-open]');
+    await until('the voice panel to listen', () => js(`return document.querySelector('[data-testid=voice-panel]')?.dataset.phase === 'listening'`), 30000);
+    const question = path.join(tmp, 'question.wav');
+    execFileSync('espeak-ng', ['-w', question, 'What is on my calendar for tomorrow?']);
+    execFileSync('paplay', ['--device=micfeed', question], { env: { ...process.env, PULSE_SERVER } });
+    await until('the transcript and the spoken answer', async () => {
+      const text = await js(`return document.querySelector('[data-testid=voice-turns]')?.innerText ?? ''`);
+      return /calendar/i.test(text) && text.includes('The first one is at nine.');
+    }, 30000);
+    await until('the answer to be spoken', () => js(`return !!document.querySelector('[data-testid=voice-timing]')`), 30000);
+    log('voice: ' + (await js(`return document.querySelector('[data-testid=voice-timing]').innerText`)));
+    const last = (await received()).filter((r) => r.path.endsWith('/chat/completions')).pop();
+    if (!/calendar/i.test(last.body)) throw new Error('the model did not get the transcript: ' + last.body.slice(0, 300));
+    await screenshot('07-voice');
+    await app.click('[data-testid=voice-end]');
+    await until('the conversation to end', () => js(`return document.querySelector('[data-testid=voice-panel]')?.dataset.phase === 'idle'`), 10000);
+    await app.click('[data-testid=voice-close]');
   });
 
   await step('the embedded local model answers', async () => {

@@ -27,6 +27,21 @@ aloud as you write it. Answer in short, plain spoken sentences; no tables, code 
 unless asked.";
 
 impl Engine {
+    /// The agent that answers in a voice conversation: the provider entry
+    /// `provider` (else the selected one), no tools, told that its words
+    /// are spoken.
+    pub fn voice_agent(&self, provider: Option<&str>) -> Result<Agent, EngineError> {
+        let cfg = self.provider_config(provider)?;
+        let opened = self.open_provider(&cfg)?;
+        Ok(self.build_agent(
+            &cfg,
+            opened,
+            None,
+            baton_tools::Catalog::new(),
+            Some(VOICE_INSTRUCTIONS.to_string()),
+        ))
+    }
+
     /// The ggml Whisper model to use: the one named in settings, else the
     /// best one in the models folder.
     pub fn stt_model(&self) -> Result<PathBuf, SttError> {

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::http::client_builder;
+use crate::http::{classify, client_builder};
 use crate::{LlmError, ProviderConfig};
 
 /// The voice used when the entry names none.
@@ -97,30 +97,21 @@ impl SpeechClient {
         })?;
         let status = resp.status().as_u16();
         if status != 200 {
-            let detail: String = resp
-                .text()
-                .await
-                .unwrap_or_default()
-                .chars()
-                .take(300)
-                .collect();
-            return Err(match status {
-                401 | 403 => LlmError::Auth {
-                    provider,
-                    status,
-                    detail,
-                },
-                500..=599 => LlmError::Server {
-                    provider,
-                    status,
-                    detail,
-                },
-                _ => LlmError::BadRequest {
-                    provider,
-                    status,
-                    detail,
-                },
-            });
+            let retry_after = None;
+            let content_type = resp
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_string();
+            let body = resp.text().await.unwrap_or_default();
+            return Err(classify(
+                &provider,
+                status,
+                retry_after,
+                &body,
+                &content_type,
+            ));
         }
         let bytes = resp.bytes().await.map_err(|e| LlmError::Malformed {
             provider: provider.clone(),

@@ -249,6 +249,8 @@ pub async fn run_voice_loop(
     let mut utterance_start: Option<u64> = None;
     let mut answer: Option<ActiveAnswer> = None;
     let mut finals: Vec<JoinHandle<FinalTranscript>> = Vec::new();
+    // A transcript that arrived while the user was talking again.
+    let mut carried: Option<String> = None;
     let mut partial: Option<JoinHandle<Result<Transcript, SttError>>> = None;
     let mut last_partial = Instant::now();
     let mut level_acc = (0.0f64, 0usize, Instant::now());
@@ -283,7 +285,18 @@ pub async fn run_voice_loop(
                                 text: t.text.clone(),
                                 stt_ms,
                             });
-                            if !t.text.trim().is_empty() && utterance_start.is_none() {
+                            // Speech that was judged over but went on is
+                            // answered together with what followed.
+                            let text = match carried.take() {
+                                Some(before) if !t.text.trim().is_empty() => {
+                                    format!("{before} {}", t.text.trim())
+                                }
+                                Some(before) => before,
+                                None => t.text.trim().to_string(),
+                            };
+                            if !text.is_empty() && utterance_start.is_some() {
+                                carried = Some(text);
+                            } else if !text.is_empty() {
                                 if let Some(old) = answer.take() {
                                     old.cancel.cancel();
                                     if let Ok(rec) = old.task.await {
@@ -293,7 +306,7 @@ pub async fn run_voice_loop(
                                 answer = Some(start_answer(
                                     &parts,
                                     &options,
-                                    t.text,
+                                    text,
                                     speech_end,
                                     heard_end,
                                     events.clone(),
@@ -573,4 +586,177 @@ fn report_tts_error(events: &mpsc::UnboundedSender<VoiceEvent>, e: &TtsError) {
     let _ = events.send(VoiceEvent::Error {
         message: e.to_string(),
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use super::*;
+    use crate::EspeakTts;
+    use crate::audio::{paced_source, resample};
+
+    /// Hands out scripted transcripts, after `delay`, and keeps the audio
+    /// it was given.
+    struct ScriptedStt {
+        texts: Mutex<VecDeque<&'static str>>,
+        heard: Mutex<Vec<usize>>,
+        delay: Duration,
+    }
+
+    impl SpeechToText for ScriptedStt {
+        fn name(&self) -> String {
+            "scripted".into()
+        }
+        fn transcribe(&self, samples: &[f32], pass: Pass) -> Result<Transcript, SttError> {
+            if pass == Pass::Partial {
+                return Ok(Transcript {
+                    text: String::new(),
+                    segments: Vec::new(),
+                    audio_ms: 0,
+                    decode_ms: 0,
+                });
+            }
+            std::thread::sleep(self.delay);
+            self.heard.lock().unwrap().push(samples.len());
+            let text = self
+                .texts
+                .lock()
+                .unwrap()
+                .pop_front()
+                .unwrap_or("")
+                .to_string();
+            Ok(Transcript {
+                text,
+                segments: Vec::new(),
+                audio_ms: 0,
+                decode_ms: self.delay.as_millis() as u64,
+            })
+        }
+    }
+
+    /// Answers every prompt with `answer`, and records the prompts.
+    struct Echo {
+        answer: &'static str,
+        prompts: Mutex<Vec<String>>,
+    }
+
+    impl Responder for Echo {
+        fn respond(&self, prompt: String, _cancel: CancellationToken) -> mpsc::Receiver<String> {
+            self.prompts.lock().unwrap().push(prompt);
+            let (tx, rx) = mpsc::channel(64);
+            let answer = self.answer;
+            tokio::spawn(async move {
+                for w in answer.split_inclusive(' ') {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    let _ = tx.send(w.to_string()).await;
+                }
+            });
+            rx
+        }
+    }
+
+    fn speech(text: &str) -> Vec<f32> {
+        let s = EspeakTts::default().synthesize(text).unwrap();
+        let f: Vec<f32> = s.samples.iter().map(|&v| f32::from(v) / 32768.0).collect();
+        resample(&f, s.sample_rate, STT_SAMPLE_RATE).unwrap()
+    }
+
+    fn silence(ms: u64) -> Vec<f32> {
+        vec![0.0; (ms * 16) as usize]
+    }
+
+    fn parts(stt: Arc<ScriptedStt>, echo: Arc<Echo>) -> VoiceParts {
+        VoiceParts {
+            stt,
+            tts: Arc::new(EspeakTts::default()),
+            speaker: Speaker::paced(22_050),
+            responder: echo,
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn push_to_talk_keeps_the_pre_roll_and_answers_on_release() {
+        let stt = Arc::new(ScriptedStt {
+            texts: Mutex::new(VecDeque::from(["open the report"])),
+            heard: Mutex::new(Vec::new()),
+            delay: Duration::ZERO,
+        });
+        let echo = Arc::new(Echo {
+            answer: "Here it is. It has two pages.",
+            prompts: Mutex::new(Vec::new()),
+        });
+        let clip = speech("Open the report.");
+        let clip_len = clip.len();
+        let mut audio = silence(1000);
+        audio.extend(clip);
+        audio.extend(silence(1500));
+        let (ctl_tx, ctl_rx) = mpsc::channel(8);
+        let (ev_tx, _ev_rx) = mpsc::unbounded_channel();
+        let options = LoopOptions {
+            mode: ListenMode::PushToTalk,
+            partial_every: None,
+            ..LoopOptions::default()
+        };
+        let run = tokio::spawn(run_voice_loop(
+            paced_source(audio, Duration::from_millis(10)),
+            parts(Arc::clone(&stt), Arc::clone(&echo)),
+            options,
+            ctl_rx,
+            ev_tx,
+        ));
+        // The user presses a little late, after the speech began…
+        tokio::time::sleep(Duration::from_millis(1200)).await;
+        ctl_tx.send(Control::Talk(true)).await.unwrap();
+        let held = Duration::from_secs_f64(clip_len as f64 / 16_000.0);
+        tokio::time::sleep(held).await;
+        ctl_tx.send(Control::Talk(false)).await.unwrap();
+        let turns = run.await.unwrap();
+        assert_eq!(turns.len(), 1);
+        assert_eq!(turns[0].transcript, "open the report");
+        assert_eq!(turns[0].spoken, ["Here it is.", "It has two pages."]);
+        assert!(!turns[0].interrupted);
+        // …and the 500 ms pre-roll still holds its start.
+        let heard = stt.heard.lock().unwrap()[0];
+        assert!(
+            heard >= clip_len,
+            "{heard} samples heard, the clip is {clip_len}"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn speech_that_resumes_before_its_transcript_is_answered_as_one() {
+        let stt = Arc::new(ScriptedStt {
+            texts: Mutex::new(VecDeque::from(["book a table", "for four people"])),
+            heard: Mutex::new(Vec::new()),
+            delay: Duration::from_millis(1500),
+        });
+        let echo = Arc::new(Echo {
+            answer: "Done.",
+            prompts: Mutex::new(Vec::new()),
+        });
+        let mut audio = silence(500);
+        audio.extend(speech("Book a table."));
+        audio.extend(silence(900)); // judged over after 700 ms…
+        audio.extend(speech("For four people.")); // …but it goes on
+        audio.extend(silence(2500));
+        let (_ctl_tx, ctl_rx) = mpsc::channel(8);
+        let (ev_tx, _ev_rx) = mpsc::unbounded_channel();
+        let turns = run_voice_loop(
+            paced_source(audio, Duration::from_millis(10)),
+            parts(Arc::clone(&stt), Arc::clone(&echo)),
+            LoopOptions {
+                partial_every: None,
+                ..LoopOptions::default()
+            },
+            ctl_rx,
+            ev_tx,
+        )
+        .await;
+        assert_eq!(
+            *echo.prompts.lock().unwrap(),
+            ["book a table for four people"]
+        );
+        assert_eq!(turns.len(), 1);
+    }
 }

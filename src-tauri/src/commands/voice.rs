@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use baton_engine::{AgentResponder, VOICE_INSTRUCTIONS};
+use baton_engine::AgentResponder;
 use baton_voice::audio::{Microphone, input_devices, open_speaker, output_devices};
 use baton_voice::stt::whisper_models;
 use baton_voice::{Control, VoiceEvent, VoiceParts, run_voice_loop};
@@ -179,15 +179,7 @@ pub async fn voice_start(
         ));
     }
     let engine = state.engine();
-    let cfg = engine.provider_config(None)?;
-    let provider = engine.open_provider(&cfg)?;
-    let agent = engine.build_agent(
-        &cfg,
-        provider,
-        None,
-        baton_tools::Catalog::new(),
-        Some(VOICE_INSTRUCTIONS.to_string()),
-    );
+    let agent = engine.voice_agent(None)?;
     let tts = engine.tts_engine()?;
     let options = engine.voice_loop_options();
     let voice = engine.settings.voice.clone();

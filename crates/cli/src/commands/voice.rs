@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use baton_engine::{AgentResponder, VOICE_INSTRUCTIONS};
+use baton_engine::AgentResponder;
 use baton_voice::audio::{
     Microphone, Speaker, decode_file, input_devices, open_speaker, output_devices, paced_source,
 };
@@ -42,15 +42,7 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
     if args.list_devices {
         return list_devices();
     }
-    let cfg = ctx.provider_config(args.provider.as_deref())?;
-    let provider = ctx.open_provider(&cfg)?;
-    let agent = ctx.build_agent(
-        &cfg,
-        provider,
-        None,
-        baton_tools::Catalog::new(),
-        Some(VOICE_INSTRUCTIONS.to_string()),
-    );
+    let agent = ctx.voice_agent(args.provider.as_deref())?;
     let responder = Arc::new(AgentResponder::new(Arc::new(agent)));
     let tts = ctx.tts_engine()?;
     let stt_options = ctx.stt_options()?;
