@@ -1158,10 +1158,10 @@ async fn run_long(mut c: tokio::process::Command) -> Out {
 async fn transcribe_reads_any_format_and_rate_and_explains_bad_files() {
     let env = Env::new();
     let wav = env.path().join("q.wav");
-    spoken_wav(&wav, &["Move the meeting with Peter to next Monday."], 0.3);
+    spoken_wav(&wav, &["Set a timer for fifteen minutes."], 0.3);
     let text = transcribe(&env, &wav).await;
     assert!(
-        wer("Move the meeting with Peter to next Monday.", &text) <= 0.25,
+        wer("Set a timer for fifteen minutes.", &text) <= 0.2,
         "{text}"
     );
     // A text file is refused with the reason, not a crash.
@@ -1178,12 +1178,12 @@ async fn transcribe_reads_any_format_and_rate_and_explains_bad_files() {
     );
 }
 
-const ANSWER: &str = "You have two meetings tomorrow. The first one is at nine with Alice. \
-    The second one is at three with the design team.";
+const ANSWER: &str = "You have two meetings tomorrow. The first one is with Alice in the morning. \
+    The second one is with the design team after lunch.";
 
 /// Key phrases of the three sentences of [`ANSWER`], in order (tiny.en
 /// mishears some of eSpeak's other words).
-const ANSWER_PHRASES: [&str; 3] = ["two meetings tomorrow", "alice", "three with the"];
+const ANSWER_PHRASES: [&str; 3] = ["meetings tomorrow", "alice", "design team"];
 
 /// `heard` (a transcript) holds each phrase, in this order.
 fn assert_says_in_order(heard: &str, phrases: &[&str]) {
@@ -1245,8 +1245,8 @@ async fn voice_loop_hears_a_question_and_speaks_the_streamed_answer_sentence_by_
         spoken,
         [
             "You have two meetings tomorrow.",
-            "The first one is at nine with Alice.",
-            "The second one is at three with the design team."
+            "The first one is with Alice in the morning.",
+            "The second one is with the design team after lunch."
         ]
     );
     let first_speaking = kinds.iter().position(|k| *k == "speaking").unwrap();

@@ -170,8 +170,19 @@ impl SpeechToText for Whisper {
             if text.is_empty() || is_non_speech(&text) {
                 continue;
             }
+            let start_ms = (seg.start_timestamp().max(0) as u64) * 10;
+            // With a shortened encoder window the decoder can run past the
+            // audio and say the clip again: nothing starts after the end,
+            // and a segment never repeats the one before it.
+            if (start_ms >= audio_ms && !segments.is_empty())
+                || segments
+                    .last()
+                    .is_some_and(|p: &Segment| same_words(&p.text, &text))
+            {
+                continue;
+            }
             segments.push(Segment {
-                start_ms: (seg.start_timestamp().max(0) as u64) * 10,
+                start_ms,
                 end_ms: (seg.end_timestamp().max(0) as u64) * 10,
                 text,
             });
@@ -190,6 +201,11 @@ impl SpeechToText for Whisper {
     }
 }
 
+/// Whether two pieces of text say the same words.
+fn same_words(a: &str, b: &str) -> bool {
+    baton_voice::stt::normalize_words(a) == baton_voice::stt::normalize_words(b)
+}
+
 /// Whisper's stand-ins for silence and noise ("[BLANK_AUDIO]", "(music)").
 fn is_non_speech(text: &str) -> bool {
     let t = text.trim();
@@ -199,6 +215,15 @@ fn is_non_speech(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeats_are_the_same_words() {
+        assert!(same_words("Move the meeting.", "move the meeting"));
+        assert!(!same_words(
+            "Move the meeting.",
+            "Move the meeting to Monday."
+        ));
+    }
 
     #[test]
     fn markers_for_silence_are_not_speech() {
