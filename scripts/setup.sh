@@ -16,6 +16,7 @@ APT_PACKAGES=(
   espeak-ng libespeak-ng-dev              # offline text-to-speech
   libasound2-dev alsa-utils libasound2-plugins  # sound devices (cpal on ALSA, routed to PulseAudio)
   pulseaudio pulseaudio-utils             # a private sound server for the real-audio tests
+  flac vorbis-tools lame                  # FLAC, Ogg Vorbis and MP3 files for the audio decoding tests
 )
 
 sudo_cmd=()

@@ -729,6 +729,16 @@ async fn the_embedded_model_answers_out_of_the_box() {
     assert_eq!(m["architecture"], "llama");
     assert_eq!(m["contextLength"], 8192);
     assert_eq!(m["usedBy"], json!(["local"]));
+    // The speech models are listed too, the one voice uses marked.
+    let speech = v["speechModels"].as_array().unwrap();
+    let used: Vec<_> = speech.iter().filter(|m| m["usedByVoice"] == true).collect();
+    assert_eq!(used.len(), 1, "{speech:?}");
+    assert!(
+        used[0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("ggml-tiny.en-q8_0.bin")
+    );
 
     // A missing model file is named, with the command that fetches it.
     let mut c = env.cmd();

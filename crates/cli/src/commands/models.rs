@@ -1,9 +1,12 @@
-//! `baton models`: GGUF files in the models folder.
+//! `baton models`: the models folder: GGUF language models (and which
+//! provider entries use them) and ggml Whisper speech models (and which
+//! one voice uses).
 
 use std::process::ExitCode;
 
 use baton_llm::Dialect;
 use baton_local::{list_models, resolve_model_path};
+use baton_voice::stt::whisper_models;
 use serde_json::json;
 
 use crate::context::Context;
@@ -20,9 +23,23 @@ fn users(ctx: &Context, path: &std::path::Path) -> Vec<String> {
         .collect()
 }
 
+/// The Whisper models, each with its size and whether voice uses it.
+fn speech_models(ctx: &Context) -> Vec<(std::path::PathBuf, u64, bool)> {
+    let in_use = ctx.stt_model().ok();
+    whisper_models(&ctx.paths.models_dir)
+        .into_iter()
+        .map(|p| {
+            let size = std::fs::metadata(&p).map_or(0, |m| m.len());
+            let used = in_use.as_deref() == Some(p.as_path());
+            (p, size, used)
+        })
+        .collect()
+}
+
 pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
     let dir = &ctx.paths.models_dir;
     let models = list_models(dir);
+    let speech = speech_models(ctx);
     if as_json {
         let list: Vec<_> = models
             .iter()
@@ -31,7 +48,8 @@ pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
             .collect();
         println!(
             "{}",
-            serde_json::to_string_pretty(&json!({"modelsDir": dir, "models": list}))?
+            serde_json::to_string_pretty(&json!({"modelsDir": dir, "models": list,
+                "speechModels": speech.iter().map(|(p, size, used)| json!({"path": p, "size": size, "usedByVoice": used})).collect::<Vec<_>>()}))?
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -70,6 +88,20 @@ pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
                 }
             }
         );
+    }
+    println!("speech models (ggml Whisper):");
+    if speech.is_empty() {
+        println!(
+            "  none; run `make setup` (or scripts/fetch-whisper.sh) to convert Whisper tiny.en"
+        );
+    }
+    for (p, size, used) in &speech {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mark = if *used { "  used by voice" } else { "" };
+        println!("  {name}  {:.1} MB{mark}", *size as f64 / 1e6);
     }
     Ok(ExitCode::SUCCESS)
 }
