@@ -68,7 +68,13 @@ struct Out {
     stderr: String,
 }
 
-async fn run(mut c: tokio::process::Command, stdin: Option<&str>) -> Out {
+/// Runs `c` to its end (at most 30 s), feeding it `stdin`.
+async fn run(c: tokio::process::Command, stdin: Option<&str>) -> Out {
+    run_for(c, stdin, Duration::from_secs(30)).await
+}
+
+/// Runs `c` to its end (at most `limit`), feeding it `stdin`.
+async fn run_for(mut c: tokio::process::Command, stdin: Option<&str>, limit: Duration) -> Out {
     c.stdout(Stdio::piped()).stderr(Stdio::piped());
     if stdin.is_some() {
         c.stdin(Stdio::piped());
@@ -79,9 +85,9 @@ async fn run(mut c: tokio::process::Command, stdin: Option<&str>) -> Out {
         s.write_all(text.as_bytes()).await.unwrap();
         drop(s);
     }
-    let o = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
+    let o = tokio::time::timeout(limit, child.wait_with_output())
         .await
-        .unwrap()
+        .expect("the command ended in time")
         .unwrap();
     Out {
         code: o.status.code().unwrap_or(-1),
@@ -1147,21 +1153,10 @@ fn models_dir() -> PathBuf {
         })
 }
 
+/// A voice command: it runs in real time, so it gets longer.
 async fn run_long(mut c: tokio::process::Command) -> Out {
     c.env("BATON_MODELS_DIR", models_dir());
-    c.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let o = tokio::time::timeout(
-        Duration::from_secs(90),
-        c.spawn().unwrap().wait_with_output(),
-    )
-    .await
-    .expect("the voice loop ended")
-    .unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into(),
-        stderr: String::from_utf8_lossy(&o.stderr).into(),
-    }
+    run_for(c, None, Duration::from_secs(90)).await
 }
 
 #[tokio::test(flavor = "multi_thread")]
