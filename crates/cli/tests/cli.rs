@@ -1153,10 +1153,27 @@ fn models_dir() -> PathBuf {
         })
 }
 
-/// A voice command: it runs in real time, so it gets longer.
-async fn run_long(mut c: tokio::process::Command) -> Out {
-    c.env("BATON_MODELS_DIR", models_dir());
-    run_for(c, None, Duration::from_secs(90)).await
+/// `baton voice` (`c`) hearing `utterances` from a recorded microphone,
+/// `gap_s` of silence before each, and playing into a recorded speaker:
+/// its JSON events and the speaker's WAV file. It runs in real time, so
+/// it gets 90 s.
+async fn voice_on_files(
+    env: &Env,
+    mut c: tokio::process::Command,
+    utterances: &[&str],
+    gap_s: f32,
+) -> (Vec<Value>, PathBuf) {
+    let mic = env.path().join("mic.wav");
+    let spk = env.path().join("speaker.wav");
+    spoken_wav(&mic, utterances, gap_s);
+    c.env("BATON_MODELS_DIR", models_dir())
+        .args(["voice", "--json", "--mic-file"])
+        .arg(&mic)
+        .arg("--speaker-file")
+        .arg(&spk);
+    let o = run_for(c, None, Duration::from_secs(90)).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    (events(&o.stdout), spk)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -1211,17 +1228,13 @@ async fn voice_loop_hears_a_question_and_speaks_the_streamed_answer_sentence_by_
     let server = ScriptedServer::start().await.unwrap();
     server.reply(Reply::paced(ANSWER, 20));
     let env = Env::new();
-    let mic = env.path().join("mic.wav");
-    let spk = env.path().join("speaker.wav");
-    spoken_wav(&mic, &["What is on my calendar for tomorrow?"], 0.8);
-    let mut c = env.scripted(&server);
-    c.args(["voice", "--json", "--mic-file"])
-        .arg(&mic)
-        .arg("--speaker-file")
-        .arg(&spk);
-    let o = run_long(c).await;
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let evs = events(&o.stdout);
+    let (evs, spk) = voice_on_files(
+        &env,
+        env.scripted(&server),
+        &["What is on my calendar for tomorrow?"],
+        0.8,
+    )
+    .await;
     let kinds: Vec<&str> = evs.iter().filter_map(|e| e["kind"].as_str()).collect();
     assert!(kinds.contains(&"speechStarted"), "{kinds:?}");
     let transcript = evs.iter().find(|e| e["kind"] == "transcript").unwrap()["text"]
@@ -1299,22 +1312,15 @@ async fn talking_over_the_answer_stops_it_and_the_new_question_is_answered() {
         json!({"voice": {"ttsEngine": "speech", "partialEveryMs": 0}}).to_string(),
     )
     .unwrap();
-    let mic = env.path().join("mic.wav");
-    spoken_wav(
-        &mic,
-        &["Tell me about the project.", "Stop. What time is it?"],
-        4.0,
-    );
-    let spk = env.path().join("speaker.wav");
     let mut c = env.cmd();
     c.arg("--providers").arg(&providers);
-    c.args(["voice", "--json", "--mic-file"])
-        .arg(&mic)
-        .arg("--speaker-file")
-        .arg(&spk);
-    let o = run_long(c).await;
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let evs = events(&o.stdout);
+    let (evs, spk) = voice_on_files(
+        &env,
+        c,
+        &["Tell me about the project.", "Stop. What time is it?"],
+        4.0,
+    )
+    .await;
     let barge = evs
         .iter()
         .find(|e| e["kind"] == "bargeIn")

@@ -10,6 +10,7 @@ use std::time::Duration;
 use baton_agent::Agent;
 use baton_llm::Message;
 use baton_llm::speech::SpeechClient;
+use baton_voice::audio::decode_bytes;
 use baton_voice::stt::{
     SttError, WhisperWorker, WorkerOptions, find_worker_binary, whisper_models,
 };
@@ -67,16 +68,21 @@ impl Engine {
             .ok_or_else(|| SttError::NoModel { dir: dir.clone() })
     }
 
-    /// The worker options the settings ask for.
+    /// The worker options the settings ask for, with their model.
     pub fn stt_options(&self) -> Result<WorkerOptions, SttError> {
+        Ok(self.stt_options_for(self.stt_model()?))
+    }
+
+    /// The worker options the settings ask for, with `model`.
+    pub fn stt_options_for(&self, model: PathBuf) -> WorkerOptions {
         let v = &self.settings.voice;
-        let mut o = WorkerOptions::new(self.stt_model()?);
+        let mut o = WorkerOptions::new(model);
         o.language = v.language.clone();
         if let Some(t) = v.threads {
             o.threads = t.max(1);
         }
         o.beam_size = v.beam_size.max(1);
-        Ok(o)
+        o
     }
 
     /// Starts the speech-to-text worker and loads the model (blocking,
@@ -155,35 +161,9 @@ impl TextToSpeech for EndpointTts {
             .handle
             .block_on(self.client.synthesize(text))
             .map_err(|e| TtsError::Synthesis(e.to_string()))?;
-        let reader = hound::WavReader::new(std::io::Cursor::new(wav))
-            .map_err(|e| TtsError::Synthesis(format!("{}: unreadable WAV: {e}", self.name)))?;
-        let spec = reader.spec();
-        let channels = usize::from(spec.channels.max(1));
-        let raw: Vec<i16> = match spec.sample_format {
-            hound::SampleFormat::Int if spec.bits_per_sample == 16 => reader
-                .into_samples::<i16>()
-                .filter_map(Result::ok)
-                .collect(),
-            hound::SampleFormat::Float => reader
-                .into_samples::<f32>()
-                .filter_map(Result::ok)
-                .map(|v| (v.clamp(-1.0, 1.0) * 32767.0) as i16)
-                .collect(),
-            _ => {
-                return Err(TtsError::Synthesis(format!(
-                    "{}: {}-bit audio is not supported",
-                    self.name, spec.bits_per_sample
-                )));
-            }
-        };
-        let samples = raw
-            .chunks(channels)
-            .map(|f| (f.iter().map(|&s| i32::from(s)).sum::<i32>() / channels as i32) as i16)
-            .collect();
-        Ok(Speech {
-            samples,
-            sample_rate: spec.sample_rate,
-        })
+        let pcm = decode_bytes(wav, &format!("{}.wav", self.name))
+            .map_err(|e| TtsError::Synthesis(e.to_string()))?;
+        Ok(Speech::from_f32(&pcm.samples, pcm.sample_rate))
     }
 }
 

@@ -97,7 +97,6 @@ impl SpeechClient {
         })?;
         let status = resp.status().as_u16();
         if status != 200 {
-            let retry_after = None;
             let content_type = resp
                 .headers()
                 .get("content-type")
@@ -105,13 +104,7 @@ impl SpeechClient {
                 .unwrap_or("")
                 .to_string();
             let body = resp.text().await.unwrap_or_default();
-            return Err(classify(
-                &provider,
-                status,
-                retry_after,
-                &body,
-                &content_type,
-            ));
+            return Err(classify(&provider, status, None, &body, &content_type));
         }
         let bytes = resp.bytes().await.map_err(|e| LlmError::Malformed {
             provider: provider.clone(),

@@ -42,11 +42,6 @@ pub const SENTENCES: [&str; 30] = [
 /// `text` spoken by eSpeak NG (default voice), as 16 kHz mono samples.
 pub fn spoken(text: &str) -> Result<Vec<f32>, TtsError> {
     let speech = EspeakTts::default().synthesize(text)?;
-    let f: Vec<f32> = speech
-        .samples
-        .iter()
-        .map(|&s| f32::from(s) / 32768.0)
-        .collect();
-    resample(&f, speech.sample_rate, STT_SAMPLE_RATE)
+    resample(&speech.to_f32(), speech.sample_rate, STT_SAMPLE_RATE)
         .map_err(|e| TtsError::Synthesis(e.to_string()))
 }

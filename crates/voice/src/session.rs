@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::audio::{AudioChunks, Speaker};
 use crate::stt::{Pass, STT_SAMPLE_RATE, SpeechToText, SttError, Transcript};
+use crate::tts::f32_to_i16;
 use crate::{
     SpeakStep, SplitterOptions, TextToSpeech, TtsError, VadEvent, VadOptions, VoiceActivity,
     speak_stream_observed,
@@ -353,7 +354,7 @@ pub async fn run_voice_loop(
                 }
                 history.samples.extend_from_slice(&chunk);
                 if options.mode == ListenMode::HandsFree {
-                    let pcm: Vec<i16> = chunk.iter().map(|v| (v.clamp(-1.0, 1.0) * 32767.0) as i16).collect();
+                    let pcm: Vec<i16> = chunk.iter().copied().map(f32_to_i16).collect();
                     for ev in vad.push(&pcm) {
                         match ev {
                             VadEvent::SpeechStart(at) => {
@@ -658,8 +659,7 @@ mod tests {
 
     fn speech(text: &str) -> Vec<f32> {
         let s = EspeakTts::default().synthesize(text).unwrap();
-        let f: Vec<f32> = s.samples.iter().map(|&v| f32::from(v) / 32768.0).collect();
-        resample(&f, s.sample_rate, STT_SAMPLE_RATE).unwrap()
+        resample(&s.to_f32(), s.sample_rate, STT_SAMPLE_RATE).unwrap()
     }
 
     fn silence(ms: u64) -> Vec<f32> {

@@ -33,11 +33,7 @@ fn flac_ogg_and_mp3_files_decode_to_the_speech_that_was_encoded() {
         .unwrap();
     let wav = dir.path().join("speech.wav");
     speech.write_wav(&wav).unwrap();
-    let original: Vec<f32> = speech
-        .samples
-        .iter()
-        .map(|&s| f32::from(s) / 32768.0)
-        .collect();
+    let original = speech.to_f32();
     let secs = original.len() as f64 / f64::from(speech.sample_rate);
     let p = |name: &str| dir.path().join(name);
     let s = |path: &Path| path.to_str().unwrap().to_string();

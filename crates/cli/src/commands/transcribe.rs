@@ -15,14 +15,11 @@ pub async fn run(ctx: &Context, args: TranscribeArgs) -> anyhow::Result<ExitCode
     let file = args.file.clone();
     let pcm = tokio::task::spawn_blocking(move || decode_file(&file)?.resampled(STT_SAMPLE_RATE))
         .await??;
-    let mut options = match &args.model {
-        Some(_) => baton_voice::stt::WorkerOptions::new(std::path::PathBuf::new()),
-        None => ctx.stt_options()?,
+    let model = match args.model.clone() {
+        Some(m) => m,
+        None => ctx.stt_model()?,
     };
-    if let Some(m) = &args.model {
-        options.model = m.clone();
-        options.language = ctx.settings.voice.language.clone();
-    }
+    let mut options = ctx.stt_options_for(model);
     if let Some(b) = args.beam_size {
         options.beam_size = b.max(1);
     }

@@ -45,14 +45,8 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
     let agent = ctx.voice_agent(args.provider.as_deref())?;
     let responder = Arc::new(AgentResponder::new(Arc::new(agent)));
     let tts = ctx.tts_engine()?;
-    let stt_options = ctx.stt_options()?;
-    let stt = tokio::task::spawn_blocking(move || {
-        baton_voice::stt::WhisperWorker::start(
-            &baton_voice::stt::find_worker_binary()?,
-            &stt_options,
-        )
-    })
-    .await??;
+    // Loading the model blocks for a moment; nothing else runs yet.
+    let stt = ctx.start_stt()?;
     let voice = &ctx.settings.voice;
     let (mic, chunks) = match &args.mic_file {
         Some(file) => {

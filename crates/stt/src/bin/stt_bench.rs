@@ -62,7 +62,7 @@ fn write_clips(dir: &Path, n: usize) -> Result<Vec<(Vec<f32>, &'static str)>> {
         };
         let mut w = hound::WavWriter::create(dir.join(&file), spec)?;
         for &s in &samples {
-            w.write_sample((s.clamp(-1.0, 1.0) * 32767.0) as i16)?;
+            w.write_sample(baton_voice::tts::f32_to_i16(s))?;
         }
         w.finalize()?;
         manifest.push(json!({"file": file, "text": text}));

@@ -42,15 +42,30 @@ impl Pcm {
 
 /// Reads an audio file and mixes it down to mono.
 pub fn decode_file(path: &Path) -> Result<Pcm, AudioError> {
-    let bad = |reason: String| AudioError::Decode {
-        path: path.to_path_buf(),
-        reason,
-    };
     let file = File::open(path).map_err(|e| AudioError::Open {
         path: path.to_path_buf(),
         reason: e.to_string(),
     })?;
-    let stream = MediaSourceStream::new(Box::new(file), Default::default());
+    decode_source(Box::new(file), path)
+}
+
+/// Decodes audio held in memory (e.g. a speech endpoint's answer);
+/// `label` names it in errors.
+pub fn decode_bytes(bytes: Vec<u8>, label: &str) -> Result<Pcm, AudioError> {
+    decode_source(Box::new(std::io::Cursor::new(bytes)), Path::new(label))
+}
+
+/// Decodes any source; `path` gives the format hint (its extension) and
+/// names the audio in errors.
+fn decode_source(
+    source: Box<dyn symphonia::core::io::MediaSource>,
+    path: &Path,
+) -> Result<Pcm, AudioError> {
+    let bad = |reason: String| AudioError::Decode {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let stream = MediaSourceStream::new(source, Default::default());
     let mut hint = Hint::new();
     if let Some(ext) = path.extension().and_then(|e| e.to_str()) {
         hint.with_extension(ext);

@@ -9,7 +9,7 @@ mod source;
 
 use std::path::PathBuf;
 
-pub use decode::{Pcm, decode_file};
+pub use decode::{Pcm, decode_bytes, decode_file};
 pub use device::{DeviceInfo, Microphone, input_devices, open_speaker, output_devices};
 pub use playback::{PlaybackQueue, Speaker};
 pub use resample::{StreamResampler, resample};

@@ -186,16 +186,8 @@ impl Speaker {
     /// included; `None` for a sound card.
     pub fn recording(&self) -> Option<Speech> {
         let rec = self.recording.as_ref()?;
-        let samples = rec
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .map(|&v| (v.clamp(-1.0, 1.0) * 32767.0) as i16)
-            .collect();
-        Some(Speech {
-            samples,
-            sample_rate: self.queue.rate(),
-        })
+        let rec = rec.lock().unwrap_or_else(|e| e.into_inner());
+        Some(Speech::from_f32(&rec, self.queue.rate()))
     }
 
     /// Whether sound is queued or still playing.
@@ -206,11 +198,7 @@ impl Speaker {
 
 impl AudioSink for Speaker {
     fn play(&mut self, speech: &Speech) -> Result<(), TtsError> {
-        let f: Vec<f32> = speech
-            .samples
-            .iter()
-            .map(|&s| f32::from(s) / 32768.0)
-            .collect();
+        let f = speech.to_f32();
         let at_rate = resample(&f, speech.sample_rate, self.queue.rate())
             .map_err(|e| TtsError::Synthesis(e.to_string()))?;
         self.queue.push(&at_rate);

@@ -9,7 +9,6 @@ mod wer;
 mod worker;
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 pub use wer::{normalize_words, word_error_rate};
 pub use worker::{WhisperWorker, WorkerOptions, find_worker_binary, whisper_models};
@@ -98,15 +97,4 @@ pub trait SpeechToText: Send + Sync {
     /// Transcribes `samples` (16 kHz mono, −1.0–1.0). Blocking: call it from
     /// a thread that may block.
     fn transcribe(&self, samples: &[f32], pass: Pass) -> Result<Transcript, SttError>;
-}
-
-impl Transcript {
-    /// How long the audio was.
-    pub fn audio(&self) -> Duration {
-        Duration::from_millis(self.audio_ms)
-    }
-    /// How long decoding took.
-    pub fn decode(&self) -> Duration {
-        Duration::from_millis(self.decode_ms)
-    }
 }

@@ -150,7 +150,6 @@ pub struct WhisperWorker {
     pipes: Mutex<Option<Pipes>>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     name: String,
-    load_ms: u64,
 }
 
 impl WhisperWorker {
@@ -205,7 +204,6 @@ impl WhisperWorker {
                     })),
                     stderr_tail,
                     name: format!("whisper.cpp {model_file}"),
-                    load_ms: ready.load_ms,
                 })
             }
             (_, Some(ready)) => {
@@ -225,11 +223,6 @@ impl WhisperWorker {
                 )))
             }
         }
-    }
-
-    /// How long the model took to load, in milliseconds.
-    pub fn load_ms(&self) -> u64 {
-        self.load_ms
     }
 }
 

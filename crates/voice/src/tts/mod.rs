@@ -5,7 +5,7 @@ mod espeak;
 mod speech;
 
 pub use espeak::EspeakTts;
-pub use speech::Speech;
+pub use speech::{Speech, f32_to_i16};
 
 /// Why speech could not be made.
 #[derive(Debug, thiserror::Error)]

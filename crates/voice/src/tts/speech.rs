@@ -15,7 +15,28 @@ pub struct Speech {
     pub sample_rate: u32,
 }
 
+/// A sample −1.0–1.0 as 16-bit PCM.
+pub fn f32_to_i16(v: f32) -> i16 {
+    (v.clamp(-1.0, 1.0) * 32767.0) as i16
+}
+
 impl Speech {
+    /// 16-bit speech from samples in −1.0–1.0.
+    pub fn from_f32(samples: &[f32], sample_rate: u32) -> Self {
+        Self {
+            samples: samples.iter().copied().map(f32_to_i16).collect(),
+            sample_rate,
+        }
+    }
+
+    /// The samples as −1.0–1.0.
+    pub fn to_f32(&self) -> Vec<f32> {
+        self.samples
+            .iter()
+            .map(|&s| f32::from(s) / 32768.0)
+            .collect()
+    }
+
     /// How long it plays.
     pub fn duration(&self) -> Duration {
         Duration::from_secs_f64(self.samples.len() as f64 / f64::from(self.sample_rate.max(1)))
