@@ -16,6 +16,18 @@ cargo bench -p baton-tools --bench dispatch -- --noplot 2>&1 | grep -E '^[a-z_0-
 python3 scripts/bench_ratios.py "$CARGO_TARGET_DIR/criterion"
 
 echo
+echo "== engine overhead per turn (criterion): open a conversation, send, stream, finish vs the provider called directly, scripted server, zero delay =="
+cargo bench -p baton-engine --bench turn -- --noplot 2>&1 | grep -E '^turn/|time:' || true
+python3 scripts/bench_ratios.py "$CARGO_TARGET_DIR/criterion" | grep '^turn:' || true
+python3 - "$CARGO_TARGET_DIR/criterion/turn" <<'PY'
+import json, pathlib, sys
+d = pathlib.Path(sys.argv[1])
+med = lambda n: json.loads((d / n / "new" / "estimates.json").read_text())["median"]["point_estimate"]
+over = (med("engine_open_send_stream_finish") - med("provider_direct_baseline")) / 1e6
+print(f"engine overhead per turn (median difference): {over:.3f} ms (goal under 1 ms)")
+PY
+
+echo
 echo "== baton ask start-up vs curl (release build, scripted server) =="
 cargo build --release -p baton-cli -p baton-scripted-llm -p baton-index --bins 2>&1 | tail -1
 "$CARGO_TARGET_DIR/release/baton-bench-ask" --baton "$CARGO_TARGET_DIR/release/baton" --runs 30

@@ -124,6 +124,28 @@ pub enum ChatEvent {
         /// Answer tokens.
         output_tokens: u32,
     },
+    /// A tool that sends something off this machine waits for the user's
+    /// yes or no (`answerConfirmation`).
+    ConfirmationRequested {
+        /// The request's id.
+        id: String,
+        /// The tool (`Toolbox.method`).
+        tool: String,
+        /// Its exact arguments as pretty JSON text.
+        arguments: String,
+    },
+    /// A confirmation was answered (or the turn stopped).
+    ConfirmationResolved {
+        /// The request's id.
+        id: String,
+        /// Whether the action ran.
+        approved: bool,
+    },
+    /// A note that is not part of the answer (an attachment cut or not read).
+    Notice {
+        /// The note.
+        message: String,
+    },
     /// A slash command's reply (no model call was made).
     CommandReply {
         /// The reply text.
@@ -136,9 +158,37 @@ pub enum ChatEvent {
     },
     /// The turn ended.
     Done {
-        /// Why: `answered`, `stopped`, `error`, `limit`, or `command`.
-        reason: String,
+        /// Why.
+        reason: TurnEnd,
     },
+}
+
+/// Why a turn ended, as the chat view tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub enum TurnEnd {
+    /// The answer (or a subagent's question) is complete.
+    Answered,
+    /// The user stopped it.
+    Stopped,
+    /// The model call failed.
+    Error,
+    /// A step, token or repeat limit stopped it.
+    Limit,
+    /// A slash command was answered.
+    Command,
+}
+
+impl From<&baton_agent::StopReason> for TurnEnd {
+    fn from(stop: &baton_agent::StopReason) -> Self {
+        use baton_agent::StopReason as S;
+        match stop {
+            S::Answered | S::Asked => TurnEnd::Answered,
+            S::Cancelled => TurnEnd::Stopped,
+            S::Error(_) => TurnEnd::Error,
+            S::MaxIterations | S::Budget | S::LoopGuard(_) => TurnEnd::Limit,
+        }
+    }
 }
 
 /// What the composer sends.
@@ -163,8 +213,8 @@ pub struct TurnResult {
     pub session_id: String,
     /// Its title.
     pub title: String,
-    /// `answered`, `stopped`, `error`, `limit` or `command`.
-    pub reason: String,
+    /// Why the turn ended.
+    pub reason: TurnEnd,
 }
 
 /// A conversation in the sidebar.

@@ -27,6 +27,7 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             chat::send_message,
             chat::regenerate,
             chat::stop_generation,
+            chat::answer_confirmation,
             attachments::attach_paths,
             attachments::attach_bytes,
             attachments::remove_attachment,
@@ -93,9 +94,11 @@ pub fn run() {
         .setup(move |app| {
             builder.mount_events(app);
             let shipped_dir = app.path().resource_dir().ok();
+            // BATON_WORKSPACE and BATON_PROVIDERS mean what they mean to
+            // the CLI (BATON_CONFIG_DIR & co. are read by `Engine::load`).
             let engine = Engine::load(Overrides {
                 shipped_dir: shipped_dir.filter(|d| d.join("providers.json").exists()),
-                ..Overrides::default()
+                ..Overrides::from_env()
             })?;
             let skip_indexing = engine.settings.skip_indexing_on_startup;
             app.manage(AppState::new(engine));

@@ -1,11 +1,11 @@
 //! What the app holds for its whole life, managed once at start-up: the
-//! engine (reloaded when settings change), the agent for the current
-//! provider, the turn in flight, pending attachments and the index.
+//! engine (reloaded when settings change; it keeps the agent between
+//! turns), the turn in flight, pending attachments and the index.
 
 use std::sync::{Arc, Mutex, RwLock};
 
-use baton_agent::Agent;
-use baton_engine::{Engine, IndexState};
+use baton_agent::Confirmations;
+use baton_engine::{Engine, IndexState, Turn};
 use baton_index::WorkspaceIndex;
 use tokio_util::sync::CancellationToken;
 
@@ -13,12 +13,35 @@ use crate::dto::IndexStatus;
 use crate::error::IpcResult;
 use crate::pending::Attachments;
 
-/// A running turn: its cancellation token; the turn ends when dropped
-/// (on every path, errors included).
+/// The turn in flight: Stop cancels its token; its confirmations are
+/// answered from the chat view.
+#[derive(Default)]
+struct Running {
+    stop: CancellationToken,
+    confirmations: Confirmations,
+}
+
+/// A claimed turn slot; the turn ends when dropped (on every path,
+/// errors included).
 pub struct TurnGuard<'a> {
     state: &'a AppState,
-    /// Cancelled by Stop.
-    pub token: CancellationToken,
+}
+
+impl TurnGuard<'_> {
+    /// Connects Stop and confirmations to `turn`.
+    pub fn attach(&self, turn: &Turn) {
+        let mut slot = lock(&self.state.turn);
+        let stopped = slot.as_ref().is_some_and(|r| r.stop.is_cancelled());
+        let running = Running {
+            stop: turn.stopper(),
+            confirmations: turn.confirmations(),
+        };
+        // Stop pressed between the claim and the start still counts.
+        if stopped {
+            running.stop.cancel();
+        }
+        *slot = Some(running);
+    }
 }
 
 impl Drop for TurnGuard<'_> {
@@ -27,17 +50,10 @@ impl Drop for TurnGuard<'_> {
     }
 }
 
-/// An agent and what it was built for.
-struct CachedAgent {
-    key: String,
-    agent: Arc<Agent>,
-}
-
 /// The app's state (one per process).
 pub struct AppState {
     engine: RwLock<Arc<Engine>>,
-    agent: tokio::sync::Mutex<Option<CachedAgent>>,
-    turn: Mutex<Option<CancellationToken>>,
+    turn: Mutex<Option<Running>>,
     /// Files waiting to be sent with the next message.
     pub attachments: Attachments,
     index: Mutex<Option<Arc<WorkspaceIndex>>>,
@@ -64,7 +80,6 @@ impl AppState {
         };
         Self {
             engine: RwLock::new(Arc::new(engine)),
-            agent: tokio::sync::Mutex::new(None),
             turn: Mutex::new(None),
             attachments: Attachments::default(),
             index: Mutex::new(None),
@@ -92,37 +107,11 @@ impl AppState {
         let new = old.reload()?;
         let moved = new.workspace != old.workspace;
         *self.engine.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(new);
-        if let Some(cached) = self.agent.lock().await.take() {
-            cached.agent.close().await;
-        }
+        old.close_agents().await;
         if moved {
             *lock(&self.index) = None;
         }
         Ok(moved)
-    }
-
-    /// The agent for `key` (provider, model and instructions), built by
-    /// `build` when the cached one was made for something else.
-    pub async fn agent(
-        &self,
-        key: String,
-        build: impl FnOnce() -> IpcResult<Agent>,
-    ) -> IpcResult<Arc<Agent>> {
-        let mut slot = self.agent.lock().await;
-        if let Some(cached) = slot.as_ref()
-            && cached.key == key
-        {
-            return Ok(Arc::clone(&cached.agent));
-        }
-        if let Some(old) = slot.take() {
-            old.agent.close().await;
-        }
-        let agent = Arc::new(build()?);
-        *slot = Some(CachedAgent {
-            key,
-            agent: Arc::clone(&agent),
-        });
-        Ok(agent)
     }
 
     /// Marks a turn as running until the returned guard is dropped;
@@ -132,21 +121,28 @@ impl AppState {
         if turn.is_some() {
             return None;
         }
-        let token = CancellationToken::new();
-        *turn = Some(token.clone());
-        Some(TurnGuard { state: self, token })
+        *turn = Some(Running::default());
+        Some(TurnGuard { state: self })
     }
 
     /// Cancels the turn in flight (model call and running tool); whether
     /// there was one.
     pub fn stop_turn(&self) -> bool {
         match lock(&self.turn).as_ref() {
-            Some(token) => {
-                token.cancel();
+            Some(running) => {
+                running.stop.cancel();
                 true
             }
             None => false,
         }
+    }
+
+    /// Answers confirmation `id` of the turn in flight; whether it was
+    /// waiting.
+    pub fn answer_confirmation(&self, id: &str, approved: bool) -> bool {
+        lock(&self.turn)
+            .as_ref()
+            .is_some_and(|r| r.confirmations.answer(id, approved))
     }
 
     /// The workspace index, if it could be opened.

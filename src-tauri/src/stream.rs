@@ -12,11 +12,13 @@ pub fn pretty(v: &serde_json::Value) -> String {
     }
 }
 
-/// Maps one agent event; `None` for the agent's own `Done`, which the
-/// turn replaces with its own (sent after the session is saved).
-pub fn to_chat_event(event: AgentEvent) -> Option<ChatEvent> {
+/// Maps one event of the agent at `depth` (0: the one the user talks
+/// to); `None` for what the chat view does not show (subagents' own text,
+/// and `Finished`, which the turn turns into `Done`).
+pub fn to_chat_event(event: AgentEvent, depth: u32) -> Option<ChatEvent> {
     Some(match event {
-        AgentEvent::TextDelta { text } => ChatEvent::TextDelta { text },
+        AgentEvent::TextDelta { text } if depth == 0 => ChatEvent::TextDelta { text },
+        AgentEvent::TextDelta { .. } => return None,
         AgentEvent::ToolStarted {
             id,
             name,
@@ -58,8 +60,22 @@ pub fn to_chat_event(event: AgentEvent) -> Option<ChatEvent> {
             input_tokens: u.prompt_tokens,
             output_tokens: u.completion_tokens,
         },
+        AgentEvent::ConfirmationRequested {
+            id,
+            tool,
+            arguments,
+            ..
+        } => ChatEvent::ConfirmationRequested {
+            id,
+            tool,
+            arguments: pretty(&arguments),
+        },
+        AgentEvent::ConfirmationResolved { id, approved } => {
+            ChatEvent::ConfirmationResolved { id, approved }
+        }
+        AgentEvent::Notice { message } => ChatEvent::Notice { message },
         AgentEvent::Error { message } => ChatEvent::Error { message },
-        AgentEvent::Done { .. } => return None,
+        AgentEvent::Finished(_) => return None,
     })
 }
 
@@ -68,30 +84,53 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tool_events_carry_pretty_json_and_done_is_held_back() {
-        let started = to_chat_event(AgentEvent::ToolStarted {
-            id: "c1".into(),
-            name: "list_directory".into(),
-            arguments: serde_json::json!({"path": "/"}),
-        })
+    fn tool_events_carry_pretty_json_and_subagent_text_is_held_back() {
+        let started = to_chat_event(
+            AgentEvent::ToolStarted {
+                id: "c1".into(),
+                name: "list_directory".into(),
+                arguments: serde_json::json!({"path": "/"}),
+            },
+            0,
+        )
         .unwrap();
         let json = serde_json::to_value(&started).unwrap();
         assert_eq!(json["type"], "toolStarted");
         assert_eq!(json["arguments"], "{\n  \"path\": \"/\"\n}");
         let finished = serde_json::to_value(
-            to_chat_event(AgentEvent::ToolFinished {
-                id: "c1".into(),
-                name: "list_directory".into(),
-                result: serde_json::json!("a.txt"),
-                is_error: false,
-                duration_ms: 2.5,
-            })
+            to_chat_event(
+                AgentEvent::ToolFinished {
+                    id: "c1".into(),
+                    name: "list_directory".into(),
+                    result: serde_json::json!("a.txt"),
+                    is_error: false,
+                    duration_ms: 2.5,
+                },
+                0,
+            )
             .unwrap(),
         )
         .unwrap();
         assert_eq!(finished["isError"], false);
         assert_eq!(finished["durationMs"], 2.5);
         assert_eq!(finished["result"], "a.txt");
-        assert!(to_chat_event(AgentEvent::Done { reason: "x".into() }).is_none());
+        let text = |depth| to_chat_event(AgentEvent::TextDelta { text: "x".into() }, depth);
+        assert!(text(0).is_some());
+        assert!(text(1).is_none());
+        let confirm = serde_json::to_value(
+            to_chat_event(
+                AgentEvent::ConfirmationRequested {
+                    id: "confirm_1".into(),
+                    tool: "Diagnostics.post_note".into(),
+                    arguments: serde_json::json!({"url": "http://x"}),
+                    summary: String::new(),
+                },
+                1,
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(confirm["type"], "confirmationRequested");
+        assert_eq!(confirm["arguments"], "{\n  \"url\": \"http://x\"\n}");
     }
 }

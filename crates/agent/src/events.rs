@@ -1,10 +1,18 @@
-//! Events every front door consumes the same way. Sending never blocks
-//! and never fails the loop: slow receivers lag, absent ones are ignored.
+//! Events every front door consumes the same way, with backpressure: a
+//! turn's events go through a bounded channel and the agent waits for a
+//! slow reader instead of dropping anything. Each event carries the turn
+//! id and the path of the agent that emitted it (depth 0 is the agent the
+//! user talks to; subagents add their session id).
+
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
+use tokio::sync::mpsc;
 
+use crate::agent::ActionResult;
 use crate::compact::CompactionReport;
+use crate::stop::StopReason;
 
 /// Something the agent did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -37,6 +45,25 @@ pub enum AgentEvent {
         /// Milliseconds.
         duration_ms: f64,
     },
+    /// A tool that sends something off the machine waits for the user's
+    /// yes or no ([`Confirmations::answer`](crate::Confirmations::answer)).
+    ConfirmationRequested {
+        /// The request's id (answer with it).
+        id: String,
+        /// The tool (`Toolbox.method`).
+        tool: String,
+        /// The exact arguments it would run with.
+        arguments: Value,
+        /// The action in one line, for a card or a prompt.
+        summary: String,
+    },
+    /// The user answered a confirmation (or the turn was stopped).
+    ConfirmationResolved {
+        /// The request's id.
+        id: String,
+        /// Whether the action may run.
+        approved: bool,
+    },
     /// A subagent got a task.
     SubagentDelegated {
         /// Its session id.
@@ -60,45 +87,180 @@ pub enum AgentEvent {
     Compacted(CompactionReport),
     /// Tokens of one model call.
     Usage(baton_llm::Usage),
-    /// The run ended.
-    Done {
-        /// Why.
-        reason: String,
+    /// Something the user should know that is not part of the answer (an
+    /// attachment that was cut or could not be read).
+    Notice {
+        /// The note, in plain words.
+        message: String,
     },
     /// A model call failed.
     Error {
         /// What happened.
         message: String,
     },
+    /// The turn ended: the last event of every turn, with its result.
+    Finished(Box<TurnOutcome>),
 }
 
-/// Where events go: a broadcast channel (any number of listeners).
+/// How a turn ended, as its last event carries it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnOutcome {
+    /// The conversation (session) the turn belongs to.
+    pub session_id: String,
+    /// The conversation's title.
+    pub title: String,
+    /// Why it ended: a stable code and a sentence.
+    pub stop: StopReason,
+    /// The agent's result.
+    pub result: ActionResult,
+}
+
+/// Which agent emitted an event.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentPath {
+    /// 0 for the agent the user talks to, 1 for its subagents, …
+    pub depth: u32,
+    /// The subagent's session id (`None` at depth 0).
+    pub subagent: Option<String>,
+}
+
+/// One event of one turn.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnEvent {
+    /// The turn's id.
+    pub turn: Arc<str>,
+    /// The agent that emitted it.
+    pub agent: AgentPath,
+    /// What happened.
+    pub event: AgentEvent,
+}
+
+impl TurnEvent {
+    /// Whether this is the end of the whole turn (the top agent's
+    /// [`AgentEvent::Finished`]).
+    pub fn is_final(&self) -> bool {
+        self.agent.depth == 0 && matches!(self.event, AgentEvent::Finished(_))
+    }
+}
+
 #[derive(Debug, Clone)]
-pub struct EventSink {
-    tx: tokio::sync::broadcast::Sender<AgentEvent>,
+enum Tx {
+    Bounded(mpsc::Sender<TurnEvent>),
+    Unbounded(mpsc::UnboundedSender<TurnEvent>),
 }
 
-impl Default for EventSink {
-    fn default() -> Self {
-        Self::new(1024)
+/// Where a turn's events go. Sending waits while the reader is behind
+/// (backpressure); a reader that went away is ignored and the turn goes
+/// on. The default sink has no reader.
+#[derive(Debug, Clone, Default)]
+pub struct EventSink {
+    tx: Option<Tx>,
+    turn: Arc<str>,
+    path: AgentPath,
+}
+
+/// The reading end of an [`EventSink`].
+#[derive(Debug)]
+pub struct EventStream {
+    rx: Rx,
+}
+
+#[derive(Debug)]
+enum Rx {
+    Bounded(mpsc::Receiver<TurnEvent>),
+    Unbounded(mpsc::UnboundedReceiver<TurnEvent>),
+}
+
+impl EventStream {
+    /// An event already waiting, without waiting for one.
+    pub fn try_recv(&mut self) -> Option<TurnEvent> {
+        match &mut self.rx {
+            Rx::Bounded(rx) => rx.try_recv().ok(),
+            Rx::Unbounded(rx) => rx.try_recv().ok(),
+        }
+    }
+
+    /// The next event; `None` once every sink is gone.
+    pub async fn recv(&mut self) -> Option<TurnEvent> {
+        match &mut self.rx {
+            Rx::Bounded(rx) => rx.recv().await,
+            Rx::Unbounded(rx) => rx.recv().await,
+        }
     }
 }
 
 impl EventSink {
-    /// A sink keeping up to `capacity` events for slow listeners.
-    pub fn new(capacity: usize) -> Self {
+    /// A sink for turn `turn` holding at most `capacity` unread events.
+    pub fn channel(turn: impl Into<Arc<str>>, capacity: usize) -> (Self, EventStream) {
+        let (tx, rx) = mpsc::channel(capacity.max(1));
+        let sink = Self {
+            tx: Some(Tx::Bounded(tx)),
+            turn: turn.into(),
+            path: AgentPath::default(),
+        };
+        (
+            sink,
+            EventStream {
+                rx: Rx::Bounded(rx),
+            },
+        )
+    }
+
+    /// A sink that never waits (for tests and for readers that collect
+    /// everything after the run).
+    pub fn unbounded(turn: impl Into<Arc<str>>) -> (Self, EventStream) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let sink = Self {
+            tx: Some(Tx::Unbounded(tx)),
+            turn: turn.into(),
+            path: AgentPath::default(),
+        };
+        (
+            sink,
+            EventStream {
+                rx: Rx::Unbounded(rx),
+            },
+        )
+    }
+
+    /// The turn's id.
+    pub fn turn(&self) -> &str {
+        &self.turn
+    }
+
+    /// The emitting agent.
+    pub fn path(&self) -> &AgentPath {
+        &self.path
+    }
+
+    /// The sink a subagent with session `id` emits to (one level deeper).
+    pub fn for_subagent(&self, id: &str) -> Self {
         Self {
-            tx: tokio::sync::broadcast::channel(capacity.max(1)).0,
+            tx: self.tx.clone(),
+            turn: Arc::clone(&self.turn),
+            path: AgentPath {
+                depth: self.path.depth + 1,
+                subagent: Some(id.to_string()),
+            },
         }
     }
 
-    /// A new listener (sees events from now on).
-    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<AgentEvent> {
-        self.tx.subscribe()
-    }
-
-    /// Sends without waiting; nobody listening is fine.
-    pub fn emit(&self, event: AgentEvent) {
-        let _ = self.tx.send(event);
+    /// Sends `event`, waiting while the reader is behind.
+    pub async fn emit(&self, event: AgentEvent) {
+        let Some(tx) = &self.tx else { return };
+        let event = TurnEvent {
+            turn: Arc::clone(&self.turn),
+            agent: self.path.clone(),
+            event,
+        };
+        // A reader that went away is fine: the turn still finishes (and
+        // is saved).
+        let _ = match tx {
+            Tx::Bounded(tx) => tx.send(event).await.map_err(|_| ()),
+            Tx::Unbounded(tx) => tx.send(event).map_err(|_| ()),
+        };
     }
 }

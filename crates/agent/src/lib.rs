@@ -1,22 +1,28 @@
 //! Baton's agent: the tool loop that turns a request into tool calls and
-//! an answer, plain streaming chat, events for front doors, subagents
-//! that can pause to ask, sessions on disk, slash commands and history
-//! compaction.
+//! an answer, plain streaming chat, events with backpressure for front
+//! doors, confirmation of external actions, subagents that can pause to
+//! ask, sessions on disk, slash commands and history compaction.
 
 mod agent;
+mod calls;
 mod commands;
 mod compact;
+mod confirm;
 mod events;
 mod prompt;
 mod reply;
 mod session;
+mod stop;
 mod subagent;
+mod turn;
 
-pub use agent::{ActionResult, Agent, AgentConfig, StopReason};
+pub use agent::{ActionResult, Agent, AgentConfig, FileRenderer, TurnContext};
 pub use commands::{CommandOutcome, handle_command};
 pub use compact::{CompactionPolicy, CompactionReport, compact};
-pub use events::{AgentEvent, EventSink};
-pub use prompt::system_prompt;
+pub use confirm::{ConfirmPolicy, Confirmations};
+pub use events::{AgentEvent, AgentPath, EventSink, EventStream, TurnEvent, TurnOutcome};
+pub use prompt::{DATA_NOTICE, system_prompt};
 pub use reply::{ModelReply, parse_reply};
 pub use session::{Session, SessionError, SessionInfo, SessionStore};
+pub use stop::StopReason;
 pub use subagent::{SubagentFactory, SubagentSpec};

@@ -63,8 +63,7 @@ async fn native_tool_calls_loop_until_the_answer() {
         json!({"path": "/a.txt"}),
     ));
     server.reply(Reply::text("a.txt says: hello from a"));
-    let events = EventSink::default();
-    let mut rx = events.subscribe();
+    let (events, mut rx) = EventSink::unbounded("t1");
     let agent = Agent::new(
         provider(&server, true, false),
         file_catalog(dir.path()),
@@ -114,13 +113,13 @@ async fn native_tool_calls_loop_until_the_answer() {
     );
     // Events, in order.
     let mut kinds = Vec::new();
-    while let Ok(ev) = rx.try_recv() {
-        kinds.push(match ev {
+    while let Some(ev) = rx.try_recv() {
+        assert_eq!((&*ev.turn, ev.agent.depth), ("t1", 0));
+        kinds.push(match ev.event {
             AgentEvent::TextDelta { .. } => "text",
             AgentEvent::ToolStarted { .. } => "started",
             AgentEvent::ToolFinished { .. } => "finished",
             AgentEvent::Usage(_) => "usage",
-            AgentEvent::Done { .. } => "done",
             _ => "other",
         });
     }
@@ -128,7 +127,7 @@ async fn native_tool_calls_loop_until_the_answer() {
     assert_eq!(
         kinds,
         [
-            "usage", "started", "finished", "usage", "started", "finished", "text", "usage", "done"
+            "usage", "started", "finished", "usage", "started", "finished", "text", "usage"
         ]
     );
 }
@@ -285,8 +284,7 @@ async fn subagent_asks_a_question_and_resumes() {
     ));
     server.reply(Reply::text("The file says hello from a."));
     server.reply(Reply::text("Your file says hello from a."));
-    let events = EventSink::default();
-    let mut rx = events.subscribe();
+    let (events, mut rx) = EventSink::unbounded("t1");
     let sub_provider = provider(&server, true, false);
     let root = dir.path().to_path_buf();
     let spec = SubagentSpec {
@@ -354,11 +352,16 @@ async fn subagent_asks_a_question_and_resumes() {
     assert_eq!(sub_resume[2]["content"], "{\"question\": \"Which file?\"}");
     assert_eq!(sub_resume[3]["content"], "a.txt");
     let mut asked = false;
-    while let Ok(ev) = rx.try_recv() {
+    let mut sub_usage = 0;
+    while let Some(ev) = rx.try_recv() {
+        if ev.agent.depth == 1 && matches!(ev.event, AgentEvent::Usage(_)) {
+            assert_eq!(ev.agent.subagent.as_deref(), Some("sub_1"));
+            sub_usage += 1;
+        }
         if let AgentEvent::SubagentAsked {
             session_id,
             question,
-        } = ev
+        } = ev.event
         {
             assert_eq!(
                 (session_id.as_str(), question.as_str()),
@@ -368,6 +371,10 @@ async fn subagent_asks_a_question_and_resumes() {
         }
     }
     assert!(asked);
+    // The subagent's three model calls are tagged with its path, and their
+    // tokens are merged into the parent's result.
+    assert_eq!(sub_usage, 3);
+    assert_eq!(r.usage.len(), 6);
 }
 
 #[tokio::test]
@@ -517,8 +524,7 @@ async fn compaction_in_a_long_session_then_a_valid_request() {
         });
         history.push(Message::assistant(format!("answer {i}")));
     }
-    let events = EventSink::default();
-    let mut rx = events.subscribe();
+    let (events, mut rx) = EventSink::unbounded("t1");
     let cfg = AgentConfig {
         compaction: CompactionPolicy {
             max_messages: 40,
@@ -539,7 +545,7 @@ async fn compaction_in_a_long_session_then_a_valid_request() {
         .await;
     assert_eq!(r.stop, StopReason::Answered);
     let report = loop {
-        if let AgentEvent::Compacted(rep) = rx.recv().await.unwrap() {
+        if let AgentEvent::Compacted(rep) = rx.recv().await.unwrap().event {
             break rep;
         }
     };

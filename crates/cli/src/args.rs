@@ -245,6 +245,9 @@ pub struct AskArgs {
     /// Attach a file (any format; converted to Markdown and put before the question). Repeatable.
     #[arg(long = "attach", short = 'a', value_name = "FILE")]
     pub attach: Vec<PathBuf>,
+    /// Allow tools that send something off this machine (an e-mail, a form, an HTTP post) without asking; without it they are refused.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
     /// The question; `-` reads it from stdin.
     #[arg(required = true, num_args = 1.., value_name = "PROMPT")]
     pub prompt: Vec<String>,
@@ -268,6 +271,9 @@ pub struct ChatArgs {
     /// Continue a saved session (name or id).
     #[arg(long)]
     pub session: Option<String>,
+    /// Allow tools that send something off this machine without asking (by default each one is put to you first).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 /// `baton config …`.

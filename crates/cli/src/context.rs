@@ -1,12 +1,14 @@
 //! What every command starts from: the engine loaded from the settings,
 //! with the command line's overrides; load warnings go to stderr.
 
+use std::sync::Arc;
+
 use baton_engine::{Engine, Overrides};
 
 use crate::args::Global;
 
-/// The loaded engine for one command.
-pub type Context = Engine;
+/// The loaded engine for one command (shared with the turns it runs).
+pub type Context = Arc<Engine>;
 
 /// Loads settings and providers, printing their warnings on stderr.
 pub fn load(global: &Global) -> anyhow::Result<Context> {
@@ -18,5 +20,5 @@ pub fn load(global: &Global) -> anyhow::Result<Context> {
     for w in &engine.warnings {
         eprintln!("warning: {w}");
     }
-    Ok(engine)
+    Ok(Arc::new(engine))
 }

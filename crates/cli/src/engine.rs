@@ -1,85 +1,128 @@
-//! Printing what the engine does for a terminal user: attachment notes
-//! and agent events.
+//! Printing a turn for a terminal user: the answer streamed to stdout,
+//! tool activity and notes on stderr, confirmations asked on the terminal.
 
 use std::io::{IsTerminal, Write};
+use std::time::Instant;
 
-use baton_agent::{AgentEvent, EventSink};
-use baton_docs::{AttachmentContext, FileAttachment};
+use baton_agent::{AgentEvent, TurnOutcome};
+use baton_engine::Turn;
 
-use crate::context::Context;
+/// Lines the user types (where confirmations are answered).
+pub type Answers = tokio::io::Lines<tokio::io::BufReader<tokio::io::Stdin>>;
 
-/// Converts attachments into the budgeted context block, telling the user
-/// on stderr (unless `quiet`) what was cut or could not be read.
-pub fn attachment_context(
-    ctx: &Context,
-    files: &[FileAttachment],
-    quiet: bool,
-) -> AttachmentContext {
-    let context = ctx.attachment_context(files);
-    if !quiet {
-        for item in &context.items {
-            if let Some(e) = &item.error {
-                eprintln!("note: {} was not read: {e}", item.name);
-            } else if item.included_chars < item.chars {
-                eprintln!(
-                    "note: {} was cut to {} of {} characters to fit the attachment budget (attachmentContextChars)",
-                    item.name, item.included_chars, item.chars
-                );
-            }
-        }
-    }
-    context
+/// What to show while a turn runs.
+pub struct Printer {
+    /// Print the answer's text to stdout.
+    pub text: bool,
+    /// Show tool calls on stderr.
+    pub tools: bool,
+    /// Show notes (attachments cut or not read) on stderr.
+    pub notes: bool,
 }
 
-/// Prints answer text to stdout as it streams and tool activity to stderr
-/// (when stderr is a terminal, or always with `verbose`). Ends at `Done`.
-pub fn spawn_printer(
-    events: &EventSink,
-    print_text: bool,
-    verbose: bool,
-) -> tokio::task::JoinHandle<bool> {
-    let mut rx = events.subscribe();
-    let show_tools = verbose || std::io::stderr().is_terminal();
-    tokio::spawn(async move {
-        let mut printed_any = false;
-        let mut ends_with_newline = true;
-        loop {
-            match rx.recv().await {
-                Ok(AgentEvent::TextDelta { text }) if print_text => {
+impl Printer {
+    /// Text and notes; tools when stderr is a terminal or with `verbose`.
+    pub fn new(text: bool, verbose: bool) -> Self {
+        Self {
+            text,
+            tools: verbose || std::io::stderr().is_terminal(),
+            notes: text,
+        }
+    }
+}
+
+/// What [`print_turn`] saw.
+pub struct Printed {
+    /// The outcome (`None` only if the turn's task died).
+    pub outcome: Option<TurnOutcome>,
+    /// When the first answer text arrived.
+    pub first_text: Option<Instant>,
+}
+
+/// Reads `turn` to its end, printing as it goes; confirmation requests
+/// are answered from `answers` (without them, the turn is stopped).
+pub async fn print_turn(
+    turn: &mut Turn,
+    printer: &Printer,
+    mut answers: Option<&mut Answers>,
+) -> Printed {
+    let mut first_text = None;
+    let mut ends_with_newline = true;
+    let mut outcome = None;
+    while let Some(e) = turn.next().await {
+        let top = e.agent.depth == 0;
+        match e.event {
+            AgentEvent::TextDelta { text } if top => {
+                first_text.get_or_insert_with(Instant::now);
+                if printer.text {
                     let mut out = std::io::stdout().lock();
                     let _ = out.write_all(text.as_bytes());
                     let _ = out.flush();
-                    printed_any = true;
                     ends_with_newline = text.ends_with('\n');
                 }
-                Ok(AgentEvent::ToolStarted {
-                    name, arguments, ..
-                }) if show_tools => {
-                    eprintln!("  ⚙ {name} {arguments}");
-                }
-                Ok(AgentEvent::ToolFinished {
-                    name,
-                    is_error,
-                    result,
-                    duration_ms,
-                    ..
-                }) if show_tools => {
-                    let short: String = result.to_string().chars().take(160).collect();
-                    let mark = if is_error { "✗" } else { "✓" };
-                    eprintln!("  {mark} {name} ({duration_ms:.0} ms) {short}");
-                }
-                Ok(AgentEvent::Compacted(r)) if show_tools => {
-                    eprintln!("  (history compacted: {} → {} messages)", r.before, r.after);
-                }
-                Ok(AgentEvent::Done { .. }) => break,
-                Ok(_) => {}
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                Err(_) => break,
             }
+            AgentEvent::ConfirmationRequested { id, summary, .. } => {
+                if !ends_with_newline {
+                    println!();
+                    ends_with_newline = true;
+                }
+                match ask(&summary, answers.as_deref_mut(), turn).await {
+                    Some(yes) => {
+                        turn.confirmations().answer(&id, yes);
+                    }
+                    None => turn.stopper().cancel(),
+                }
+            }
+            AgentEvent::Finished(o) if top => outcome = Some(*o),
+            other => show_activity(&other, printer),
         }
-        if printed_any && !ends_with_newline {
-            println!();
+    }
+    if !ends_with_newline {
+        println!();
+    }
+    Printed {
+        outcome,
+        first_text,
+    }
+}
+
+/// Puts an external action to the user: `y`/`yes` allows it, anything
+/// else declines; `None` at the end of input or when the turn is stopped.
+async fn ask(summary: &str, answers: Option<&mut Answers>, turn: &Turn) -> Option<bool> {
+    let answers = answers?;
+    eprint!("Baton wants to send something off this machine:\n  {summary}\nAllow it? [y/N] ");
+    let _ = std::io::stderr().flush();
+    let stop = turn.stopper();
+    let line = tokio::select! {
+        line = answers.next_line() => line.ok().flatten()?,
+        _ = stop.cancelled() => return None,
+    };
+    let yes = matches!(line.trim().to_lowercase().as_str(), "y" | "yes");
+    eprintln!("{}", if yes { "(allowed)" } else { "(declined)" });
+    Some(yes)
+}
+
+/// Tool calls, compaction and notes, on stderr.
+fn show_activity(event: &AgentEvent, printer: &Printer) {
+    match event {
+        AgentEvent::ToolStarted {
+            name, arguments, ..
+        } if printer.tools => eprintln!("  ⚙ {name} {arguments}"),
+        AgentEvent::ToolFinished {
+            name,
+            is_error,
+            result,
+            duration_ms,
+            ..
+        } if printer.tools => {
+            let short: String = result.to_string().chars().take(160).collect();
+            let mark = if *is_error { "✗" } else { "✓" };
+            eprintln!("  {mark} {name} ({duration_ms:.0} ms) {short}");
         }
-        printed_any
-    })
+        AgentEvent::Compacted(r) if printer.tools => {
+            eprintln!("  (history compacted: {} → {} messages)", r.before, r.after);
+        }
+        AgentEvent::Notice { message } if printer.notes => eprintln!("note: {message}"),
+        _ => {}
+    }
 }

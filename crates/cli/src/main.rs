@@ -7,10 +7,8 @@ mod engine;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let args = args::Cli::parse();
+    let args = parse_args();
     init_tracing(args.global.verbose);
     // One thread is plenty for a CLI front door and starts fastest.
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -23,7 +21,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(commands::run(args)) {
+    let result = runtime.block_on(commands::run(args));
+    // A tool abandoned by Ctrl-C may still be blocking a thread: exit
+    // without waiting for it.
+    runtime.shutdown_background();
+    match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -32,18 +34,85 @@ fn main() -> ExitCode {
     }
 }
 
-fn init_tracing(verbose: u8) {
-    use tracing_subscriber::EnvFilter;
-    let default = match verbose {
-        0 => "warn",
+/// The command line, with `BATON_WORKSPACE` and `BATON_PROVIDERS` meaning
+/// what they mean to every front door ([`baton_engine::Overrides::from_env`]):
+/// a variable that is set but empty counts as unset, rather than as a
+/// missing `--workspace`/`--providers` value.
+fn parse_args() -> args::Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let mut cmd = args::Cli::command();
+    for (id, var) in [
+        ("workspace", baton_engine::ENV_WORKSPACE),
+        ("providers", baton_engine::ENV_PROVIDERS),
+    ] {
+        if std::env::var_os(var).is_some_and(|v| v.is_empty()) {
+            cmd = cmd.mut_arg(id, |a| a.env(None::<&'static str>));
+        }
+    }
+    args::Cli::from_arg_matches(&cmd.get_matches()).unwrap_or_else(|e| e.exit())
+}
+
+/// The log filter when `BATON_LOG` is not set: Baton's own warnings only by
+/// default, so libraries' log lines (a PDF parser's complaints about a
+/// damaged file, say) stay out of the terminal; `-v` shows everyone's
+/// info lines and `-vv` their debug lines.
+fn default_filter(verbose: u8) -> &'static str {
+    match verbose {
+        0 => "off,baton=warn",
         1 => "info",
         _ => "debug",
-    };
-    let filter = EnvFilter::try_from_env("BATON_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    }
+}
+
+/// Logs go to stderr, filtered by `BATON_LOG` when it is set (`EnvFilter`
+/// syntax), else by [`default_filter`]. Libraries that log through the `log`
+/// crate (pdf_oxide) are bridged into the same filter.
+fn init_tracing(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("BATON_LOG")
+        .unwrap_or_else(|_| EnvFilter::new(default_filter(verbose)));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_target(false)
         .without_time()
         .init();
+}
+
+#[cfg(test)]
+mod tests {
+    use tracing_subscriber::EnvFilter;
+
+    /// Every crate of Baton's (the `baton` binary, `baton_convert`, …)
+    /// shares the `baton` target prefix the quiet filter lets through.
+    #[test]
+    fn quiet_filter_keeps_batons_warnings_only() {
+        let quiet = super::default_filter(0);
+        assert!(EnvFilter::try_new(quiet).is_ok());
+        assert_eq!(
+            EnvFilter::new(quiet).max_level_hint(),
+            Some(tracing_subscriber::filter::LevelFilter::WARN)
+        );
+        assert!(module_path!().starts_with("baton"));
+        assert_eq!(super::default_filter(1), "info");
+        assert_eq!(super::default_filter(2), "debug");
+    }
+
+    /// The command line still parses with the environment tweaks.
+    #[test]
+    fn parses_a_command_line() {
+        use clap::{CommandFactory, FromArgMatches};
+        let cmd = crate::args::Cli::command()
+            .mut_arg("workspace", |a| a.env(None::<&'static str>))
+            .mut_arg("providers", |a| a.env(None::<&'static str>));
+        let m = cmd
+            .try_get_matches_from(["baton", "--workspace", "/docs", "providers"])
+            .unwrap();
+        let cli = crate::args::Cli::from_arg_matches(&m).unwrap();
+        assert_eq!(
+            cli.global.workspace.as_deref(),
+            Some(std::path::Path::new("/docs"))
+        );
+        assert_eq!(cli.global.providers, None);
+    }
 }

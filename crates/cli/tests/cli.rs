@@ -233,6 +233,33 @@ async fn chat_keeps_history_between_turns() {
     );
 }
 
+/// Runs `c`, and `settle` after the scripted server got its first request
+/// sends it Ctrl-C (SIGINT); its output and how long it took to end.
+async fn interrupt_after_request(
+    mut c: tokio::process::Command,
+    server: &ScriptedServer,
+    settle: Duration,
+) -> (std::process::Output, Duration) {
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = c.spawn().unwrap();
+    let pid = child.id().unwrap();
+    let t = Instant::now();
+    while server.requests().is_empty() && t.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(settle).await;
+    let t = Instant::now();
+    std::process::Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap();
+    let o = tokio::time::timeout(Duration::from_secs(10), child.wait_with_output())
+        .await
+        .expect("the command ended after Ctrl-C")
+        .unwrap();
+    (o, t.elapsed())
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn ctrl_c_cancels_ask() {
     let server = ScriptedServer::start().await.unwrap();
@@ -244,31 +271,9 @@ async fn ctrl_c_cancels_ask() {
     });
     let env = Env::new();
     let mut c = env.scripted(&server);
-    c.args(["ask", "tell me"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let child = c.spawn().unwrap();
-    let pid = child.id().unwrap();
-    // Wait until the request arrived, then interrupt.
-    let t = Instant::now();
-    while server.requests().is_empty() && t.elapsed() < Duration::from_secs(10) {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    let t = Instant::now();
-    std::process::Command::new("kill")
-        .args(["-INT", &pid.to_string()])
-        .status()
-        .unwrap();
-    let o = tokio::time::timeout(Duration::from_secs(5), child.wait_with_output())
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(
-        t.elapsed() < Duration::from_secs(1),
-        "took {:?}",
-        t.elapsed()
-    );
+    c.args(["ask", "tell me"]);
+    let (o, took) = interrupt_after_request(c, &server, Duration::from_millis(400)).await;
+    assert!(took < Duration::from_secs(1), "took {took:?}");
     assert_eq!(
         o.status.code(),
         Some(130),
@@ -420,7 +425,7 @@ async fn without_a_keychain_secrets_fail_clearly_and_nothing_is_written() {
     let o = run(c, Some("sk-should-not-be-stored\n")).await;
     assert_eq!(o.code, 1);
     assert!(
-        o.stderr.contains("no keychain is available") && o.stderr.contains("environment variables"),
+        o.stderr.contains("no keychain is available") && o.stderr.contains("environment variable"),
         "{}",
         o.stderr
     );
@@ -1570,4 +1575,160 @@ async fn voice_works_through_a_real_sound_server_with_cpal() {
     .write_wav(&heard)
     .unwrap();
     assert_says_in_order(&transcribe(&env, &heard).await, &ANSWER_PHRASES);
+}
+
+/// `baton` with the diagnostics toolbox (`block_for`, `post_note`) on.
+fn diagnostic(env: &Env, server: &ScriptedServer) -> tokio::process::Command {
+    let mut c = env.scripted(server);
+    c.env("BATON_DIAGNOSTIC_TOOLS", "1")
+        .arg("--workspace")
+        .arg(env.path().join("ws"));
+    c
+}
+
+/// How many notes `post_note` delivered to the scripted server's sink.
+fn notes_posted(server: &ScriptedServer) -> Vec<String> {
+    server
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/_sink/notes")
+        .map(|r| String::from_utf8_lossy(&r.body).into_owned())
+        .collect()
+}
+
+fn script_post_note(server: &ScriptedServer) {
+    server.reply(Reply::tool_call(
+        "post_note",
+        json!({"url": format!("{}/_sink/notes", server.url()), "text": "Lunch moved to 1 pm"}),
+    ));
+    server.reply(Reply::text("Done."));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_refuses_external_actions_unless_yes() {
+    let server = ScriptedServer::start().await.unwrap();
+    script_post_note(&server);
+    let env = Env::new();
+    let mut c = diagnostic(&env, &server);
+    c.args(["ask", "--json", "Tell the team lunch moved"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    let refusal = v["toolCalls"][0]["outcome"]["err"].as_str().unwrap();
+    assert!(refusal.contains("--yes"), "{refusal}");
+    assert!(
+        notes_posted(&server).is_empty(),
+        "ask sent it without --yes"
+    );
+    assert_eq!(v["stopCode"], "answered");
+
+    script_post_note(&server);
+    let mut c = diagnostic(&env, &server);
+    c.args(["ask", "--yes", "Tell the team lunch moved"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stdout, "Done.\n");
+    assert_eq!(notes_posted(&server), ["Lunch moved to 1 pm"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chat_asks_before_an_external_action() {
+    let server = ScriptedServer::start().await.unwrap();
+    let env = Env::new();
+    // Declined: nothing is sent, the model is told.
+    script_post_note(&server);
+    let c = diagnostic(&env, &server);
+    let mut c = c;
+    c.arg("chat");
+    let o = run(c, Some("Tell the team lunch moved\nn\n/exit\n")).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stderr.contains("Allow it? [y/N]"), "{}", o.stderr);
+    assert!(o.stderr.contains("post_note"), "{}", o.stderr);
+    assert!(o.stderr.contains("(declined)"), "{}", o.stderr);
+    assert!(notes_posted(&server).is_empty());
+    let told = server.requests().last().unwrap().json();
+    let last = told["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["role"], "tool");
+    assert!(last["content"].as_str().unwrap().contains("declined"));
+    // Allowed: sent once.
+    script_post_note(&server);
+    let mut c = diagnostic(&env, &server);
+    c.arg("chat");
+    let o = run(c, Some("Tell the team lunch moved\ny\n/exit\n")).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stderr.contains("(allowed)"), "{}", o.stderr);
+    assert_eq!(o.stdout, "Done.\n");
+    assert_eq!(notes_posted(&server), ["Lunch moved to 1 pm"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_interrupts_a_30_second_tool_within_a_second() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::tool_call("block_for", json!({"seconds": 30})));
+    let env = Env::new();
+    let mut c = diagnostic(&env, &server);
+    c.args(["ask", "take your time"]);
+    // The reply is a call and nothing else: the tool is running by then.
+    let (o, took) = interrupt_after_request(c, &server, Duration::from_millis(500)).await;
+    assert!(took < Duration::from_secs(1), "Ctrl-C took {took:?}");
+    assert_eq!(o.status.code(), Some(130));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("(cancelled)"));
+}
+
+/// A damaged PDF gets Baton's one clear line, without the PDF library's own
+/// WARN/ERROR log lines (those come back with `-v`).
+#[tokio::test(flavor = "multi_thread")]
+async fn damaged_pdfs_print_no_library_log_lines_unless_verbose() {
+    let env = Env::new();
+    let report = std::fs::read(fixture("report.pdf")).unwrap();
+    let truncated = env.path().join("truncated.pdf");
+    std::fs::write(&truncated, &report[..3000]).unwrap();
+    let mut c = env.cmd();
+    c.env_remove("BATON_LOG")
+        .args(["convert", "--no-ocr"])
+        .arg(&truncated)
+        .arg(fixture("corrupt.pdf"));
+    let o = run(c, None).await;
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("truncated.pdf: the PDF file is damaged or incomplete"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("corrupt.pdf: "), "{}", o.stderr);
+    assert!(
+        !o.stderr.contains("WARN") && !o.stderr.contains("ERROR") && !o.stderr.contains("xref"),
+        "library log lines leaked: {}",
+        o.stderr
+    );
+
+    let mut c = env.cmd();
+    c.env_remove("BATON_LOG")
+        .args(["-v", "convert", "--no-ocr"])
+        .arg(&truncated);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o.stderr.contains("WARN"), "-v shows them: {}", o.stderr);
+}
+
+/// An empty `BATON_WORKSPACE` or `BATON_PROVIDERS` counts as unset, as it
+/// does for the desktop app (`Overrides::from_env`).
+#[tokio::test(flavor = "multi_thread")]
+async fn empty_workspace_and_providers_variables_count_as_unset() {
+    let env = Env::new();
+    let mut c = env.cmd();
+    c.args(["config", "show", "--json"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let unset: Value = serde_json::from_str(&o.stdout).unwrap();
+    let mut c = env.cmd();
+    c.env("BATON_WORKSPACE", "")
+        .env("BATON_PROVIDERS", "")
+        .args(["config", "show", "--json"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let empty: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(empty["workspace"], unset["workspace"]);
+    assert_eq!(empty["provider"], unset["provider"]);
 }

@@ -40,10 +40,12 @@ impl std::fmt::Debug for ResolvedKey {
 /// Keychain failures, in words a user can act on.
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum SecretError {
-    /// No keychain service could be reached.
+    /// No keychain service could be reached. The words name no variable:
+    /// each provider entry has its own (`apiKeyEnv`), which callers that
+    /// know the entry add (see `baton_llm::provider`).
     #[error(
-        "no keychain is available ({reason}); Baton never stores secrets in plain text, so use \
-         environment variables instead (e.g. DEEPSEEK_API_KEY)"
+        "no keychain is available ({reason}); Baton never stores secrets in plain text, so put \
+         the key in its environment variable instead"
     )]
     NoKeychain {
         /// What the platform said.
@@ -102,6 +104,18 @@ impl Secrets {
     /// A handle; nothing is opened yet.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A handle with no keychain behind it, as on a headless machine:
+    /// every keychain call fails with [`SecretError::NoKeychain`] and only
+    /// environment variables count (tests; front doors that must not touch
+    /// the keychain).
+    pub fn without_keychain(reason: impl Into<String>) -> Self {
+        Self {
+            store: OnceLock::from(Err(SecretError::NoKeychain {
+                reason: reason.into(),
+            })),
+        }
     }
 
     fn store(&self) -> Result<&Arc<CredentialStore>, SecretError> {
@@ -241,6 +255,19 @@ mod tests {
         assert_eq!(conventional_env("deepseek"), "DEEPSEEK_API_KEY");
         assert_eq!(conventional_env("z.ai"), "Z_AI_API_KEY");
         assert_eq!(conventional_env("my-server"), "MY_SERVER_API_KEY");
+    }
+
+    #[test]
+    fn no_keychain_names_no_particular_provider() {
+        let msg = SecretError::NoKeychain {
+            reason: "no D-Bus".into(),
+        }
+        .to_string();
+        assert!(
+            msg.contains("no D-Bus") && msg.contains("plain text"),
+            "{msg}"
+        );
+        assert!(!msg.contains("_API_KEY"), "{msg}");
     }
 
     #[test]

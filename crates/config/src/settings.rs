@@ -122,6 +122,10 @@ pub struct Settings {
     /// Do not scan the workspace or watch it for changes (search then
     /// answers from the index as it was).
     pub skip_indexing_on_startup: bool,
+    /// Offer the diagnostics toolbox (a slow call and an HTTP post, for
+    /// testing Stop and confirmations); `BATON_DIAGNOSTIC_TOOLS=1` turns
+    /// it on too.
+    pub diagnostic_tools: bool,
     /// The provider entry used to read images and scanned pages (OCR); else
     /// the first ready entry marked `"ocr": true`, else local Tesseract.
     pub ocr_provider: Option<String>,
@@ -143,6 +147,7 @@ impl Default for Settings {
             anonymize_terms: Vec::new(),
             attachment_context_chars: DEFAULT_ATTACHMENT_CONTEXT_CHARS,
             skip_indexing_on_startup: false,
+            diagnostic_tools: false,
             ocr_provider: None,
             smtp: MailServer::default(),
             imap: MailServer::default(),

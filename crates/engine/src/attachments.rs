@@ -1,9 +1,14 @@
-//! Files attached to a message: read, converted (cached) and fitted into
-//! the attachment budget.
+//! Files attached to a message: read, kept by content hash in the data
+//! folder (so a reloaded conversation still has them), converted (cached)
+//! and rendered into the attachment budget each time a request is built.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use baton_docs::{AttachmentContext, FileAttachment};
+use baton_agent::FileRenderer;
+use baton_convert::ConvertOptions;
+use baton_docs::{AttachmentContext, ConversionCache, FileAttachment};
+use baton_llm::FileRef;
 
 use crate::{Engine, EngineError};
 
@@ -20,6 +25,75 @@ pub fn read_attachments(paths: &[PathBuf]) -> Result<Vec<FileAttachment>, Engine
         .collect()
 }
 
+/// The original bytes of attached files, one file per content hash.
+#[derive(Debug, Clone)]
+pub struct AttachmentStore {
+    dir: PathBuf,
+}
+
+impl AttachmentStore {
+    /// A store in `dir` (created on first save).
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self { dir: dir.into() }
+    }
+
+    fn path(&self, hash: &str) -> Option<PathBuf> {
+        let ok = hash.len() == 64 && hash.chars().all(|c| c.is_ascii_hexdigit());
+        ok.then(|| self.dir.join(hash))
+    }
+
+    /// Keeps `file`'s bytes (atomically; once per content).
+    pub fn save(&self, file: &FileAttachment) -> std::io::Result<()> {
+        let Some(path) = self.path(file.hash()) else {
+            return Err(std::io::Error::other("not a SHA-256 hash"));
+        };
+        if path.is_file() {
+            return Ok(());
+        }
+        baton_config::atomic_write(&path, &file.bytes)
+    }
+
+    /// The stored file `f` refers to, if it is still there.
+    pub fn load(&self, f: &FileRef) -> Option<FileAttachment> {
+        let bytes = std::fs::read(self.path(&f.hash)?).ok()?;
+        Some(FileAttachment::new(f.name.clone(), bytes))
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// Renders stored file references the way a live message is built: the
+/// same bytes, conversions and budget give the same text every time.
+pub(crate) struct StoredFiles {
+    pub(crate) store: AttachmentStore,
+    pub(crate) cache: Arc<ConversionCache>,
+    pub(crate) options: ConvertOptions,
+    pub(crate) budget: usize,
+}
+
+impl FileRenderer for StoredFiles {
+    fn render(&self, files: &[FileRef]) -> String {
+        let mut loaded = Vec::new();
+        let mut missing = String::new();
+        for f in files {
+            match self.store.load(f) {
+                Some(a) => loaded.push(a),
+                None => missing.push_str(&format!(
+                    "<attachment name=\"{}\" status=\"missing\">\nThe stored copy of this file is gone; it cannot be shown again.\n</attachment>\n\n",
+                    f.name.replace('"', "&quot;")
+                )),
+            }
+        }
+        let context = AttachmentContext::build(&loaded, &self.cache, &self.options, self.budget);
+        let mut text = context.text;
+        text.push_str(&missing);
+        text.trim_end().to_string()
+    }
+}
+
 impl Engine {
     /// Converts attachments (in parallel, cached) into the budgeted
     /// context block; each item says whether it was cut or not read.
@@ -30,5 +104,20 @@ impl Engine {
             &self.convert_options(),
             self.settings.attachment_context_chars,
         )
+    }
+
+    /// Where attached files are kept.
+    pub fn attachment_store(&self) -> AttachmentStore {
+        AttachmentStore::new(self.paths.data_dir.join("attachments"))
+    }
+
+    /// The renderer agents use for stored file references.
+    pub(crate) fn file_renderer(&self) -> Arc<dyn FileRenderer> {
+        Arc::new(StoredFiles {
+            store: self.attachment_store(),
+            cache: self.conversion_cache(),
+            options: self.convert_options(),
+            budget: self.settings.attachment_context_chars,
+        })
     }
 }

@@ -150,7 +150,11 @@ impl Engine {
         if let Some(index) = index {
             tool = tool.with_index(index);
         }
-        Ok(Catalog::new().with(Arc::new(tool))?)
+        let mut catalog = Catalog::new().with(Arc::new(tool))?;
+        if self.settings.diagnostic_tools || crate::diagnostics_enabled() {
+            catalog.register(Arc::new(crate::Diagnostics::default()))?;
+        }
+        Ok(catalog)
     }
 
     /// The toolboxes an agent for `cfg` is offered: none when the entry

@@ -34,6 +34,9 @@ pub enum EngineError {
         /// Why.
         reason: String,
     },
+    /// A saved conversation could not be loaded or saved.
+    #[error(transparent)]
+    Session(#[from] baton_agent::SessionError),
     /// An attachment could not be read.
     #[error("cannot read the attachment {path}: {source}")]
     Attachment {

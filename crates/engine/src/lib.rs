@@ -6,6 +6,8 @@
 
 mod attachments;
 mod build;
+mod conversation;
+mod diagnostics;
 mod error;
 mod index;
 mod readiness;
@@ -20,8 +22,13 @@ use baton_convert::ConvertOptions;
 use baton_docs::ConversionCache;
 use baton_llm::{LoadOptions, ProviderConfig, ProvidersFile};
 
-pub use attachments::read_attachments;
+pub use attachments::{AttachmentStore, read_attachments};
 pub use build::LoadListener;
+pub use conversation::{
+    ConfirmMode, Conversation, ConversationOptions, IndexChoice, Turn, UserMessage,
+    attachment_note, drop_last_exchange,
+};
+pub use diagnostics::{DIAGNOSTIC_TOOLS_ENV, Diagnostics, diagnostics_enabled};
 pub use error::EngineError;
 pub use index::{IndexListener, IndexState, refresh_in_background};
 pub use readiness::local_readiness;
@@ -37,6 +44,31 @@ pub struct Overrides {
     /// The folder of the shipped `providers.json` (default: next to the
     /// running executable).
     pub shipped_dir: Option<PathBuf>,
+}
+
+/// The environment variable naming the workspace folder (`--workspace`).
+pub const ENV_WORKSPACE: &str = "BATON_WORKSPACE";
+/// The environment variable naming a providers file (`--providers`).
+pub const ENV_PROVIDERS: &str = "BATON_PROVIDERS";
+
+impl Overrides {
+    /// The overrides every front door takes from the environment:
+    /// [`ENV_WORKSPACE`] and [`ENV_PROVIDERS`], an empty value counting as
+    /// unset. (The folders — `BATON_CONFIG_DIR`, `BATON_DATA_DIR`,
+    /// `BATON_MODELS_DIR` — are read by [`BatonPaths::from_env`].)
+    pub fn from_env() -> Self {
+        Self::from_lookup(|k| std::env::var_os(k))
+    }
+
+    /// [`from_env`](Self::from_env) with variables read through `lookup`.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<std::ffi::OsString>) -> Self {
+        let path = |k: &str| lookup(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+        Self {
+            workspace: path(ENV_WORKSPACE),
+            providers: path(ENV_PROVIDERS),
+            shipped_dir: None,
+        }
+    }
 }
 
 /// Loaded configuration and the shared parts made from it.
@@ -56,6 +88,8 @@ pub struct Engine {
     overrides: Overrides,
     conversions: OnceLock<Arc<ConversionCache>>,
     convert: OnceLock<ConvertOptions>,
+    /// The agents kept between turns, and what each was built for.
+    agents: tokio::sync::Mutex<Vec<(String, Arc<baton_agent::Agent>)>>,
 }
 
 impl Engine {
@@ -97,6 +131,7 @@ impl Engine {
             overrides,
             conversions: OnceLock::new(),
             convert: OnceLock::new(),
+            agents: tokio::sync::Mutex::new(Vec::new()),
         })
     }
 

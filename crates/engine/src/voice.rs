@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use baton_agent::Agent;
+use baton_agent::{AgentEvent, StopReason};
 use baton_llm::Message;
 use baton_llm::speech::SpeechClient;
 use baton_voice::audio::decode_bytes;
@@ -20,7 +20,7 @@ use baton_voice::{
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Engine, EngineError};
+use crate::{ConfirmMode, Conversation, ConversationOptions, Engine, EngineError, UserMessage};
 
 /// What an agent is told when its answers are spoken.
 pub const VOICE_INSTRUCTIONS: &str = "You are talking with the user by voice: your answer is read \
@@ -31,16 +31,19 @@ impl Engine {
     /// The agent that answers in a voice conversation: the provider entry
     /// `provider` (else the selected one), no tools, told that its words
     /// are spoken.
-    pub fn voice_agent(&self, provider: Option<&str>) -> Result<Agent, EngineError> {
-        let cfg = self.provider_config(provider)?;
-        let opened = self.open_provider(&cfg)?;
-        Ok(self.build_agent(
-            &cfg,
-            opened,
-            None,
-            baton_tools::Catalog::new(),
-            Some(VOICE_INSTRUCTIONS.to_string()),
-        ))
+    pub fn voice_conversation(
+        self: &Arc<Self>,
+        provider: Option<&str>,
+    ) -> Result<Conversation, EngineError> {
+        let options = ConversationOptions {
+            provider: provider.map(str::to_string),
+            tools: false,
+            instructions: Some(VOICE_INSTRUCTIONS.to_string()),
+            persist: false,
+            confirm: ConfirmMode::Refuse("a voice conversation cannot confirm it".into()),
+            ..ConversationOptions::default()
+        };
+        self.open_conversation(None, options)
     }
 
     /// The ggml Whisper model to use: the one named in settings, else the
@@ -167,53 +170,57 @@ impl TextToSpeech for EndpointTts {
     }
 }
 
-/// The agent's streaming chat as the voice loop's [`Responder`]; the
-/// conversation's history is kept across turns.
+/// A conversation as the voice loop's [`Responder`]: each transcript is
+/// sent as a message and the answer's text is forwarded as it streams;
+/// history is kept across turns.
 pub struct AgentResponder {
-    agent: Arc<Agent>,
-    history: Arc<tokio::sync::Mutex<Vec<Message>>>,
+    conversation: Conversation,
 }
 
 impl AgentResponder {
-    /// Answers with `agent`, from an empty conversation.
-    pub fn new(agent: Arc<Agent>) -> Self {
-        Self {
-            agent,
-            history: Arc::new(tokio::sync::Mutex::new(Vec::new())),
-        }
+    /// Answers through `conversation`.
+    pub fn new(conversation: Conversation) -> Self {
+        Self { conversation }
     }
 
     /// The conversation so far.
     pub async fn history(&self) -> Vec<Message> {
-        self.history.lock().await.clone()
+        self.conversation.session().await.history
     }
 }
 
 impl Responder for AgentResponder {
     fn respond(&self, prompt: String, cancel: CancellationToken) -> mpsc::Receiver<String> {
-        let (tx, rx) = mpsc::channel(4096);
-        let agent = Arc::clone(&self.agent);
-        let history = Arc::clone(&self.history);
+        let (tx, rx) = mpsc::channel(64);
+        let mut turn = self.conversation.send(UserMessage::text(prompt));
         tokio::spawn(async move {
-            let mut history = history.lock().await;
-            let sent = tx.clone();
-            let result = agent
-                .execute_chat_stream(
-                    &mut history,
-                    &prompt,
-                    Vec::new(),
-                    cancel.clone(),
-                    move |t| {
-                        // Far larger than any backlog the speaker leaves.
-                        let _ = sent.try_send(t.to_string());
-                    },
-                )
-                .await;
-            if let Err(e) = result
-                && !cancel.is_cancelled()
-            {
-                tracing::warn!("the voice answer failed: {e}");
-                let _ = tx.send(format!("Sorry, I could not answer: {e}")).await;
+            let stop = turn.stopper();
+            let stopped = cancel.clone();
+            // Barge-in cancels the voice loop's token: stop the turn too.
+            tokio::spawn(async move {
+                stopped.cancelled().await;
+                stop.cancel();
+            });
+            while let Some(e) = turn.next().await {
+                let top = e.agent.depth == 0;
+                match e.event {
+                    AgentEvent::TextDelta { text } if top => {
+                        // The voice loop went away: nobody hears the rest.
+                        let gone = tx.send(text).await.is_err();
+                        if gone {
+                            turn.stopper().cancel();
+                        }
+                    }
+                    AgentEvent::Finished(o) => {
+                        if let StopReason::Error(err) = &o.stop
+                            && !cancel.is_cancelled()
+                        {
+                            tracing::warn!("the voice answer failed: {err}");
+                            let _ = tx.send(format!("Sorry, I could not answer: {err}")).await;
+                        }
+                    }
+                    _ => {}
+                }
             }
         });
         rx

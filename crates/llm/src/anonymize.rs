@@ -160,7 +160,7 @@ impl Anonymizer {
                                 *name = self.anonymize(name);
                                 *markdown = self.anonymize(markdown);
                             }
-                            ContentPart::Image { .. } => {}
+                            ContentPart::Image { .. } | ContentPart::File(_) => {}
                         }
                     }
                 }

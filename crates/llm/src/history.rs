@@ -38,6 +38,24 @@ pub enum ContentPart {
         /// The image bytes, base64-encoded.
         data: String,
     },
+    /// A file the user attached, stored by reference: its Markdown is
+    /// rendered from the original bytes each time a request is built (the
+    /// agent's file renderer replaces it), never stored in history.
+    File(FileRef),
+}
+
+/// A file attached to a user message, as history stores it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileRef {
+    /// File name as the user sees it.
+    pub name: String,
+    /// SHA-256 of the original bytes, hex (the key of the stored copy).
+    pub hash: String,
+    /// The format as recognised (`PDF document`, `Word document`, …).
+    pub format: String,
+    /// Size of the original in bytes.
+    pub size: u64,
 }
 
 impl ContentPart {
@@ -49,6 +67,7 @@ impl ContentPart {
                 format!("<attachment name=\"{name}\">\n{markdown}\n</attachment>")
             }
             ContentPart::Image { .. } => "[image]".to_string(),
+            ContentPart::File(f) => format!("<attachment name=\"{}\" />", f.name),
         }
     }
 

@@ -143,7 +143,7 @@ pub async fn probe_readiness(
                 cfg.name,
                 env_name(cfg)
             )),
-            Err(e) => Readiness::NotReady(format!("no API key in the environment, and {e}")),
+            Err(e) => Readiness::NotReady(format!("no API key: set {} — {e}", env_name(cfg))),
         };
     }
     let url = match cfg.dialect {

@@ -1013,3 +1013,38 @@ async fn images_render_in_each_dialects_own_shape() {
     assert_eq!(bodies[3]["messages"][0]["content"], "Read this");
     assert_eq!(bodies[3]["messages"][0]["images"], json!(["QUJD"]));
 }
+
+/// Without a key, each entry's message names that entry's own variable
+/// (its `apiKeyEnv`) and its keychain name — never another provider's.
+#[tokio::test]
+async fn missing_key_messages_name_the_entrys_own_variable() {
+    let secrets = baton_config::Secrets::without_keychain("no D-Bus session");
+    for (d, var) in [
+        (Dialect::Openai, "BATON_TEST_UNSET_OPENAI_API_KEY"),
+        (Dialect::Anthropic, "BATON_TEST_UNSET_ANTHROPIC_API_KEY"),
+    ] {
+        let c = cfg(d, "http://127.0.0.1:9", json!({"apiKeyEnv": var}));
+        let name = c.name.clone();
+        let err = match baton_llm::build_provider(&c, &secrets) {
+            Ok(_) => panic!("{name} was built without a key"),
+            Err(e) => e,
+        };
+        assert!(matches!(err, LlmError::MissingKey { .. }), "{err:?}");
+        let msg = err.to_string();
+        assert!(msg.contains(&format!("baton secret set {name}")), "{msg}");
+        assert!(
+            msg.contains(var) && msg.contains("no D-Bus session"),
+            "{msg}"
+        );
+        assert!(!msg.contains("DEEPSEEK"), "{msg}");
+        let ready = baton_llm::probe_readiness(&c, &secrets, Duration::from_millis(100)).await;
+        let baton_llm::Readiness::NotReady(why) = ready else {
+            panic!("{name} is ready without a key: {ready:?}");
+        };
+        assert!(
+            why.contains(var) && why.contains("no D-Bus session"),
+            "{why}"
+        );
+        assert!(!why.contains("DEEPSEEK"), "{why}");
+    }
+}

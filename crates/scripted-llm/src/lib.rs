@@ -368,6 +368,12 @@ async fn handle(
         state.lock().expect("state").requests.push(recorded);
         return speech_route(&body);
     }
+    // Somewhere for tools to send things to (an external action under
+    // test): recorded, answered, and no scripted step used.
+    if path.starts_with("/_sink/") {
+        state.lock().expect("state").requests.push(recorded);
+        return plain(200, "application/json", r#"{"received":true}"#.into());
+    }
     let step = {
         let mut s = state.lock().expect("state");
         s.requests.push(recorded);

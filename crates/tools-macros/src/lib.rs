@@ -14,7 +14,13 @@
 //!   `T: Serialize` and `E: Display` (the error becomes the message the
 //!   model sees);
 //! - a private `async fn close(&self)` in the same block is called when
-//!   the agent that owns the toolbox finishes.
+//!   the agent that owns the toolbox finishes;
+//! - `#[effect(write)]` (writes inside the workspace) or
+//!   `#[effect(external)]` (sends something off the machine) on a method
+//!   declares its effect; methods read by default;
+//! - a parameter of type `&ToolContext` is not an argument: it receives
+//!   the call's context (its cancellation token);
+//! - synchronous methods are run on a blocking thread by the dispatcher.
 
 use proc_macro::TokenStream;
 use quote::{format_ident, quote};
@@ -80,6 +86,47 @@ struct Param {
     default: Option<Expr>,
 }
 
+/// Whether `ty` is `&ToolContext` (any path ending in `ToolContext`).
+fn is_context(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(r) => match &*r.elem {
+            Type::Path(p) => p
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "ToolContext"),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Takes `#[effect(read|write|external)]` off a method; the variant.
+fn take_effect(attrs: &mut Vec<Attribute>) -> syn::Result<proc_macro2::TokenStream> {
+    let mut effect = quote! { Read };
+    let mut kept = Vec::new();
+    for a in attrs.drain(..) {
+        if !a.path().is_ident("effect") {
+            kept.push(a);
+            continue;
+        }
+        let word: syn::Ident = a.parse_args()?;
+        effect = match word.to_string().as_str() {
+            "read" => quote! { Read },
+            "write" => quote! { Write },
+            "external" => quote! { External },
+            _ => {
+                return Err(syn::Error::new_spanned(
+                    word,
+                    "effect is one of read, write, external",
+                ));
+            }
+        };
+    }
+    *attrs = kept;
+    Ok(effect)
+}
+
 fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
     let self_ty = imp.self_ty.clone();
     let mut arg_structs = Vec::new();
@@ -109,6 +156,8 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
         }
         let method = f.sig.ident.clone();
         let method_str = method.to_string();
+        let effect = take_effect(&mut f.attrs)?;
+        let blocking = f.sig.asyncness.is_none();
         // Docs: description lines and `- name: text` parameter lines.
         let mut description = Vec::new();
         let mut param_docs: Vec<(String, String)> = Vec::new();
@@ -127,8 +176,13 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
         let description = description.join("\n").trim().to_string();
         // Parameters.
         let mut params = Vec::new();
+        let mut call_args = Vec::new();
         for input in f.sig.inputs.iter_mut().skip(1) {
             let FnArg::Typed(pt) = input else { continue };
+            if is_context(&pt.ty) {
+                call_args.push(quote! { &__ctx });
+                continue;
+            }
             let Pat::Ident(pi) = &*pt.pat else {
                 return Err(syn::Error::new_spanned(
                     &pt.pat,
@@ -145,6 +199,8 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
                 }
             }
             pt.attrs = kept;
+            let ident = &pi.ident;
+            call_args.push(quote! { __a.#ident });
             params.push(Param {
                 ident: pi.ident.clone(),
                 ty: (*pt.ty).clone(),
@@ -162,7 +218,6 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
         let args_ty = format_ident!("__BatonArgs_{}", method);
         let mut fields = Vec::new();
         let mut default_fns = Vec::new();
-        let mut field_names = Vec::new();
         for p in &params {
             let ident = &p.ident;
             let ty = &p.ty;
@@ -182,12 +237,11 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
                 attrs.push(quote! { #[serde(default = #fn_str)] });
             }
             fields.push(quote! { #(#attrs)* #ident: #ty });
-            field_names.push(ident.clone());
         }
         let call = if f.sig.asyncness.is_some() {
-            quote! { self.#method(#(__a.#field_names),*).await }
+            quote! { self.#method(#(#call_args),*).await }
         } else {
-            quote! { self.#method(#(__a.#field_names),*) }
+            quote! { self.#method(#(#call_args),*) }
         };
         let docs = param_docs.iter().map(|(n, d)| quote! { (#n, #d) });
         arg_structs.push(quote! {
@@ -200,6 +254,8 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
         });
         specs.push(quote! {
             ::baton_tools::MethodSpec::new::<#args_ty>(#method_str, #description, &[#(#docs),*])
+                .with_effect(::baton_tools::Effect::#effect)
+                .blocking(#blocking)
         });
         arms.push(quote! {
             #method_str => {
@@ -235,8 +291,10 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
                     &'a self,
                     method: &'a str,
                     args: ::baton_tools::__private::serde_json::Value,
+                    __ctx: ::baton_tools::ToolContext,
                 ) -> ::baton_tools::__private::BoxFuture<'a, ::std::result::Result<::baton_tools::__private::serde_json::Value, ::baton_tools::ToolError>> {
                     ::std::boxed::Box::pin(async move {
+                        let _ = &__ctx;
                         match method {
                             #(#arms)*
                             other => Err(::baton_tools::ToolError::UnknownMethod(other.to_string())),

@@ -65,7 +65,12 @@ impl Toolbox for Hundred {
         })
     }
 
-    fn call<'a>(&'a self, _m: &'a str, _a: Value) -> BoxFuture<'a, Result<Value, ToolError>> {
+    fn call<'a>(
+        &'a self,
+        _m: &'a str,
+        _a: Value,
+        _ctx: baton_tools::ToolContext,
+    ) -> BoxFuture<'a, Result<Value, ToolError>> {
         Box::pin(async { Ok(Value::Null) })
     }
 }

@@ -5,9 +5,13 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use std::sync::Arc;
+
 use crate::catalog::Catalog;
+use crate::context::ToolContext;
 use crate::repair::repair_json;
-use crate::toolbox::ToolError;
+use crate::spec::MethodSpec;
+use crate::toolbox::{ToolError, Toolbox};
 use crate::validate::validate;
 
 /// The result of one call, as the model will see it.
@@ -61,9 +65,23 @@ mod millis {
 }
 
 impl Catalog {
-    /// Resolves, validates and runs one call. Never panics; every failure
-    /// is a [`ToolOutcome::Err`].
+    /// Resolves, validates and runs one call with a context that is never
+    /// cancelled. Never panics; every failure is a [`ToolOutcome::Err`].
     pub async fn dispatch(&self, name: &str, args: Value) -> ToolCallRecord {
+        self.dispatch_with(name, args, &ToolContext::default())
+            .await
+    }
+
+    /// Resolves, validates and runs one call. Synchronous methods run on a
+    /// blocking thread; when `ctx` is cancelled the call is abandoned at
+    /// once and reported as cancelled (a synchronous method still running
+    /// finishes in the background, its result dropped).
+    pub async fn dispatch_with(
+        &self,
+        name: &str,
+        args: Value,
+        ctx: &ToolContext,
+    ) -> ToolCallRecord {
         let started = Instant::now();
         let (toolbox, method) = match self.resolve(name) {
             Ok(r) => r,
@@ -86,22 +104,7 @@ impl Catalog {
         let (arguments, outcome) = match validate(&method.schema, args.clone()) {
             Err(e) => (args, ToolOutcome::Err(format!("{}: {e}", method.name))),
             Ok(valid) => {
-                let call = toolbox.call(&method.name, valid.clone());
-                let outcome =
-                    match futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(call))
-                        .await
-                        .map_err(panic_message)
-                    {
-                        Ok(Ok(v)) => ToolOutcome::Ok(v),
-                        Ok(Err(ToolError::InvalidArgs(e))) => {
-                            ToolOutcome::Err(format!("{}: {e}", method.name))
-                        }
-                        Ok(Err(e)) => ToolOutcome::Err(e.to_string()),
-                        Err(panic) => ToolOutcome::Err(format!(
-                            "{} failed unexpectedly: {panic}",
-                            method.name
-                        )),
-                    };
+                let outcome = run_method(toolbox, method, valid.clone(), ctx).await;
                 (valid, outcome)
             }
         };
@@ -158,6 +161,54 @@ pub fn split_call(raw: &str) -> Result<(String, Value), String> {
         }
     }
     Ok((name, Value::Object(map.into_iter().collect::<Map<_, _>>())))
+}
+
+/// Runs a validated call, off the runtime when the method is synchronous,
+/// racing the cancellation token.
+async fn run_method(
+    toolbox: &Arc<dyn Toolbox>,
+    method: &'static MethodSpec,
+    args: Value,
+    ctx: &ToolContext,
+) -> ToolOutcome {
+    let call = call_method(toolbox, method, args, ctx);
+    let result = tokio::select! {
+        biased;
+        _ = ctx.cancel_token().cancelled() => Ok(Err(ToolError::Cancelled)),
+        r = call => r,
+    };
+    match result {
+        Ok(Ok(v)) => ToolOutcome::Ok(v),
+        Ok(Err(ToolError::InvalidArgs(e))) => ToolOutcome::Err(format!("{}: {e}", method.name)),
+        Ok(Err(e)) => ToolOutcome::Err(e.to_string()),
+        Err(panic) => ToolOutcome::Err(format!("{} failed unexpectedly: {panic}", method.name)),
+    }
+}
+
+/// The call itself; `Err` holds a panic's message.
+async fn call_method(
+    toolbox: &Arc<dyn Toolbox>,
+    method: &'static MethodSpec,
+    args: Value,
+    ctx: &ToolContext,
+) -> Result<Result<Value, ToolError>, String> {
+    if method.blocking
+        && let Ok(rt) = tokio::runtime::Handle::try_current()
+    {
+        let (toolbox, ctx) = (Arc::clone(toolbox), ctx.clone());
+        let name = method.name.as_str();
+        return rt
+            .spawn_blocking(move || futures::executor::block_on(toolbox.call(name, args, ctx)))
+            .await
+            .map_err(|e| match e.try_into_panic() {
+                Ok(p) => panic_message(p),
+                Err(e) => e.to_string(),
+            });
+    }
+    let call = toolbox.call(&method.name, args, ctx.clone());
+    futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(call))
+        .await
+        .map_err(panic_message)
 }
 
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {

@@ -14,6 +14,7 @@
 
 mod catalog;
 pub mod cli;
+mod context;
 mod dispatch;
 pub mod repair;
 mod sandbox;
@@ -23,9 +24,11 @@ pub mod validate;
 
 pub use baton_tools_macros::toolbox;
 pub use catalog::{Catalog, CatalogError, NativeTool, normalize};
+pub use context::{Effect, ToolContext};
 pub use dispatch::{ToolCallRecord, ToolOutcome, split_call};
 pub use sandbox::{Sandbox, SandboxError};
 pub use spec::{MethodSpec, ParamSpec, ToolboxDoc, ToolboxSpec};
+pub use tokio_util::sync::CancellationToken;
 pub use toolbox::{ToolError, Toolbox};
 
 /// Items the `#[toolbox]` macro's generated code refers to.

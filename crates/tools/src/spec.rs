@@ -5,6 +5,8 @@ use schemars::generate::SchemaSettings;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::context::Effect;
+
 /// Type-level docs of a toolbox (from its struct's doc comment).
 pub trait ToolboxDoc {
     /// The type's name (`FileTool`).
@@ -37,6 +39,12 @@ pub struct MethodSpec {
     pub params: Vec<ParamSpec>,
     /// The arguments' JSON Schema (an object schema, subschemas inlined).
     pub schema: Value,
+    /// What it does to the world (`#[effect(…)]`; read by default).
+    pub effect: Effect,
+    /// A synchronous method: dispatch runs it on a blocking thread, off
+    /// the async runtime.
+    #[serde(skip)]
+    pub blocking: bool,
 }
 
 impl MethodSpec {
@@ -95,7 +103,21 @@ impl MethodSpec {
             description: description.to_string(),
             params,
             schema,
+            effect: Effect::Read,
+            blocking: false,
         }
+    }
+
+    /// The same spec declaring `effect`.
+    pub fn with_effect(mut self, effect: Effect) -> Self {
+        self.effect = effect;
+        self
+    }
+
+    /// The same spec marked synchronous (run on a blocking thread).
+    pub fn blocking(mut self, blocking: bool) -> Self {
+        self.blocking = blocking;
+        self
     }
 
     /// The parameter named `name`.

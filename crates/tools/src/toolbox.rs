@@ -3,6 +3,7 @@
 use futures::future::BoxFuture;
 use serde_json::Value;
 
+use crate::context::ToolContext;
 use crate::spec::ToolboxSpec;
 
 /// Why a tool call did not produce a result.
@@ -17,6 +18,9 @@ pub enum ToolError {
     /// The method ran and failed; its own message.
     #[error("{0}")]
     Failed(String),
+    /// The user stopped the turn while the method ran.
+    #[error("cancelled: the user stopped this call before it finished")]
+    Cancelled,
 }
 
 impl ToolError {
@@ -31,8 +35,14 @@ pub trait Toolbox: Send + Sync {
     /// Names, docs and schemas of the methods, in source order.
     fn spec(&self) -> &'static ToolboxSpec;
 
-    /// Calls `method` with `args` (already validated against its schema).
-    fn call<'a>(&'a self, method: &'a str, args: Value) -> BoxFuture<'a, Result<Value, ToolError>>;
+    /// Calls `method` with `args` (already validated against its schema);
+    /// `ctx` carries the call's cancellation.
+    fn call<'a>(
+        &'a self,
+        method: &'a str,
+        args: Value,
+        ctx: ToolContext,
+    ) -> BoxFuture<'a, Result<Value, ToolError>>;
 
     /// Releases what the toolbox holds (an open workbook, a browser) when
     /// its agent finishes.

@@ -230,7 +230,8 @@ fn ms(d: Duration) -> f64 {
 
 /// Runs a voice conversation until the microphone closes or
 /// [`Control::Quit`]; returns every turn. Events go to `events` (dropped
-/// if nobody listens).
+/// if nobody listens). The loop sleeps until audio, a control or one of
+/// its background jobs (drafts, final transcripts, the answer) arrives.
 pub async fn run_voice_loop(
     mut mic: AudioChunks,
     parts: VoiceParts,
@@ -238,192 +239,310 @@ pub async fn run_voice_loop(
     mut control: mpsc::Receiver<Control>,
     events: mpsc::UnboundedSender<VoiceEvent>,
 ) -> Vec<TurnRecord> {
-    let emit = |e: VoiceEvent| {
-        let _ = events.send(e);
-    };
-    let mut vad = VoiceActivity::new(options.vad.clone());
-    let preroll = samples_of(options.preroll);
-    let mut history = History {
-        samples: Vec::new(),
-        start: 0,
-    };
-    let mut utterance_start: Option<u64> = None;
-    let mut answer: Option<ActiveAnswer> = None;
-    let mut finals: Vec<JoinHandle<FinalTranscript>> = Vec::new();
-    // A transcript that arrived while the user was talking again.
-    let mut carried: Option<String> = None;
-    let mut partial: Option<JoinHandle<Result<Transcript, SttError>>> = None;
-    let mut last_partial = Instant::now();
-    let mut level_acc = (0.0f64, 0usize, Instant::now());
-    let mut turns = Vec::new();
-    let mut mic_open = true;
-    let mut control_open = true;
-
+    let mut state = VoiceLoop::new(parts, options, events);
+    let mut jobs = Jobs::default();
+    let (mut mic_open, mut control_open) = (true, true);
     loop {
-        // Finished background work first.
-        if partial.as_ref().is_some_and(JoinHandle::is_finished)
-            && let Some(h) = partial.take()
-            && let Ok(Ok(t)) = h.await
-            && utterance_start.is_some()
-            && !t.text.is_empty()
-        {
-            emit(VoiceEvent::Partial { text: t.text });
-        }
-        let mut i = 0;
-        while i < finals.len() {
-            if finals[i].is_finished() {
-                let h = finals.remove(i);
-                if let Ok(FinalTranscript {
-                    result,
-                    speech_end,
-                    heard_end,
-                }) = h.await
-                {
-                    match result {
-                        Ok(t) => {
-                            let stt_ms = t.decode_ms as f64;
-                            emit(VoiceEvent::Transcript {
-                                text: t.text.clone(),
-                                stt_ms,
-                            });
-                            // Speech that was judged over but went on is
-                            // answered together with what followed.
-                            let text = match carried.take() {
-                                Some(before) if !t.text.trim().is_empty() => {
-                                    format!("{before} {}", t.text.trim())
-                                }
-                                Some(before) => before,
-                                None => t.text.trim().to_string(),
-                            };
-                            if !text.is_empty() && utterance_start.is_some() {
-                                carried = Some(text);
-                            } else if !text.is_empty() {
-                                if let Some(old) = answer.take() {
-                                    old.cancel.cancel();
-                                    if let Ok(rec) = old.task.await {
-                                        turns.push(rec);
-                                    }
-                                }
-                                answer = Some(start_answer(
-                                    &parts,
-                                    &options,
-                                    text,
-                                    speech_end,
-                                    heard_end,
-                                    events.clone(),
-                                ));
-                            }
-                        }
-                        Err(e) => emit(VoiceEvent::Error {
-                            message: e.to_string(),
-                        }),
-                    }
-                }
-            } else {
-                i += 1;
-            }
-        }
-        if answer.as_ref().is_some_and(|a| a.task.is_finished())
-            && let Some(a) = answer.take()
-            && let Ok(rec) = a.task.await
-        {
-            turns.push(rec);
-        }
-        if !mic_open && utterance_start.is_none() && finals.is_empty() && answer.is_none() {
+        if !mic_open && state.utterance_start.is_none() && jobs.settled() {
             break;
         }
-
-        let tick = tokio::time::sleep(Duration::from_millis(10));
         tokio::select! {
-            chunk = mic.recv(), if mic_open => {
-                let Some(chunk) = chunk else {
+            chunk = mic.recv(), if mic_open => match chunk {
+                Some(chunk) => state.on_audio(&chunk, &mut jobs).await,
+                None => {
                     mic_open = false;
-                    // The source ended: close an utterance in progress.
-                    if let Some(start) = utterance_start.take() {
-                        let audio = history.slice(start, history.end());
-                        finals.push(spawn_final(&parts, audio, Instant::now(), Instant::now()));
-                    }
-                    continue;
-                };
-                let now = Instant::now();
-                level_acc.0 += chunk.iter().map(|v| f64::from(*v) * f64::from(*v)).sum::<f64>();
-                level_acc.1 += chunk.len();
-                if now.duration_since(level_acc.2) >= options.level_every && level_acc.1 > 0 {
-                    emit(VoiceEvent::Level { rms: (level_acc.0 / level_acc.1 as f64).sqrt() as f32 });
-                    level_acc = (0.0, 0, now);
+                    state.on_mic_closed(&mut jobs);
                 }
-                history.samples.extend_from_slice(&chunk);
-                if options.mode == ListenMode::HandsFree {
-                    let pcm: Vec<i16> = chunk.iter().copied().map(f32_to_i16).collect();
-                    for ev in vad.push(&pcm) {
-                        match ev {
-                            VadEvent::SpeechStart(at) => {
-                                barge_in(&mut answer, &parts, &emit).await;
-                                utterance_start = Some(at.saturating_sub(preroll));
-                                last_partial = Instant::now();
-                                emit(VoiceEvent::SpeechStarted);
-                            }
-                            VadEvent::SpeechEnd(at) => {
-                                if let Some(start) = utterance_start.take() {
-                                    // Keep a little of the tail: word endings are soft.
-                                    let end = (at + samples_of(Duration::from_millis(150))).min(history.end());
-                                    let behind = Duration::from_secs_f64((history.end() - at) as f64 / f64::from(STT_SAMPLE_RATE));
-                                    let speech_end = now.checked_sub(behind).unwrap_or(now);
-                                    finals.push(spawn_final(&parts, history.slice(start, end), speech_end, now));
-                                }
-                            }
-                        }
-                    }
-                }
-                match utterance_start {
-                    Some(start) => {
-                        if let Some(every) = options.partial_every
-                            && partial.is_none()
-                            && finals.is_empty()
-                            && last_partial.elapsed() >= every
-                        {
-                            last_partial = Instant::now();
-                            let stt = Arc::clone(&parts.stt);
-                            let audio = history.slice(start, history.end());
-                            partial = Some(tokio::task::spawn_blocking(move || stt.transcribe(&audio, Pass::Partial)));
-                        }
-                    }
-                    None => history.trim(history.end().saturating_sub(preroll * 2)),
-                }
-            }
+            },
             ctl = control.recv(), if control_open => match ctl {
-                Some(Control::Talk(true)) => {
-                    barge_in(&mut answer, &parts, &emit).await;
-                    utterance_start = Some(history.end().saturating_sub(preroll));
-                    last_partial = Instant::now();
-                    emit(VoiceEvent::SpeechStarted);
-                }
-                Some(Control::Talk(false)) => {
-                    if let Some(start) = utterance_start.take() {
-                        let now = Instant::now();
-                        finals.push(spawn_final(&parts, history.slice(start, history.end()), now, now));
-                    }
-                }
-                Some(Control::StopSpeaking) => barge_in(&mut answer, &parts, &emit).await,
                 Some(Control::Quit) => {
-                    barge_in(&mut answer, &parts, &emit).await;
+                    state.barge_in(&mut jobs).await;
                     break;
                 }
+                Some(ctl) => state.on_control(ctl, &mut jobs).await,
                 None => control_open = false,
             },
-            _ = tick => {}
+            done = jobs.next(), if !jobs.idle() => state.on_done(done, &mut jobs).await,
         }
     }
-    if let Some(a) = answer.take() {
-        a.cancel.cancel();
-        if let Ok(rec) = a.task.await {
-            turns.push(rec);
+    state.finish(jobs).await
+}
+
+/// What runs in the background while the loop listens.
+#[derive(Default)]
+struct Jobs {
+    /// A draft transcription of the utterance in progress.
+    partial: Option<JoinHandle<Result<Transcript, SttError>>>,
+    /// Final transcriptions of finished utterances.
+    finals: tokio::task::JoinSet<FinalTranscript>,
+    /// The answer being produced or spoken.
+    answer: Option<ActiveAnswer>,
+}
+
+/// A background job that ended.
+enum Done {
+    /// A draft (`None` when it failed).
+    Partial(Option<Transcript>),
+    /// A final transcription.
+    Final(Option<FinalTranscript>),
+    /// The answer's turn.
+    Answer(Option<TurnRecord>),
+}
+
+impl Jobs {
+    fn idle(&self) -> bool {
+        self.partial.is_none() && self.finals.is_empty() && self.answer.is_none()
+    }
+
+    /// No transcript or answer pending (a draft does not count).
+    fn settled(&self) -> bool {
+        self.finals.is_empty() && self.answer.is_none()
+    }
+
+    /// Waits for the next job to end (only called when one is running).
+    async fn next(&mut self) -> Done {
+        let Jobs {
+            partial,
+            finals,
+            answer,
+        } = self;
+        tokio::select! {
+            r = async {
+                let r = partial.as_mut().expect("guarded").await;
+                *partial = None;
+                r
+            }, if partial.is_some() => Done::Partial(r.ok().and_then(Result::ok)),
+            Some(r) = finals.join_next(), if !finals.is_empty() => Done::Final(r.ok()),
+            r = async {
+                let r = (&mut answer.as_mut().expect("guarded").task).await;
+                *answer = None;
+                r
+            }, if answer.is_some() => Done::Answer(r.ok()),
         }
     }
-    if let Some(p) = partial.take() {
-        p.abort();
+
+    /// Stops the answer in flight and keeps its record.
+    async fn cancel_answer(&mut self, turns: &mut Vec<TurnRecord>) {
+        if let Some(old) = self.answer.take() {
+            old.cancel.cancel();
+            if let Ok(rec) = old.task.await {
+                turns.push(rec);
+            }
+        }
     }
-    turns
+}
+
+/// The conversation's state between events.
+struct VoiceLoop {
+    parts: VoiceParts,
+    options: LoopOptions,
+    events: mpsc::UnboundedSender<VoiceEvent>,
+    vad: VoiceActivity,
+    preroll: u64,
+    history: History,
+    /// Where the utterance in progress starts (an absolute sample).
+    utterance_start: Option<u64>,
+    /// A transcript that arrived while the user was talking again.
+    carried: Option<String>,
+    last_partial: Instant,
+    level: (f64, usize, Instant),
+    turns: Vec<TurnRecord>,
+}
+
+impl VoiceLoop {
+    fn new(
+        parts: VoiceParts,
+        options: LoopOptions,
+        events: mpsc::UnboundedSender<VoiceEvent>,
+    ) -> Self {
+        Self {
+            vad: VoiceActivity::new(options.vad.clone()),
+            preroll: samples_of(options.preroll),
+            parts,
+            options,
+            events,
+            history: History {
+                samples: Vec::new(),
+                start: 0,
+            },
+            utterance_start: None,
+            carried: None,
+            last_partial: Instant::now(),
+            level: (0.0, 0, Instant::now()),
+            turns: Vec::new(),
+        }
+    }
+
+    fn emit(&self, e: VoiceEvent) {
+        let _ = self.events.send(e);
+    }
+
+    /// A chunk of microphone audio: level, voice detection, drafts.
+    async fn on_audio(&mut self, chunk: &[f32], jobs: &mut Jobs) {
+        let now = Instant::now();
+        self.report_level(chunk, now);
+        self.history.samples.extend_from_slice(chunk);
+        if self.options.mode == ListenMode::HandsFree {
+            let pcm: Vec<i16> = chunk.iter().copied().map(f32_to_i16).collect();
+            for ev in self.vad.push(&pcm) {
+                match ev {
+                    VadEvent::SpeechStart(at) => {
+                        self.start_utterance(at.saturating_sub(self.preroll), jobs)
+                            .await;
+                    }
+                    VadEvent::SpeechEnd(at) => self.end_utterance_at(at, now, jobs),
+                }
+            }
+        }
+        match self.utterance_start {
+            Some(start) => self.maybe_draft(start, jobs),
+            None => self
+                .history
+                .trim(self.history.end().saturating_sub(self.preroll * 2)),
+        }
+    }
+
+    fn report_level(&mut self, chunk: &[f32], now: Instant) {
+        self.level.0 += chunk
+            .iter()
+            .map(|v| f64::from(*v) * f64::from(*v))
+            .sum::<f64>();
+        self.level.1 += chunk.len();
+        if now.duration_since(self.level.2) >= self.options.level_every && self.level.1 > 0 {
+            let rms = (self.level.0 / self.level.1 as f64).sqrt() as f32;
+            self.emit(VoiceEvent::Level { rms });
+            self.level = (0.0, 0, now);
+        }
+    }
+
+    /// The user starts talking (voice detected, or the talk button).
+    async fn start_utterance(&mut self, from: u64, jobs: &mut Jobs) {
+        self.barge_in(jobs).await;
+        self.utterance_start = Some(from);
+        self.last_partial = Instant::now();
+        self.emit(VoiceEvent::SpeechStarted);
+    }
+
+    /// Voice detection judged the utterance over at sample `at`.
+    fn end_utterance_at(&mut self, at: u64, now: Instant, jobs: &mut Jobs) {
+        let Some(start) = self.utterance_start.take() else {
+            return;
+        };
+        // Keep a little of the tail: word endings are soft.
+        let end = (at + samples_of(Duration::from_millis(150))).min(self.history.end());
+        let behind =
+            Duration::from_secs_f64((self.history.end() - at) as f64 / f64::from(STT_SAMPLE_RATE));
+        let speech_end = now.checked_sub(behind).unwrap_or(now);
+        let audio = self.history.slice(start, end);
+        spawn_final(&mut jobs.finals, &self.parts, audio, speech_end, now);
+    }
+
+    /// The utterance ends now (button released, source closed).
+    fn end_utterance_now(&mut self, jobs: &mut Jobs) {
+        if let Some(start) = self.utterance_start.take() {
+            let now = Instant::now();
+            let audio = self.history.slice(start, self.history.end());
+            spawn_final(&mut jobs.finals, &self.parts, audio, now, now);
+        }
+    }
+
+    /// Starts a draft transcription when one is due.
+    fn maybe_draft(&mut self, start: u64, jobs: &mut Jobs) {
+        let Some(every) = self.options.partial_every else {
+            return;
+        };
+        if jobs.partial.is_some() || !jobs.finals.is_empty() || self.last_partial.elapsed() < every
+        {
+            return;
+        }
+        self.last_partial = Instant::now();
+        let stt = Arc::clone(&self.parts.stt);
+        let audio = self.history.slice(start, self.history.end());
+        jobs.partial = Some(tokio::task::spawn_blocking(move || {
+            stt.transcribe(&audio, Pass::Partial)
+        }));
+    }
+
+    fn on_mic_closed(&mut self, jobs: &mut Jobs) {
+        // The source ended: close an utterance in progress.
+        self.end_utterance_now(jobs);
+    }
+
+    async fn on_control(&mut self, ctl: Control, jobs: &mut Jobs) {
+        match ctl {
+            Control::Talk(true) => {
+                let from = self.history.end().saturating_sub(self.preroll);
+                self.start_utterance(from, jobs).await;
+            }
+            Control::Talk(false) => self.end_utterance_now(jobs),
+            Control::StopSpeaking | Control::Quit => self.barge_in(jobs).await,
+        }
+    }
+
+    async fn on_done(&mut self, done: Done, jobs: &mut Jobs) {
+        match done {
+            Done::Partial(Some(t)) if self.utterance_start.is_some() && !t.text.is_empty() => {
+                self.emit(VoiceEvent::Partial { text: t.text });
+            }
+            Done::Partial(_) | Done::Final(None) | Done::Answer(None) => {}
+            Done::Final(Some(f)) => self.on_transcript(f, jobs).await,
+            Done::Answer(Some(rec)) => self.turns.push(rec),
+        }
+    }
+
+    /// A final transcript: answered, or carried on when the user is
+    /// already talking again (speech judged over that went on is answered
+    /// together with what followed).
+    async fn on_transcript(&mut self, f: FinalTranscript, jobs: &mut Jobs) {
+        let t = match f.result {
+            Ok(t) => t,
+            Err(e) => {
+                self.emit(VoiceEvent::Error {
+                    message: e.to_string(),
+                });
+                return;
+            }
+        };
+        self.emit(VoiceEvent::Transcript {
+            text: t.text.clone(),
+            stt_ms: t.decode_ms as f64,
+        });
+        let text = match self.carried.take() {
+            Some(before) if !t.text.trim().is_empty() => format!("{before} {}", t.text.trim()),
+            Some(before) => before,
+            None => t.text.trim().to_string(),
+        };
+        if text.is_empty() {
+            return;
+        }
+        if self.utterance_start.is_some() {
+            self.carried = Some(text);
+            return;
+        }
+        jobs.cancel_answer(&mut self.turns).await;
+        jobs.answer = Some(start_answer(
+            &self.parts,
+            &self.options,
+            text,
+            f.speech_end,
+            f.heard_end,
+            self.events.clone(),
+        ));
+    }
+
+    /// Speech or Stop interrupts the answer.
+    async fn barge_in(&self, jobs: &mut Jobs) {
+        barge_in(&mut jobs.answer, &self.parts, &|e| self.emit(e)).await;
+    }
+
+    /// The loop ends: the answer is stopped, a draft dropped.
+    async fn finish(mut self, mut jobs: Jobs) -> Vec<TurnRecord> {
+        jobs.cancel_answer(&mut self.turns).await;
+        if let Some(p) = jobs.partial.take() {
+            p.abort();
+        }
+        self.turns
+    }
 }
 
 /// A final transcription and when the speech it heard ended: `speech_end`
@@ -435,17 +554,18 @@ struct FinalTranscript {
 }
 
 fn spawn_final(
+    finals: &mut tokio::task::JoinSet<FinalTranscript>,
     parts: &VoiceParts,
     audio: Vec<f32>,
     speech_end: Instant,
     heard_end: Instant,
-) -> JoinHandle<FinalTranscript> {
+) {
     let stt = Arc::clone(&parts.stt);
-    tokio::task::spawn_blocking(move || FinalTranscript {
+    finals.spawn_blocking(move || FinalTranscript {
         result: stt.transcribe(&audio, Pass::Final),
         speech_end,
         heard_end,
-    })
+    });
 }
 
 /// Silences the speaker, drops queued sentences and cancels the answer.

@@ -1,16 +1,16 @@
-//! Chat turns: a message (or slash command) in, the agent's events out
-//! over the turn's channel; stop cancels the model call and the tool.
+//! Chat turns over the engine's conversation API: a message (or slash
+//! command) in, the turn's events out over its channel; stop cancels the
+//! model call and the tool; external actions wait for the user's answer.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use baton_agent::{CommandOutcome, CompactionPolicy, Session, StopReason, handle_command};
-use baton_llm::Message;
+use baton_agent::{AgentEvent, TurnEvent};
+use baton_engine::{ConversationOptions, IndexChoice, Turn, UserMessage};
 use tauri::State;
 use tauri::ipc::Channel;
 use tauri_specta::Event;
 
-use crate::dto::{ChatEvent, ErrorCode, IpcError, ModelLoad, SendRequest, TurnResult};
+use crate::dto::{ChatEvent, ErrorCode, IpcError, ModelLoad, SendRequest, TurnEnd, TurnResult};
 use crate::error::IpcResult;
 use crate::state::{AppState, TurnGuard};
 use crate::stream::to_chat_event;
@@ -28,48 +28,47 @@ pub async fn send_message(
     if text.is_empty() && request.attachment_ids.is_empty() {
         return Err(IpcError::invalid("the message is empty"));
     }
-    let engine = state.engine();
-    let store = engine.session_store();
-    let mut session = match &request.session_id {
-        Some(id) => store.load(id)?,
-        None => Session::new(),
-    };
-    if text.starts_with('/') && request.attachment_ids.is_empty() && !request.replace_last {
-        return run_command(&store, session, &text, &on_event);
+    let conversation = open(&app, &state, request.session_id.as_deref())?;
+    if text.starts_with('/')
+        && request.attachment_ids.is_empty()
+        && !request.replace_last
+        && let Some(reply) = conversation.command(&text).await?
+    {
+        let session = conversation.session().await;
+        let send = |e| {
+            let _ = on_event.send(e);
+        };
+        send_started(&on_event, &session);
+        send(ChatEvent::CommandReply { text: reply });
+        send(ChatEvent::Done {
+            reason: TurnEnd::Command,
+        });
+        return Ok(TurnResult {
+            session_id: session.id,
+            title: session.title,
+            reason: TurnEnd::Command,
+        });
     }
     // Claim the turn before taking the attachments, so a refused send
     // leaves them in the composer.
-    let turn = state.begin_turn().ok_or_else(busy)?;
-    // Edit-and-resend keeps the files the edited message carried.
-    let mut carried = String::new();
-    if request.replace_last {
-        let old = drop_last_exchange(&mut session.history).ok_or_else(|| {
-            IpcError::invalid("there is no earlier message to edit in this conversation")
-        })?;
-        let (_, message) = baton_docs::split_prompt(&old);
-        carried = old[..old.len() - message.len()].to_string();
-    }
+    let guard = state.begin_turn().ok_or_else(busy)?;
     let files = state.attachments.take(&request.attachment_ids)?;
     if !files.is_empty() {
         crate::commands::attachments::notify(&app);
     }
-    let prompt = if files.is_empty() {
-        text.clone()
-    } else {
-        let engine = engine.clone();
-        let context =
-            tauri::async_runtime::spawn_blocking(move || engine.attachment_context(&files))
-                .await
-                .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))?;
-        context.prompt(&text)
-    };
-    let prompt = carried + &prompt;
+    let mut session = conversation.session().await;
     session.title_from(if text.is_empty() {
         "Attached files"
     } else {
         &text
     });
-    run_turn(&app, &state, turn, session, prompt, &on_event).await
+    send_started(&on_event, &session);
+    let turn = conversation.send(UserMessage {
+        text,
+        files,
+        replace_last: request.replace_last,
+    });
+    forward(turn, guard, &on_event).await
 }
 
 /// Answers the last user message again, replacing the last answer.
@@ -81,121 +80,42 @@ pub async fn regenerate(
     session_id: String,
     on_event: Channel<ChatEvent>,
 ) -> IpcResult<TurnResult> {
-    let turn = state.begin_turn().ok_or_else(busy)?;
-    let store = state.engine().session_store();
-    let mut session = store.load(&session_id)?;
-    let prompt = drop_last_exchange(&mut session.history)
-        .ok_or_else(|| IpcError::invalid("there is no message to answer again"))?;
-    run_turn(&app, &state, turn, session, prompt, &on_event).await
+    let guard = state.begin_turn().ok_or_else(busy)?;
+    let conversation = open(&app, &state, Some(&session_id))?;
+    send_started(&on_event, &conversation.session().await);
+    forward(conversation.regenerate(), guard, &on_event).await
 }
 
-/// Stops the turn in flight: the model call and the running tool.
+/// Stops the turn in flight: the model call, the running tool and a
+/// pending confirmation.
 #[tauri::command]
 #[specta::specta]
 pub fn stop_generation(state: State<'_, AppState>) -> IpcResult<bool> {
     Ok(state.stop_turn())
 }
 
-/// Removes the last user message and everything after it; returns that
-/// message's text (attachment blocks included), or `None` if there is none.
-fn drop_last_exchange(history: &mut Vec<Message>) -> Option<String> {
-    let at = history
-        .iter()
-        .rposition(|m| matches!(m, Message::User { .. }))?;
-    let Message::User { content } = history.remove(at) else {
-        unreachable!("position found a user message")
-    };
-    history.truncate(at);
-    Some(super::sessions::user_prompt(&content))
+/// Answers a confirmation request of the turn in flight: `approved`
+/// lets the external action run.
+#[tauri::command]
+#[specta::specta]
+pub fn answer_confirmation(
+    state: State<'_, AppState>,
+    id: String,
+    approved: bool,
+) -> IpcResult<bool> {
+    Ok(state.answer_confirmation(&id, approved))
 }
 
-fn busy() -> IpcError {
-    IpcError::new(
-        ErrorCode::Busy,
-        "an answer is still being written; stop it or wait for it to finish",
-    )
-}
-
-fn run_command(
-    store: &baton_agent::SessionStore,
-    mut session: Session,
-    line: &str,
-    on_event: &Channel<ChatEvent>,
-) -> IpcResult<TurnResult> {
-    let reply = match handle_command(line, &mut session, store, &CompactionPolicy::default()) {
-        CommandOutcome::Reply(text) => text,
-        CommandOutcome::ModelChanged(model) => format!("model set to {model}"),
-        CommandOutcome::NotACommand => unreachable!("the line starts with /"),
-    };
-    // Only conversations that hold something are worth a file.
-    if !session.history.is_empty() || session.model.is_some() || session.instructions.is_some() {
-        store.save(&session)?;
-    }
-    let send = |e| {
-        let _ = on_event.send(e);
-    };
-    send(ChatEvent::Started {
-        session_id: session.id.clone(),
-        title: session.title.clone(),
-    });
-    send(ChatEvent::CommandReply { text: reply });
-    send(ChatEvent::Done {
-        reason: "command".into(),
-    });
-    Ok(TurnResult {
-        session_id: session.id,
-        title: session.title,
-        reason: "command".into(),
-    })
-}
-
-async fn run_turn(
+/// The conversation `id` (or a new one) with the app's index; the
+/// embedded model's load progress goes to the window.
+fn open(
     app: &tauri::AppHandle,
     state: &AppState,
-    turn: TurnGuard<'_>,
-    mut session: Session,
-    prompt: String,
-    on_event: &Channel<ChatEvent>,
-) -> IpcResult<TurnResult> {
-    let reason = answer(
-        app,
-        state,
-        &mut session,
-        &prompt,
-        on_event,
-        turn.token.clone(),
-    )
-    .await?;
-    drop(turn);
-    Ok(TurnResult {
-        session_id: session.id,
-        title: session.title,
-        reason,
-    })
-}
-
-async fn answer(
-    app: &tauri::AppHandle,
-    state: &AppState,
-    session: &mut Session,
-    prompt: &str,
-    on_event: &Channel<ChatEvent>,
-    cancel: tokio_util::sync::CancellationToken,
-) -> IpcResult<String> {
+    id: Option<&str>,
+) -> IpcResult<baton_engine::Conversation> {
     let engine = state.engine();
-    let mut cfg = engine.provider_config(None)?;
-    if let Some(m) = &session.model {
-        cfg.model = Some(m.clone());
-    }
-    let key = format!(
-        "{}\n{}\n{}",
-        cfg.name,
-        cfg.model_name(),
-        session.instructions.as_deref().unwrap_or("")
-    );
-    let index = state.index();
     let on_load: baton_engine::LoadListener = {
-        let (app, provider) = (app.clone(), cfg.name.clone());
+        let (app, provider) = (app.clone(), engine.selected_provider().to_string());
         Arc::new(move |percent| {
             let event = ModelLoad {
                 provider: provider.clone(),
@@ -206,90 +126,64 @@ async fn answer(
             }
         })
     };
-    let agent = state
-        .agent(key, || {
-            let provider = engine.open_provider_observed(&cfg, Some(on_load))?;
-            let catalog = engine.catalog_for(&cfg, || index)?;
-            Ok(engine.build_agent(&cfg, provider, None, catalog, session.instructions.clone()))
-        })
-        .await?;
+    let options = ConversationOptions {
+        index: IndexChoice::Given(state.index()),
+        on_load: Some(on_load),
+        ..ConversationOptions::default()
+    };
+    Ok(engine.open_conversation(id, options)?)
+}
+
+/// The first event of every turn: the session it belongs to.
+fn send_started(on_event: &Channel<ChatEvent>, session: &baton_agent::Session) {
     let _ = on_event.send(ChatEvent::Started {
         session_id: session.id.clone(),
         title: session.title.clone(),
     });
+}
 
-    // Forward the agent's events until its own Done.
-    let mut rx = agent.events().subscribe();
-    let channel = on_event.clone();
-    let forward = tokio::spawn(async move {
-        use tokio::sync::broadcast::error::RecvError;
-        loop {
-            match rx.recv().await {
-                Ok(baton_agent::AgentEvent::Done { .. }) | Err(RecvError::Closed) => break,
-                Ok(event) => {
-                    if let Some(e) = to_chat_event(event)
-                        && channel.send(e).is_err()
-                    {
-                        tracing::debug!("the chat view went away");
-                    }
-                }
-                Err(RecvError::Lagged(n)) => tracing::warn!(skipped = n, "chat events lagged"),
-            }
+fn busy() -> IpcError {
+    IpcError::new(
+        ErrorCode::Busy,
+        "an answer is still being written; stop it or wait for it to finish",
+    )
+}
+
+/// Streams the turn's events to the chat view until it ends.
+async fn forward(
+    mut turn: Turn,
+    guard: TurnGuard<'_>,
+    on_event: &Channel<ChatEvent>,
+) -> IpcResult<TurnResult> {
+    guard.attach(&turn);
+    let send = |e| {
+        if on_event.send(e).is_err() {
+            tracing::debug!("the chat view went away");
         }
-    });
-    let result = agent
-        .execute_action(&mut session.history, prompt, Vec::new(), cancel)
-        .await;
-    if tokio::time::timeout(Duration::from_secs(2), forward)
-        .await
-        .is_err()
-    {
-        tracing::warn!("the agent did not report the end of the turn");
-    }
-    let reason = match &result.stop {
-        StopReason::Answered | StopReason::Asked => "answered",
-        StopReason::Cancelled => "stopped",
-        StopReason::Error(_) => "error",
-        StopReason::MaxIterations | StopReason::Budget | StopReason::LoopGuard(_) => "limit",
     };
-    match &result.stop {
-        StopReason::MaxIterations => {
-            send_error(on_event, "stopped after the maximum number of steps")
+    while let Some(TurnEvent { agent, event, .. }) = turn.next().await {
+        if agent.depth == 0
+            && let AgentEvent::Finished(outcome) = event
+        {
+            let reason = TurnEnd::from(&outcome.stop);
+            if matches!(reason, TurnEnd::Limit) {
+                send(ChatEvent::Error {
+                    message: outcome.stop.message(),
+                });
+            }
+            send(ChatEvent::Done { reason });
+            return Ok(TurnResult {
+                session_id: outcome.session_id,
+                title: outcome.title,
+                reason,
+            });
         }
-        StopReason::Budget => send_error(on_event, "stopped: the token budget ran out"),
-        StopReason::LoopGuard(why) => send_error(on_event, &format!("stopped: {why}")),
-        _ => {}
+        if let Some(e) = to_chat_event(event, agent.depth) {
+            send(e);
+        }
     }
-    let saved = engine.session_store().save(session);
-    let _ = on_event.send(ChatEvent::Done {
-        reason: reason.into(),
-    });
-    saved?;
-    Ok(reason.into())
-}
-
-fn send_error(on_event: &Channel<ChatEvent>, message: &str) {
-    let _ = on_event.send(ChatEvent::Error {
-        message: message.to_string(),
-    });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dropping_the_last_exchange_returns_the_user_text_and_keeps_earlier_turns() {
-        let mut h = vec![
-            Message::user("first"),
-            Message::assistant("one"),
-            Message::user("second"),
-            Message::assistant("two"),
-        ];
-        assert_eq!(drop_last_exchange(&mut h).as_deref(), Some("second"));
-        assert_eq!(h.len(), 2);
-        assert_eq!(drop_last_exchange(&mut h).as_deref(), Some("first"));
-        assert!(h.is_empty());
-        assert_eq!(drop_last_exchange(&mut h), None);
-    }
+    Err(IpcError::new(
+        ErrorCode::Internal,
+        "the turn ended without a result",
+    ))
 }

@@ -90,8 +90,8 @@ pub fn restore_session(state: State<'_, AppState>, id: String) -> IpcResult<Sess
     summary_of(&state, &id)
 }
 
-/// The prompt text of a user message (its text parts; the attachment
-/// blocks the engine builds are part of that text).
+/// The prompt text of a user message (its text parts; in conversations
+/// saved before files were typed parts, their blocks are in that text).
 pub fn user_prompt(content: &[ContentPart]) -> String {
     content
         .iter()
@@ -113,9 +113,12 @@ pub fn view_messages(history: &[Message]) -> Vec<MessageView> {
             Message::System { .. } => {}
             Message::User { content } => {
                 let text = user_prompt(content);
+                // Files are typed parts; conversations saved before that
+                // carry them as blocks in the text.
                 let (mut names, message) = baton_docs::split_prompt(&text);
                 names.extend(content.iter().filter_map(|p| match p {
                     ContentPart::Attachment { name, .. } => Some(name.clone()),
+                    ContentPart::File(f) => Some(f.name.clone()),
                     _ => None,
                 }));
                 out.push(MessageView {

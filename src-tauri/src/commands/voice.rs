@@ -179,7 +179,8 @@ pub async fn voice_start(
         ));
     }
     let engine = state.engine();
-    let agent = engine.voice_agent(None)?;
+    let conversation = engine.voice_conversation(None)?;
+    conversation.ready().await?;
     let tts = engine.tts_engine()?;
     let options = engine.voice_loop_options();
     let voice = engine.settings.voice.clone();
@@ -205,7 +206,7 @@ pub async fn voice_start(
         stt: Arc::new(stt),
         tts,
         speaker,
-        responder: Arc::new(AgentResponder::new(Arc::new(agent))),
+        responder: Arc::new(AgentResponder::new(conversation)),
     };
     let channel = on_event.clone();
     tauri::async_runtime::spawn(async move {

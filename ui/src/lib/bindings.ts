@@ -10,8 +10,16 @@ export const commands = {
 	sendMessage: (request: SendRequest, onEvent: Channel<ChatEvent>) => typedError<TurnResult, IpcError>(__TAURI_INVOKE("send_message", { request, onEvent })),
 	/**  Answers the last user message again, replacing the last answer. */
 	regenerate: (sessionId: string, onEvent: Channel<ChatEvent>) => typedError<TurnResult, IpcError>(__TAURI_INVOKE("regenerate", { sessionId, onEvent })),
-	/**  Stops the turn in flight: the model call and the running tool. */
+	/**
+	 *  Stops the turn in flight: the model call, the running tool and a
+	 *  pending confirmation.
+	 */
 	stopGeneration: () => typedError<boolean, IpcError>(__TAURI_INVOKE("stop_generation")),
+	/**
+	 *  Answers a confirmation request of the turn in flight: `approved`
+	 *  lets the external action run.
+	 */
+	answerConfirmation: (id: string, approved: boolean) => typedError<boolean, IpcError>(__TAURI_INVOKE("answer_confirmation", { id, approved })),
 	/**  Attaches files by path (the drop handler and the file dialog use this). */
 	attachPaths: (paths: string[]) => typedError<AttachmentView[], IpcError>(__TAURI_INVOKE("attach_paths", { paths })),
 	/**  Attaches pasted content (an image or file from the clipboard). */
@@ -212,6 +220,27 @@ after: number } |
 inputTokens: number; 
 /**  Answer tokens. */
 outputTokens: number } | 
+/**
+ *  A tool that sends something off this machine waits for the user's
+ *  yes or no (`answerConfirmation`).
+ */
+{ type: "confirmationRequested"; 
+/**  The request's id. */
+id: string; 
+/**  The tool (`Toolbox.method`). */
+tool: string; 
+/**  Its exact arguments as pretty JSON text. */
+arguments: string } | 
+/**  A confirmation was answered (or the turn stopped). */
+{ type: "confirmationResolved"; 
+/**  The request's id. */
+id: string; 
+/**  Whether the action ran. */
+approved: boolean } | 
+/**  A note that is not part of the answer (an attachment cut or not read). */
+{ type: "notice"; 
+/**  The note. */
+message: string } | 
 /**  A slash command's reply (no model call was made). */
 { type: "commandReply"; 
 /**  The reply text. */
@@ -222,8 +251,8 @@ text: string } |
 message: string } | 
 /**  The turn ended. */
 { type: "done"; 
-/**  Why: `answered`, `stopped`, `error`, `limit`, or `command`. */
-reason: string };
+/**  Why. */
+reason: TurnEnd };
 
 /**  The kinds of failure a command reports. */
 export type ErrorCode = 
@@ -408,14 +437,27 @@ export type ToolCallView = {
 	isError: boolean,
 };
 
+/**  Why a turn ended, as the chat view tells it. */
+export type TurnEnd = 
+/**  The answer (or a subagent's question) is complete. */
+"answered" | 
+/**  The user stopped it. */
+"stopped" | 
+/**  The model call failed. */
+"error" | 
+/**  A step, token or repeat limit stopped it. */
+"limit" | 
+/**  A slash command was answered. */
+"command";
+
 /**  What a finished turn left behind. */
 export type TurnResult = {
 	/**  The session (new chats get one). */
 	sessionId: string,
 	/**  Its title. */
 	title: string,
-	/**  `answered`, `stopped`, `error`, `limit` or `command`. */
-	reason: string,
+	/**  Why the turn ended. */
+	reason: TurnEnd,
 };
 
 /**

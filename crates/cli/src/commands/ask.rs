@@ -1,5 +1,7 @@
-//! `baton ask`: one request through the agent loop (FileTool on the
-//! workspace unless `--no-tools`), the answer streamed to stdout.
+//! `baton ask`: one request through the engine's conversation API
+//! (FileTool on the workspace unless `--no-tools`), the answer streamed to
+//! stdout. Nobody is there to confirm external actions: they are refused
+//! unless `--yes`.
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -7,16 +9,84 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use baton_agent::StopReason;
-use baton_llm::{LlmError, Usage};
+use baton_engine::{ConfirmMode, ConversationOptions, UserMessage};
+use baton_llm::LlmError;
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 use super::exit_for;
 use crate::args::AskArgs;
 use crate::context::Context;
-use crate::engine;
+use crate::engine::{Printer, print_turn};
 
 pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<ExitCode> {
+    let text = read_prompt(&args)?;
+    let files = baton_engine::read_attachments(&args.attach)?;
+    // The JSON answer lists what each attachment became.
+    let attachments = (args.json && !files.is_empty()).then(|| ctx.attachment_context(&files));
+    let cfg = ctx.provider_config(args.provider.as_deref())?;
+    let options = ConversationOptions {
+        provider: Some(cfg.name.clone()),
+        model: args.model.clone(),
+        mode: args.mode.map(Into::into),
+        tools: !args.no_tools,
+        persist: false,
+        confirm: if args.yes {
+            ConfirmMode::Allow
+        } else {
+            ConfirmMode::Refuse(
+                "`baton ask` cannot ask for it (run it again with --yes to allow such actions, or use `baton chat`)".into(),
+            )
+        },
+        ..ConversationOptions::default()
+    };
+    let conversation = ctx.open_conversation(None, options)?;
+    let started = Instant::now();
+    let mut turn = conversation.send(UserMessage {
+        text,
+        files,
+        replace_last: false,
+    });
+    let stop = turn.stopper();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            stop.cancel();
+        }
+    });
+    let printed = print_turn(&mut turn, &Printer::new(!args.json, verbose), None).await;
+    let Some(outcome) = printed.outcome else {
+        anyhow::bail!("the turn ended without a result");
+    };
+    let result = &outcome.result;
+    if args.json {
+        let mut out = json!({
+            "provider": cfg.name,
+            "model": args.model.clone().unwrap_or_else(|| cfg.model_name().to_string()),
+            "text": result.answer,
+            "toolCalls": result.tool_calls,
+            "usage": result.total_usage(),
+            "usagePerCall": result.usage,
+            "iterations": result.iterations,
+            "stop": result.stop,
+            "stopCode": result.stop.code(),
+            "files": result.files,
+            "timings": {
+                "firstTokenMs": printed.first_text.map(|t| (t - started).as_secs_f64() * 1000.0),
+                "totalMs": started.elapsed().as_secs_f64() * 1000.0,
+            },
+        });
+        if let Some(a) = &attachments {
+            out["attachments"] = json!(a.items);
+        }
+        if let StopReason::Error(e) = &result.stop {
+            let code = result.error.as_ref().map_or("error", LlmError::code);
+            out["error"] = json!({"code": code, "message": e});
+        }
+        println!("{out}");
+    }
+    Ok(exit_code(&result.stop, result.error.as_ref(), args.json))
+}
+
+fn read_prompt(args: &AskArgs) -> anyhow::Result<String> {
     let prompt = if args.prompt.len() == 1 && args.prompt[0] == "-" {
         let mut s = String::new();
         std::io::stdin()
@@ -29,132 +99,25 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
     if prompt.trim().is_empty() {
         anyhow::bail!("the prompt is empty");
     }
-    let attached = if args.attach.is_empty() {
-        None
-    } else {
-        let files = baton_engine::read_attachments(&args.attach)?;
-        Some(engine::attachment_context(ctx, &files, args.json))
-    };
-    let prompt = match &attached {
-        Some(context) => context.prompt(&prompt),
-        None => prompt,
-    };
-    let mut cfg = ctx.provider_config(args.provider.as_deref())?;
-    if let Some(m) = &args.model {
-        cfg.model = Some(m.clone());
-    }
-    let started = Instant::now();
-    let fail = |e: LlmError| -> anyhow::Result<ExitCode> {
-        if args.json {
-            println!(
-                "{}",
-                json!({"error": {"code": e.code(), "message": e.to_string()}, "provider": cfg.name})
-            );
-        } else {
-            eprintln!("error: {e}");
-        }
-        Ok(exit_for(&e))
-    };
-    let provider = match ctx.open_provider(&cfg) {
-        Ok(p) => p,
-        Err(e) => return fail(e),
-    };
-    let tools = if args.no_tools {
-        baton_tools::Catalog::new()
-    } else {
-        ctx.catalog_for(&cfg, || ctx.refreshed_index())?
-    };
-    let agent = ctx.build_agent(&cfg, provider, args.mode.map(Into::into), tools, None);
-    let cancel = CancellationToken::new();
-    let on_signal = cancel.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            on_signal.cancel();
-        }
-    });
-    // First streamed text, for the timings.
-    let mut first = agent.events().subscribe();
-    let first_token = tokio::spawn(async move {
-        loop {
-            match first.recv().await {
-                Ok(baton_agent::AgentEvent::TextDelta { .. }) => return Some(Instant::now()),
-                Ok(baton_agent::AgentEvent::Done { .. })
-                | Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
-                _ => {}
-            }
-        }
-    });
-    let printer = engine::spawn_printer(agent.events(), !args.json, verbose);
-    let mut history = Vec::new();
-    let result = agent
-        .execute_action(&mut history, &prompt, Vec::new(), cancel)
-        .await;
-    let _ = printer.await;
-    let first_token = first_token.await.ok().flatten();
-    agent.close().await;
-    let total = result.usage.iter().fold(Usage::default(), |mut acc, u| {
-        acc.prompt_tokens += u.prompt_tokens;
-        acc.completion_tokens += u.completion_tokens;
-        if let Some(c) = u.cached_tokens {
-            acc.cached_tokens = Some(acc.cached_tokens.unwrap_or(0) + c);
-        }
-        acc
-    });
-    if args.json {
-        let mut out = json!({
-            "provider": cfg.name,
-            "model": cfg.model_name(),
-            "text": result.answer,
-            "toolCalls": result.tool_calls,
-            "usage": total,
-            "usagePerCall": result.usage,
-            "iterations": result.iterations,
-            "stop": result.stop,
-            "files": result.files,
-            "timings": {
-                "firstTokenMs": first_token.map(|t| (t - started).as_secs_f64() * 1000.0),
-                "totalMs": started.elapsed().as_secs_f64() * 1000.0,
-            },
-        });
-        if let Some(a) = &attached {
-            out["attachments"] = json!(a.items);
-        }
-        if let StopReason::Error(e) = &result.stop {
-            let code = result.error.as_ref().map_or("error", LlmError::code);
-            out["error"] = json!({"code": code, "message": e});
-        }
-        println!("{out}");
-    }
-    Ok(match &result.stop {
+    Ok(prompt)
+}
+
+/// The exit code for how the turn ended, with the reason on stderr.
+fn exit_code(stop: &StopReason, error: Option<&LlmError>, json: bool) -> ExitCode {
+    match stop {
         StopReason::Answered => ExitCode::SUCCESS,
         StopReason::Cancelled => {
             eprintln!("(cancelled)");
             ExitCode::from(130)
         }
-        StopReason::Error(e) => {
-            if !args.json {
-                eprintln!("error: {e}");
-            }
-            result.error.as_ref().map_or(ExitCode::FAILURE, exit_for)
-        }
         other => {
-            if !args.json {
-                eprintln!("stopped: {}", describe(other));
+            if !json {
+                match other {
+                    StopReason::Error(e) => eprintln!("error: {e}"),
+                    _ => eprintln!("{}", other.message()),
+                }
             }
-            ExitCode::FAILURE
+            error.map_or(ExitCode::FAILURE, exit_for)
         }
-    })
-}
-
-/// A stop reason in words.
-pub fn describe(stop: &StopReason) -> String {
-    match stop {
-        StopReason::Answered => "answered".into(),
-        StopReason::Asked => "the model asked a question".into(),
-        StopReason::MaxIterations => "the step limit was reached before an answer".into(),
-        StopReason::Cancelled => "cancelled".into(),
-        StopReason::Budget => "the token budget ran out".into(),
-        StopReason::LoopGuard(why) => why.clone(),
-        StopReason::Error(e) => e.clone(),
     }
 }

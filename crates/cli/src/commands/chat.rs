@@ -1,66 +1,48 @@
-//! `baton chat`: an interactive conversation through the agent, saved as a
-//! session after every turn; slash commands work on the session.
+//! `baton chat`: an interactive conversation through the engine's
+//! conversation API, saved as a session after every turn; slash commands
+//! work on the session, and external actions are put to the user.
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use baton_agent::{CommandOutcome, CompactionPolicy, Session, StopReason, handle_command};
+use baton_agent::StopReason;
+use baton_engine::{ConfirmMode, ConversationOptions, UserMessage};
 use tokio::io::AsyncBufReadExt;
 use tokio_util::sync::CancellationToken;
 
-use super::ask::describe;
 use crate::args::ChatArgs;
 use crate::context::Context;
-use crate::engine;
+use crate::engine::{Answers, Printer, print_turn};
 
 const HELP: &str = "Type a message and press Enter. /help lists the commands; /attach FILE… adds files to the next \
 message (/detach drops them); /exit (or Ctrl-D) leaves; Ctrl-C stops the current answer.";
 
 pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result<ExitCode> {
-    let store = ctx.session_store();
-    let mut session = match &args.session {
-        Some(name) => match store.load(name) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(ExitCode::FAILURE);
-            }
-        },
-        None => Session::new(),
-    };
-    if args.model.is_some() {
-        session.model = args.model.clone();
-    }
     let base = ctx.provider_config(args.provider.as_deref())?;
-    let tools = if args.no_tools {
-        baton_tools::Catalog::new()
-    } else {
-        ctx.catalog_for(&base, || ctx.refreshed_index())?
+    let options = ConversationOptions {
+        provider: Some(base.name.clone()),
+        model: args.model.clone(),
+        mode: args.mode.map(Into::into),
+        tools: !args.no_tools,
+        confirm: if args.yes {
+            ConfirmMode::Allow
+        } else {
+            ConfirmMode::Ask
+        },
+        ..ConversationOptions::default()
     };
-    let make_agent = |session: &Session| -> anyhow::Result<Result<baton_agent::Agent, String>> {
-        let mut cfg = base.clone();
-        if let Some(m) = &session.model {
-            cfg.model = Some(m.clone());
-        }
-        match ctx.open_provider(&cfg) {
-            Ok(p) => Ok(Ok(ctx.build_agent(
-                &cfg,
-                p,
-                args.mode.map(Into::into),
-                tools.clone(),
-                session.instructions.clone(),
-            ))),
-            Err(e) => Ok(Err(e.to_string())),
-        }
-    };
-    let mut agent = match make_agent(&session)? {
-        Ok(a) => a,
+    let conversation = match ctx.open_conversation(args.session.as_deref(), options) {
+        Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
             return Ok(ExitCode::FAILURE);
         }
     };
+    if let Err(e) = conversation.ready().await {
+        eprintln!("error: {e}");
+        return Ok(ExitCode::FAILURE);
+    }
     let interactive = std::io::stdin().is_terminal();
     if interactive {
         eprintln!(
@@ -70,25 +52,9 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
             ctx.workspace.display()
         );
     }
-
-    // Ctrl-C cancels the answer in flight; at the prompt it leaves.
-    let in_flight: Arc<Mutex<Option<CancellationToken>>> = Arc::default();
-    let watcher = in_flight.clone();
-    tokio::spawn(async move {
-        while tokio::signal::ctrl_c().await.is_ok() {
-            match watcher.lock().expect("lock").take() {
-                Some(token) => token.cancel(),
-                None => {
-                    eprintln!();
-                    std::process::exit(130);
-                }
-            }
-        }
-    });
-
-    let policy = CompactionPolicy::default();
+    let in_flight = stop_on_ctrl_c();
     let mut pending: Vec<baton_docs::FileAttachment> = Vec::new();
-    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let mut lines: Answers = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     loop {
         if interactive {
             print!("you> ");
@@ -113,56 +79,46 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
             println!("no files attached");
             continue;
         }
-        match handle_command(&line, &mut session, &store, &policy) {
-            CommandOutcome::Reply(text) => {
-                println!("{text}");
-                if line.starts_with("/instructions")
-                    && let Ok(a) = make_agent(&session)?
-                {
-                    agent = a;
-                }
-                continue;
-            }
-            CommandOutcome::ModelChanged(model) => {
-                match make_agent(&session)? {
-                    Ok(a) => {
-                        agent = a;
-                        println!("model set to {model}");
-                    }
-                    Err(e) => println!("error: {e}"),
-                }
-                continue;
-            }
-            CommandOutcome::NotACommand => {}
+        if let Some(reply) = conversation.command(&line).await? {
+            println!("{reply}");
+            continue;
         }
-        session.title_from(&line);
-        let token = CancellationToken::new();
-        *in_flight.lock().expect("lock") = Some(token.clone());
-        let printer = engine::spawn_printer(agent.events(), true, verbose);
-        let prompt = if pending.is_empty() {
-            line.clone()
-        } else {
-            let context = engine::attachment_context(ctx, &pending, false);
-            pending.clear();
-            context.prompt(&line)
-        };
-        let result = agent
-            .execute_action(&mut session.history, &prompt, Vec::new(), token)
-            .await;
-        let _ = printer.await;
+        let mut turn = conversation.send(UserMessage {
+            text: line,
+            files: std::mem::take(&mut pending),
+            replace_last: false,
+        });
+        *in_flight.lock().expect("lock") = Some(turn.stopper());
+        let printed = print_turn(&mut turn, &Printer::new(true, verbose), Some(&mut lines)).await;
         in_flight.lock().expect("lock").take();
-        match &result.stop {
-            StopReason::Answered => {}
-            StopReason::Cancelled => eprintln!("(stopped)"),
-            StopReason::Error(e) => eprintln!("error: {e}"),
-            other => eprintln!("stopped: {}", describe(other)),
-        }
-        if let Err(e) = store.save(&session) {
-            eprintln!("warning: the session could not be saved: {e}");
+        match printed.outcome.map(|o| o.stop) {
+            Some(StopReason::Answered) => {}
+            Some(StopReason::Cancelled) => eprintln!("(stopped)"),
+            Some(StopReason::Error(e)) => eprintln!("error: {e}"),
+            Some(other) => eprintln!("{}", other.message()),
+            None => eprintln!("error: the turn ended without a result"),
         }
     }
-    agent.close().await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Ctrl-C cancels the answer in flight (the token put in the slot); at
+/// the prompt it leaves.
+fn stop_on_ctrl_c() -> Arc<Mutex<Option<CancellationToken>>> {
+    let in_flight: Arc<Mutex<Option<CancellationToken>>> = Arc::default();
+    let watcher = in_flight.clone();
+    tokio::spawn(async move {
+        while tokio::signal::ctrl_c().await.is_ok() {
+            match watcher.lock().expect("lock").take() {
+                Some(token) => token.cancel(),
+                None => {
+                    eprintln!();
+                    std::process::exit(130);
+                }
+            }
+        }
+    });
+    in_flight
 }
 
 /// `/attach FILE…`: reads (and converts, to report on) files for the next

@@ -20,7 +20,25 @@ fn known_names(ctx: &Context) -> Vec<String> {
         .collect()
 }
 
+/// The environment variable that can stand in for `name`'s keychain entry.
+fn env_hint(ctx: &Context, name: &str) -> Option<String> {
+    let p = ctx
+        .providers
+        .providers
+        .iter()
+        .find(|p| p.name.eq_ignore_ascii_case(name))?;
+    Some(
+        p.api_key_env
+            .clone()
+            .unwrap_or_else(|| baton_config::conventional_env(&p.name)),
+    )
+}
+
 pub fn run(ctx: &Context, cmd: SecretCommand) -> anyhow::Result<ExitCode> {
+    let set_name = match &cmd {
+        SecretCommand::Set { name } => Some(name.clone()),
+        _ => None,
+    };
     let result = match cmd {
         SecretCommand::Set { name } => {
             if !known_names(ctx)
@@ -62,6 +80,11 @@ pub fn run(ctx: &Context, cmd: SecretCommand) -> anyhow::Result<ExitCode> {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => {
             eprintln!("error: {e}");
+            if let (baton_config::SecretError::NoKeychain { .. }, Some(name)) = (&e, set_name)
+                && let Some(var) = env_hint(ctx, &name)
+            {
+                eprintln!("hint: set {var} in the environment for {name}");
+            }
             Ok(ExitCode::FAILURE)
         }
     }

@@ -42,8 +42,9 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
     if args.list_devices {
         return list_devices();
     }
-    let agent = ctx.voice_agent(args.provider.as_deref())?;
-    let responder = Arc::new(AgentResponder::new(Arc::new(agent)));
+    let conversation = ctx.voice_conversation(args.provider.as_deref())?;
+    conversation.ready().await?;
+    let responder = Arc::new(AgentResponder::new(conversation));
     let tts = ctx.tts_engine()?;
     // Loading the model blocks for a moment; nothing else runs yet.
     let stt = ctx.start_stt()?;

@@ -259,6 +259,7 @@ impl FileTool {
     /// Writes a text file atomically. An existing file is first backed up as `name.001.bak`, `name.002.bak`, …
     /// - path: the file to write, e.g. `/drafts/letter.md`
     /// - text: the full new content
+    #[effect(write)]
     pub fn write_text_file(
         &self,
         path: String,
@@ -333,6 +334,7 @@ impl FileTool {
     /// - from: the file to move
     /// - to: its new path
     /// - overwrite: replace an existing target
+    #[effect(write)]
     pub fn move_file(
         &self,
         from: String,

@@ -1,0 +1,64 @@
+//! Confirmation of external actions: a tool that sends something off the
+//! machine (declared `#[effect(external)]`) runs only when the user says
+//! yes. This is the guard against instructions hidden in web pages, mails
+//! and files: whatever the model was talked into, nothing leaves the
+//! machine without the user seeing the exact action.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::oneshot;
+
+/// What happens when a tool with an external effect is called.
+#[derive(Debug, Clone)]
+pub enum ConfirmPolicy {
+    /// Ask the user: a [`ConfirmationRequested`](crate::AgentEvent::ConfirmationRequested)
+    /// event, answered through [`Confirmations::answer`].
+    Ask(Confirmations),
+    /// Run without asking (`--yes`).
+    Allow,
+    /// Refuse; the text says why and how to allow it (non-interactive
+    /// runs).
+    Refuse(String),
+}
+
+impl Default for ConfirmPolicy {
+    fn default() -> Self {
+        ConfirmPolicy::Refuse("nobody is there to confirm it".into())
+    }
+}
+
+/// The open confirmation requests of a turn, answered by the front door.
+#[derive(Debug, Clone, Default)]
+pub struct Confirmations {
+    waiting: Arc<Mutex<HashMap<String, oneshot::Sender<bool>>>>,
+}
+
+impl Confirmations {
+    /// Answers request `id`; `false` when no such request is waiting.
+    pub fn answer(&self, id: &str, approved: bool) -> bool {
+        let sender = self.lock().remove(id);
+        sender.is_some_and(|tx| tx.send(approved).is_ok())
+    }
+
+    /// The ids waiting for an answer.
+    pub fn pending(&self) -> Vec<String> {
+        self.lock().keys().cloned().collect()
+    }
+
+    /// Registers request `id`; the receiver gets the answer.
+    pub(crate) fn open(&self, id: &str) -> oneshot::Receiver<bool> {
+        let (tx, rx) = oneshot::channel();
+        self.lock().insert(id.to_string(), tx);
+        rx
+    }
+
+    /// Drops request `id` unanswered (the turn was stopped).
+    pub(crate) fn forget(&self, id: &str) {
+        self.lock().remove(id);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<bool>>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}

@@ -1,0 +1,490 @@
+//! The one conversation API every front door uses: open a conversation
+//! (new or by session id), send a message with typed attachments, and read
+//! the turn back as a stream of events with backpressure that ends with
+//! one [`AgentEvent::Finished`] carrying the result. Front doors map the
+//! events to their wire (terminal, IPC channel, SSE) and hold no turn
+//! logic of their own.
+
+use std::sync::Arc;
+
+use baton_agent::{
+    ActionResult, Agent, AgentEvent, CommandOutcome, CompactionPolicy, ConfirmPolicy,
+    Confirmations, EventSink, EventStream, Session, StopReason, TurnContext, TurnEvent,
+    TurnOutcome, handle_command,
+};
+use baton_docs::FileAttachment;
+use baton_index::WorkspaceIndex;
+use baton_llm::{ContentPart, FileRef, InteractionMode, Message};
+use tokio_util::sync::CancellationToken;
+
+use crate::{Engine, EngineError, LoadListener};
+
+/// Events a turn may hold unread before the agent waits for the reader.
+const EVENT_CAPACITY: usize = 64;
+
+/// Agents kept between turns (a chat and a voice conversation, say, each
+/// keep theirs and the embedded model stays loaded).
+const KEPT_AGENTS: usize = 4;
+
+/// Whether tools that send something off the machine may run.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ConfirmMode {
+    /// Each external call waits for the front door's answer
+    /// ([`Turn::confirmations`]).
+    #[default]
+    Ask,
+    /// Allowed without asking (`--yes`).
+    Allow,
+    /// Refused with this reason (non-interactive runs).
+    Refuse(String),
+}
+
+/// The search index the workspace tools use.
+#[derive(Clone, Default)]
+pub enum IndexChoice {
+    /// The engine opens the index and refreshes it in the background
+    /// (only when tools are on).
+    #[default]
+    Refreshed,
+    /// The front door's own index (kept fresh by it), or none.
+    Given(Option<Arc<WorkspaceIndex>>),
+}
+
+/// How a conversation runs.
+#[derive(Clone)]
+pub struct ConversationOptions {
+    /// The provider entry (default: the setting, else the default entry).
+    pub provider: Option<String>,
+    /// The model, instead of the entry's (a session's `/model` wins).
+    pub model: Option<String>,
+    /// The tool mode, instead of the setting and the entry.
+    pub mode: Option<InteractionMode>,
+    /// Offer the workspace tools (the entry can still turn them off).
+    pub tools: bool,
+    /// The front door's own instructions (the session's are added).
+    pub instructions: Option<String>,
+    /// Save the session after every turn.
+    pub persist: bool,
+    /// External actions: ask, allow or refuse.
+    pub confirm: ConfirmMode,
+    /// The search index.
+    pub index: IndexChoice,
+    /// Told the embedded model's load progress.
+    pub on_load: Option<LoadListener>,
+}
+
+impl Default for ConversationOptions {
+    fn default() -> Self {
+        Self {
+            provider: None,
+            model: None,
+            mode: None,
+            tools: true,
+            instructions: None,
+            persist: true,
+            confirm: ConfirmMode::Ask,
+            index: IndexChoice::Refreshed,
+            on_load: None,
+        }
+    }
+}
+
+/// What the user sends.
+#[derive(Debug, Clone, Default)]
+pub struct UserMessage {
+    /// The words.
+    pub text: String,
+    /// Attached files (original bytes).
+    pub files: Vec<FileAttachment>,
+    /// Replace the last exchange (edit and resend): the files the edited
+    /// message carried are kept.
+    pub replace_last: bool,
+}
+
+impl UserMessage {
+    /// A message of text only.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            ..Self::default()
+        }
+    }
+}
+
+enum TurnInput {
+    Send(UserMessage),
+    Regenerate,
+}
+
+/// An open conversation: its session and how it runs. Cheap to clone.
+#[derive(Clone)]
+pub struct Conversation {
+    engine: Arc<Engine>,
+    session: Arc<tokio::sync::Mutex<Session>>,
+    options: Arc<ConversationOptions>,
+}
+
+/// A running turn: its events, its Stop, and its confirmations.
+pub struct Turn {
+    id: Arc<str>,
+    events: EventStream,
+    cancel: CancellationToken,
+    confirmations: Confirmations,
+}
+
+impl Turn {
+    /// The turn's id (every event carries it).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The next event; the last is the top agent's `Finished`, then
+    /// `None`.
+    pub async fn next(&mut self) -> Option<TurnEvent> {
+        self.events.recv().await
+    }
+
+    /// Cancelling this stops the turn (the model call, the running tool,
+    /// a pending confirmation) within a second.
+    pub fn stopper(&self) -> CancellationToken {
+        self.cancel.clone()
+    }
+
+    /// Where confirmation requests of this turn are answered.
+    pub fn confirmations(&self) -> Confirmations {
+        self.confirmations.clone()
+    }
+
+    /// Reads the remaining events and returns the outcome (`None` only if
+    /// the turn's task died).
+    pub async fn finish(mut self) -> Option<TurnOutcome> {
+        let mut last = None;
+        while let Some(e) = self.next().await {
+            if let AgentEvent::Finished(o) = e.event
+                && e.agent.depth == 0
+            {
+                last = Some(*o);
+            }
+        }
+        last
+    }
+}
+
+impl Engine {
+    /// Opens conversation `id` (a saved session), or a new one.
+    pub fn open_conversation(
+        self: &Arc<Self>,
+        id: Option<&str>,
+        options: ConversationOptions,
+    ) -> Result<Conversation, EngineError> {
+        let session = match id {
+            Some(id) => self.session_store().load(id)?,
+            None => Session::new(),
+        };
+        Ok(Conversation {
+            engine: Arc::clone(self),
+            session: Arc::new(tokio::sync::Mutex::new(session)),
+            options: Arc::new(options),
+        })
+    }
+}
+
+impl Conversation {
+    /// The session's id.
+    pub async fn session_id(&self) -> String {
+        self.session.lock().await.id.clone()
+    }
+
+    /// A copy of the session as it is now.
+    pub async fn session(&self) -> Session {
+        self.session.lock().await.clone()
+    }
+
+    /// Builds the agent now, so a provider that cannot be opened (a
+    /// missing key) is reported before the first message.
+    pub async fn ready(&self) -> Result<(), EngineError> {
+        let session = self.session.lock().await;
+        self.engine
+            .agent_for(&session, &self.options)
+            .await
+            .map(drop)
+    }
+
+    /// Sends `message`; the turn runs in the background.
+    pub fn send(&self, message: UserMessage) -> Turn {
+        self.start(TurnInput::Send(message))
+    }
+
+    /// Answers the last user message again, replacing the last answer.
+    pub fn regenerate(&self) -> Turn {
+        self.start(TurnInput::Regenerate)
+    }
+
+    /// Runs a slash command on the session (saved when it holds
+    /// something); `None` when `line` is not a command.
+    pub async fn command(&self, line: &str) -> Result<Option<String>, EngineError> {
+        let mut session = self.session.lock().await;
+        let store = self.engine.session_store();
+        let reply = match handle_command(line, &mut session, &store, &CompactionPolicy::default()) {
+            CommandOutcome::Reply(text) => text,
+            CommandOutcome::ModelChanged(model) => format!("model set to {model}"),
+            CommandOutcome::NotACommand => return Ok(None),
+        };
+        let worth = !session.history.is_empty()
+            || session.model.is_some()
+            || session.instructions.is_some();
+        if self.options.persist && worth {
+            store.save(&session)?;
+        }
+        Ok(Some(reply))
+    }
+
+    fn start(&self, input: TurnInput) -> Turn {
+        let id: Arc<str> = uuid::Uuid::new_v4().simple().to_string()[..12].into();
+        let (events, stream) = EventSink::channel(Arc::clone(&id), EVENT_CAPACITY);
+        let cancel = CancellationToken::new();
+        let confirmations = Confirmations::default();
+        let confirm = match &self.options.confirm {
+            ConfirmMode::Ask => ConfirmPolicy::Ask(confirmations.clone()),
+            ConfirmMode::Allow => ConfirmPolicy::Allow,
+            ConfirmMode::Refuse(why) => ConfirmPolicy::Refuse(why.clone()),
+        };
+        let ctx = TurnContext {
+            cancel: cancel.clone(),
+            events,
+            confirm,
+        };
+        let this = self.clone();
+        tokio::spawn(async move { this.run(input, ctx).await });
+        Turn {
+            id,
+            events: stream,
+            cancel,
+            confirmations,
+        }
+    }
+
+    /// The turn: prepare the user message, run the agent, save, finish.
+    async fn run(self, input: TurnInput, ctx: TurnContext) {
+        let mut session = self.session.lock().await;
+        let result = match self.prepare(&mut session, input, &ctx).await {
+            Ok(content) => match self.engine.agent_for(&session, &self.options).await {
+                Ok(agent) => {
+                    agent
+                        .execute_turn(&mut session.history, content, &ctx)
+                        .await
+                }
+                Err(e) => failed_result(e, &ctx).await,
+            },
+            Err(message) => {
+                let result = ActionResult::stopped(StopReason::Error(message.clone()));
+                ctx.events.emit(AgentEvent::Error { message }).await;
+                result
+            }
+        };
+        if self.options.persist
+            && let Err(e) = self.engine.session_store().save(&session)
+        {
+            let message = format!("the conversation could not be saved: {e}");
+            ctx.events.emit(AgentEvent::Error { message }).await;
+        }
+        let outcome = TurnOutcome {
+            session_id: session.id.clone(),
+            title: session.title.clone(),
+            stop: result.stop.clone(),
+            result,
+        };
+        ctx.events
+            .emit(AgentEvent::Finished(Box::new(outcome)))
+            .await;
+    }
+
+    /// The user message's content: files stored and referenced, the
+    /// edited or regenerated exchange dropped. `Err` says why there is
+    /// nothing to send.
+    async fn prepare(
+        &self,
+        session: &mut Session,
+        input: TurnInput,
+        ctx: &TurnContext,
+    ) -> Result<Vec<ContentPart>, String> {
+        let message = match input {
+            TurnInput::Regenerate => {
+                return drop_last_exchange(&mut session.history)
+                    .ok_or_else(|| "there is no message to answer again".to_string());
+            }
+            TurnInput::Send(m) => m,
+        };
+        let mut content = Vec::new();
+        if message.replace_last {
+            let old = drop_last_exchange(&mut session.history).ok_or_else(|| {
+                "there is no earlier message to edit in this conversation".to_string()
+            })?;
+            content.extend(
+                old.into_iter()
+                    .filter(|p| matches!(p, ContentPart::File(_))),
+            );
+        }
+        let files = self.store_files(message.files, ctx).await;
+        content.extend(files.into_iter().map(ContentPart::File));
+        session.title_from(if message.text.trim().is_empty() {
+            "Attached files"
+        } else {
+            &message.text
+        });
+        content.push(ContentPart::Text { text: message.text });
+        Ok(content)
+    }
+
+    /// Keeps the files' bytes, converts them (cached), and tells the user
+    /// about any that were cut or could not be read.
+    async fn store_files(&self, files: Vec<FileAttachment>, ctx: &TurnContext) -> Vec<FileRef> {
+        if files.is_empty() {
+            return Vec::new();
+        }
+        let engine = Arc::clone(&self.engine);
+        let done = tokio::task::spawn_blocking(move || {
+            let store = engine.attachment_store();
+            let context = engine.attachment_context(&files);
+            let mut notes = Vec::new();
+            let refs = files
+                .iter()
+                .zip(&context.items)
+                .map(|(f, item)| {
+                    if let Err(e) = store.save(f) {
+                        notes.push(format!("{} could not be kept for later turns: {e}", f.name));
+                    }
+                    notes.extend(attachment_note(item));
+                    FileRef {
+                        name: f.name.clone(),
+                        hash: f.hash().to_string(),
+                        format: item.format.clone().unwrap_or_else(|| "unreadable".into()),
+                        size: item.size,
+                    }
+                })
+                .collect::<Vec<_>>();
+            (refs, notes)
+        })
+        .await;
+        let (refs, notes) = done.unwrap_or_default();
+        for message in notes {
+            ctx.events.emit(AgentEvent::Notice { message }).await;
+        }
+        refs
+    }
+}
+
+/// What the user should hear about one attachment: cut, or not read.
+pub fn attachment_note(item: &baton_docs::AttachmentSummary) -> Option<String> {
+    if let Some(e) = &item.error {
+        Some(format!("{} was not read: {e}", item.name))
+    } else if item.included_chars < item.chars {
+        Some(format!(
+            "{} was cut to {} of {} characters to fit the attachment budget (attachmentContextChars)",
+            item.name, item.included_chars, item.chars
+        ))
+    } else {
+        None
+    }
+}
+
+/// The turn's result when no agent could be made (a provider that cannot
+/// be opened, a workspace that cannot be used).
+async fn failed_result(e: EngineError, ctx: &TurnContext) -> ActionResult {
+    let message = e.to_string();
+    ctx.events
+        .emit(AgentEvent::Error {
+            message: message.clone(),
+        })
+        .await;
+    let mut result = ActionResult::stopped(StopReason::Error(message));
+    if let EngineError::Provider(llm) = e {
+        result.error = Some(llm);
+    }
+    result
+}
+
+/// Removes the last user message and everything after it; returns that
+/// message's content, or `None` if there is none.
+pub fn drop_last_exchange(history: &mut Vec<Message>) -> Option<Vec<ContentPart>> {
+    let at = history
+        .iter()
+        .rposition(|m| matches!(m, Message::User { .. }))?;
+    let Message::User { content } = history.remove(at) else {
+        unreachable!("position found a user message")
+    };
+    history.truncate(at);
+    Some(content)
+}
+
+impl Engine {
+    /// The agent for a session under `options`: built once and reused
+    /// for the same provider, model, mode, tools and instructions (the
+    /// last few are kept, most recently used first).
+    pub(crate) async fn agent_for(
+        &self,
+        session: &Session,
+        options: &ConversationOptions,
+    ) -> Result<Arc<Agent>, EngineError> {
+        let mut cfg = self.provider_config(options.provider.as_deref())?;
+        if let Some(m) = session.model.as_ref().or(options.model.as_ref()) {
+            cfg.model = Some(m.clone());
+        }
+        let instructions = [
+            options.instructions.as_deref(),
+            session.instructions.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|i| !i.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+        let instructions = (!instructions.is_empty()).then_some(instructions);
+        let key = format!(
+            "{}\n{}\n{:?}\n{}\n{}",
+            cfg.name,
+            cfg.model_name(),
+            options.mode,
+            options.tools,
+            instructions.as_deref().unwrap_or("")
+        );
+        let mut kept = self.agents.lock().await;
+        if let Some(at) = kept.iter().position(|(k, _)| *k == key) {
+            // Most recently used first.
+            let entry = kept.remove(at);
+            let agent = Arc::clone(&entry.1);
+            kept.insert(0, entry);
+            return Ok(agent);
+        }
+        let provider = self.open_provider_observed(&cfg, options.on_load.clone())?;
+        let catalog = if options.tools {
+            let index = options.index.clone();
+            self.catalog_for(&cfg, || match index {
+                IndexChoice::Refreshed => self.refreshed_index(),
+                IndexChoice::Given(i) => i,
+            })?
+        } else {
+            baton_tools::Catalog::new()
+        };
+        let agent = self
+            .build_agent(&cfg, provider, options.mode, catalog, instructions)
+            .with_file_renderer(self.file_renderer());
+        let agent = Arc::new(agent);
+        kept.insert(0, (key, Arc::clone(&agent)));
+        if kept.len() > KEPT_AGENTS
+            && let Some((_, old)) = kept.pop()
+        {
+            old.close().await;
+        }
+        Ok(agent)
+    }
+
+    /// Closes the agents kept between turns (their toolboxes); the next
+    /// turn builds a new one.
+    pub async fn close_agents(&self) {
+        let kept: Vec<_> = self.agents.lock().await.drain(..).collect();
+        for (_, agent) in kept {
+            agent.close().await;
+        }
+    }
+}

@@ -1,0 +1,331 @@
+//! The conversation API against the scripted server: backpressure, Stop
+//! during a blocking tool, typed attachments across a restart, and the
+//! confirmation of external actions.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use baton_agent::{AgentEvent, StopReason, TurnOutcome};
+use baton_config::BatonPaths;
+use baton_docs::FileAttachment;
+use baton_engine::{ConfirmMode, ConversationOptions, Engine, Overrides, Turn, UserMessage};
+use baton_scripted_llm::{Reply, ScriptedServer};
+use serde_json::{Value, json};
+
+struct Setup {
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    /// Baton's folders in a temp dir: providers on `server`, the
+    /// diagnostics toolbox on, no background indexing.
+    fn new(server: &ScriptedServer) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let providers = json!({"default": "scripted", "providers": [
+            {"name": "scripted", "dialect": "openai", "endpoint": format!("{}/v1", server.url()),
+             "model": "m", "contextWindow": 200000}
+        ]});
+        std::fs::write(dir.path().join("providers.json"), providers.to_string()).unwrap();
+        let paths = BatonPaths::under(dir.path());
+        std::fs::create_dir_all(&paths.config_dir).unwrap();
+        let settings = json!({"skipIndexingOnStartup": true, "diagnosticTools": true,
+                              "workspace": dir.path().join("ws")});
+        std::fs::write(paths.settings_file(), settings.to_string()).unwrap();
+        Self { dir }
+    }
+
+    /// A freshly loaded engine (as after a restart).
+    fn engine(&self) -> Arc<Engine> {
+        let overrides = Overrides {
+            providers: Some(self.dir.path().join("providers.json")),
+            ..Overrides::default()
+        };
+        Arc::new(Engine::load_with(BatonPaths::under(self.dir.path()), overrides).unwrap())
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+fn bodies(server: &ScriptedServer) -> Vec<Value> {
+    server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with("/chat/completions"))
+        .map(|r| r.json())
+        .collect()
+}
+
+/// Reads a turn to its end: its outcome and every top-level event.
+async fn collect(mut turn: Turn) -> (TurnOutcome, Vec<AgentEvent>) {
+    let mut events = Vec::new();
+    let mut outcome = None;
+    while let Some(e) = turn.next().await {
+        assert_eq!(&*e.turn, turn.id());
+        if let AgentEvent::Finished(o) = &e.event {
+            outcome = Some((**o).clone());
+        }
+        events.push(e.event);
+    }
+    (outcome.expect("a Finished event"), events)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_reader_gets_every_one_of_100000_deltas_in_order() {
+    let server = ScriptedServer::start().await.unwrap();
+    // One character per delta, cycling through the alphabet so that any
+    // loss or reordering shows.
+    let text: String = (0..100_000u32)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
+    server.reply(Reply {
+        text_pieces: 100_000,
+        ..Reply::text(text.clone())
+    });
+    let setup = Setup::new(&server);
+    let options = ConversationOptions {
+        tools: false,
+        ..ConversationOptions::default()
+    };
+    let conversation = setup.engine().open_conversation(None, options).unwrap();
+    let mut turn = conversation.send(UserMessage::text("count"));
+    let (mut deltas, mut got, mut finished) = (0usize, String::new(), false);
+    while let Some(e) = turn.next().await {
+        match e.event {
+            AgentEvent::TextDelta { text } => {
+                deltas += 1;
+                got.push_str(&text);
+                // A reader slower than the model: the agent waits for it.
+                if deltas % 500 == 0 {
+                    tokio::time::sleep(Duration::from_millis(2)).await;
+                }
+            }
+            AgentEvent::Finished(o) => {
+                assert_eq!(o.stop, StopReason::Answered);
+                finished = true;
+            }
+            _ => {}
+        }
+    }
+    assert!(finished);
+    assert_eq!(deltas, 100_000);
+    assert!(got == text, "the text arrived changed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_during_a_30_second_blocking_tool_ends_the_turn_within_a_second() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::tool_call("block_for", json!({"seconds": 30})));
+    let setup = Setup::new(&server);
+    let conversation = setup
+        .engine()
+        .open_conversation(None, ConversationOptions::default())
+        .unwrap();
+    let mut turn = conversation.send(UserMessage::text("take your time"));
+    loop {
+        let e = turn.next().await.expect("the tool starts");
+        if matches!(e.event, AgentEvent::ToolStarted { .. }) {
+            break;
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let stopped = Instant::now();
+    turn.stopper().cancel();
+    let outcome = tokio::time::timeout(Duration::from_secs(5), turn.finish())
+        .await
+        .expect("the turn ends")
+        .unwrap();
+    let took = stopped.elapsed();
+    assert!(took < Duration::from_secs(1), "stopping took {took:?}");
+    assert_eq!(outcome.stop, StopReason::Cancelled);
+    assert_eq!(outcome.stop.code(), "cancelled");
+    let call = &outcome.result.tool_calls[0];
+    assert!(call.outcome.is_err(), "{call:?}");
+    assert!(call.outcome.to_model_text().contains("cancelled"));
+    // The conversation goes on: the stopped turn was saved, the next works.
+    server.reply(Reply::text("Still here."));
+    let (next, _) = collect(conversation.send(UserMessage::text("hello?"))).await;
+    assert_eq!(next.result.answer, "Still here.");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attachments_reloaded_after_a_restart_send_the_same_bytes() {
+    let server = ScriptedServer::start().await.unwrap();
+    let setup = Setup::new(&server);
+    let notes = FileAttachment::new(
+        "notes.md",
+        b"# Budget\n\nRent 900, food 300, travel 120.\n".to_vec(),
+    );
+    let csv = FileAttachment::new("q1.csv", b"month,total\njan,10\nfeb,12\n".to_vec());
+    server.reply(Reply::text("Rent is the largest item."));
+    let id = {
+        let engine = setup.engine();
+        let conversation = engine
+            .open_conversation(None, ConversationOptions::default())
+            .unwrap();
+        let (outcome, _) = collect(conversation.send(UserMessage {
+            text: "What is the largest item?".into(),
+            files: vec![notes, csv],
+            replace_last: false,
+        }))
+        .await;
+        assert_eq!(outcome.stop, StopReason::Answered);
+        outcome.session_id
+    };
+    // History keeps typed references, never the Markdown.
+    let saved = std::fs::read_to_string(
+        setup
+            .root()
+            .join("data/sessions")
+            .join(format!("{id}.json")),
+    )
+    .unwrap();
+    assert!(saved.contains("\"type\": \"file\""), "{saved}");
+    assert!(!saved.contains("Rent 900"), "converted text was stored");
+    // A restart: new engine, conversions recomputed from the kept bytes.
+    let _ = std::fs::remove_dir_all(setup.root().join("data/cache"));
+    server.reply(Reply::text("Rent is the largest item."));
+    let engine = setup.engine();
+    let conversation = engine
+        .open_conversation(Some(&id), ConversationOptions::default())
+        .unwrap();
+    let (outcome, _) = collect(conversation.regenerate()).await;
+    assert_eq!(outcome.stop, StopReason::Answered);
+    let b = bodies(&server);
+    assert_eq!(b.len(), 2);
+    assert_eq!(
+        serde_json::to_string(&b[0]).unwrap(),
+        serde_json::to_string(&b[1]).unwrap(),
+        "the reloaded request differs from the live one"
+    );
+    let user = b[1]["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(user.starts_with("<attachment name=\"notes.md\""), "{user}");
+    assert!(user.contains("Rent 900") && user.contains("jan"), "{user}");
+    assert!(user.ends_with("\n\nWhat is the largest item?"), "{user}");
+    // Edit and resend keeps the files of the edited message.
+    server.reply(Reply::text("Food is second."));
+    let (outcome, _) = collect(conversation.send(UserMessage {
+        text: "And the second largest?".into(),
+        files: Vec::new(),
+        replace_last: true,
+    }))
+    .await;
+    assert_eq!(outcome.result.answer, "Food is second.");
+    let b = bodies(&server);
+    let msgs = b[2]["messages"].as_array().unwrap();
+    let last = msgs.last().unwrap()["content"].as_str().unwrap();
+    assert!(last.contains("Rent 900") && last.ends_with("And the second largest?"));
+    assert_eq!(
+        msgs.iter().filter(|m| m["role"] == "user").count(),
+        1,
+        "the edited message was replaced"
+    );
+}
+
+/// Runs one turn that calls `post_note` under `confirm`, answering a
+/// confirmation request with `answer`; the outcome, the events and how
+/// many notes reached the sink.
+async fn post_note_turn(
+    confirm: ConfirmMode,
+    answer: bool,
+) -> (TurnOutcome, Vec<AgentEvent>, usize) {
+    let server = ScriptedServer::start().await.unwrap();
+    let url = format!("{}/_sink/notes", server.url());
+    server.reply(Reply::tool_call(
+        "post_note",
+        json!({"url": url, "text": "Lunch moved to 1 pm"}),
+    ));
+    server.reply(Reply::text("Done."));
+    let setup = Setup::new(&server);
+    let options = ConversationOptions {
+        confirm,
+        ..ConversationOptions::default()
+    };
+    let conversation = setup.engine().open_conversation(None, options).unwrap();
+    let mut turn = conversation.send(UserMessage::text("Tell the team lunch moved."));
+    let mut events = Vec::new();
+    let mut outcome = None;
+    while let Some(e) = turn.next().await {
+        match &e.event {
+            AgentEvent::ConfirmationRequested {
+                id,
+                tool,
+                arguments,
+                ..
+            } => {
+                assert_eq!(tool, "Diagnostics.post_note");
+                assert_eq!(arguments["text"], "Lunch moved to 1 pm");
+                assert!(turn.confirmations().answer(id, answer));
+            }
+            AgentEvent::Finished(o) => outcome = Some((**o).clone()),
+            _ => {}
+        }
+        events.push(e.event);
+    }
+    let posted = server
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/_sink/notes")
+        .count();
+    (outcome.unwrap(), events, posted)
+}
+
+fn requested(events: &[AgentEvent]) -> usize {
+    events
+        .iter()
+        .filter(|e| matches!(e, AgentEvent::ConfirmationRequested { .. }))
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_external_action_runs_only_once_confirmed() {
+    let (outcome, events, posted) = post_note_turn(ConfirmMode::Ask, true).await;
+    assert_eq!(requested(&events), 1);
+    assert!(events.contains(&AgentEvent::ConfirmationResolved {
+        id: "confirm_1".into(),
+        approved: true
+    }));
+    assert_eq!(posted, 1);
+    assert!(!outcome.result.tool_calls[0].outcome.is_err());
+
+    let (outcome, events, posted) = post_note_turn(ConfirmMode::Ask, false).await;
+    assert_eq!(requested(&events), 1);
+    assert_eq!(posted, 0, "a declined action was sent");
+    let text = outcome.result.tool_calls[0].outcome.to_model_text();
+    assert!(text.contains("the user declined"), "{text}");
+    assert_eq!(outcome.result.answer, "Done.");
+
+    let (_, events, posted) = post_note_turn(ConfirmMode::Allow, false).await;
+    assert_eq!((requested(&events), posted), (0, 1));
+
+    let (outcome, events, posted) =
+        post_note_turn(ConfirmMode::Refuse("nobody can confirm it".into()), false).await;
+    assert_eq!((requested(&events), posted), (0, 0));
+    let text = outcome.result.tool_calls[0].outcome.to_model_text();
+    assert!(text.contains("nobody can confirm it"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_that_cannot_be_opened_ends_the_turn_with_its_error() {
+    let server = ScriptedServer::start().await.unwrap();
+    let setup = Setup::new(&server);
+    let options = ConversationOptions {
+        provider: Some("no-such-entry".into()),
+        ..ConversationOptions::default()
+    };
+    let conversation = setup.engine().open_conversation(None, options).unwrap();
+    assert!(conversation.ready().await.is_err());
+    let (outcome, events) = collect(conversation.send(UserMessage::text("hi"))).await;
+    assert_eq!(outcome.stop.code(), "error");
+    assert!(
+        outcome.stop.message().contains("no-such-entry"),
+        "{}",
+        outcome.stop.message()
+    );
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::Error { .. })));
+}
