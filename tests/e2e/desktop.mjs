@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { App, children, ensureDisplay, freePort, log, parseArgs, start, startDriver, stopAll, until } from './lib.mjs';
+import { App, children, ensureDisplay, freePort, log, parseArgs, sleep, start, startDriver, stopAll, until } from './lib.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const APP = path.resolve(args.app ?? 'target/debug/baton-desktop');
@@ -95,6 +95,9 @@ const appEnv = {
   PULSE_SERVER,
   // The embedded model file, fetched by `make setup`.
   BATON_MODELS_DIR: process.env.BATON_MODELS_DIR ?? path.join(process.env.HOME, '.local/share/baton/models'),
+  // The Diagnostics toolbox: `block_for` (a slow call that ignores
+  // cancellation) and `post_note` (an external action: an HTTP POST).
+  BATON_DIAGNOSTIC_TOOLS: '1',
 };
 mkdirSync(appEnv.HOME, { recursive: true });
 const { driver, url } = await startDriver(appEnv);
@@ -120,6 +123,18 @@ async function step(name, fn) {
     try {
       await screenshot(`FAILED-${name.replace(/\W+/g, '_')}`);
     } catch {}
+    await settle();
+  }
+}
+
+/** Ends a turn a failed step left running (or waiting for a confirmation), so the next steps start idle. */
+async function settle() {
+  try {
+    if (await idle()) return;
+    await app.click('[data-testid=stop]');
+    await until('the left-over turn to end', idle, 40000);
+  } catch (e) {
+    log(`could not end the left-over turn: ${e}`);
   }
 }
 
@@ -203,6 +218,57 @@ try {
     const last = (await assistantTexts()).pop();
     if ((last.match(/word/g) ?? []).length >= 400) throw new Error('the answer was not cut short');
     await screenshot('06b-stopped');
+  });
+
+  await step('stop ends a slow tool within a second', async () => {
+    await app.click('[data-testid=new-chat]');
+    await script([{ kind: 'reply', toolCalls: [['block_for', { seconds: 30 }]] }]);
+    const before = (await received()).length;
+    await send('Run the slow diagnostic');
+    await until('the slow tool to run', () =>
+      js(`return [...document.querySelectorAll('[data-testid=tool-call][data-status=running]')].some(e => e.innerText.includes('block_for'))`));
+    await sleep(300); // well inside the blocking call
+    const clicked = Date.now();
+    await app.click('[data-testid=stop]');
+    await until('the turn to end', idle, 10000);
+    const ms = Date.now() - clicked;
+    log(`stop during a blocking tool: the turn ended ${ms} ms after the click`);
+    if (ms > 1500) throw new Error(`the turn took ${ms} ms to end after Stop (limit 1,500 ms)`);
+    const running = await js(`return document.querySelectorAll('[data-testid=tool-call][data-status=running]').length`);
+    if (running) throw new Error('the tool is still shown as running');
+    const later = (await received()).slice(before).filter((r) => r.path.endsWith('/chat/completions'));
+    if (later.length !== 1) throw new Error(`expected one model call, got ${later.length}: the turn went on after Stop`);
+    await screenshot('06c-slow-tool-stopped');
+  });
+
+  await step('an external action waits for the confirmation card', async () => {
+    const NOTE = 'Lunch moved to 1 pm';
+    const notes = async () => (await received()).filter((r) => r.path === '/_sink/notes');
+    const card = '[data-testid=confirmation-card]';
+    if ((await notes()).length) throw new Error('the sink got a note before the test');
+    await app.click('[data-testid=new-chat]');
+    await script([
+      { kind: 'reply', toolCalls: [['post_note', { url: `${LLM}/_sink/notes`, text: NOTE }]] },
+      { kind: 'reply', text: 'I posted the note.' },
+    ]);
+    await send('Post a note to the team that lunch moved to 1 pm');
+    await until('the confirmation card', () => js(`return !!document.querySelector(arguments[0])`, card));
+    const shown = await js(`return document.querySelector(arguments[0]).innerText`, card);
+    if (!shown.includes('post_note') || !shown.includes(NOTE)) throw new Error('the card does not show the exact action: ' + shown);
+    await sleep(500); // time enough for a post that should not happen
+    if ((await notes()).length) throw new Error('the note was posted before the user allowed it');
+    if (await idle()) throw new Error('the turn did not wait for the answer');
+    await screenshot('06d-confirmation');
+    await app.click('[data-testid=confirm-allow]');
+    await until('the card to show Allowed', () => js(`return document.querySelector(arguments[0])?.dataset.state === 'allowed'`, card));
+    await until('the answer after the action', async () => (await assistantTexts()).some((t) => t.includes('I posted the note.')));
+    await until('the turn to end', idle);
+    const posted = await notes();
+    if (posted.length !== 1 || posted[0].method !== 'POST' || posted[0].body !== NOTE)
+      throw new Error('the sink did not get exactly the note: ' + JSON.stringify(posted));
+    const outcome = await js(`return document.querySelector(arguments[0]).innerText`, card);
+    if (!outcome.includes('Allowed')) throw new Error('the card does not show the outcome: ' + outcome);
+    await screenshot('06e-confirmation-allowed');
   });
 
   await step('a spoken question is answered aloud', async () => {

@@ -15,9 +15,11 @@ describe('api', () => {
     });
     await api.updateProvider('x', null, 'm');
     await api.attachBytes('a.png', 'AAAA');
+    await api.answerConfirmation('confirm_1', true);
     expect(seen).toEqual([
       ['update_provider', { name: 'x', endpoint: null, model: 'm' }],
       ['attach_bytes', { name: 'a.png', dataBase64: 'AAAA' }],
+      ['answer_confirmation', { id: 'confirm_1', approved: true }],
     ]);
   });
 

@@ -102,6 +102,8 @@ export const api = {
   regenerate: (sessionId: string, onEvent: (e: ChatEvent) => void): Promise<TurnResult> =>
     call(commands.regenerate(sessionId, channel(onEvent))),
   stopGeneration: (): Promise<boolean> => call(commands.stopGeneration()),
+  /** The user's answer to a confirmation request of the turn in flight; `false` when none such waits. */
+  answerConfirmation: (id: string, approved: boolean): Promise<boolean> => call(commands.answerConfirmation(id, approved)),
   // attachments
   attachPaths: (paths: string[]): Promise<AttachmentView[]> => call(commands.attachPaths(paths)),
   attachBytes: (name: string, dataBase64: string): Promise<AttachmentView[]> =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent } from './bindings';
-import { applyEvents, assistantMessage, finishTurn, fromView, isSystemOnly, lastIndexOfRole, messageText, prettyJson, userMessage, type TurnState } from './chat';
+import { answerConfirmation, applyEvents, assistantMessage, finishTurn, fromView, isSystemOnly, lastIndexOfRole, messageText, prettyJson, reopenConfirmation, userMessage, type ConfirmPart, type TurnState } from './chat';
 
 const start = (): TurnState => ({ sessionId: null, title: null, message: assistantMessage(true), done: false });
 const fold = (evs: ChatEvent[], batch = 1): TurnState => {
@@ -97,6 +97,93 @@ describe('stream reducer', () => {
     expect(s.message.parts.at(-1)).toEqual({ kind: 'note', tone: 'error', text: 'connection lost' });
     const done = fold([{ type: 'done', reason: 'answered' }]);
     expect(finishTurn(done, 'error', 'x')).toBe(done);
+  });
+});
+
+describe('confirmations and notices', () => {
+  const args = '{\n  "url": "http://x/_sink/notes",\n  "text": "Lunch moved to 1 pm"\n}';
+  const asked: ChatEvent[] = [
+    { type: 'toolStarted', id: 'c1', name: 'post_note', arguments: args },
+    { type: 'confirmationRequested', id: 'confirm_1', tool: 'Diagnostics.post_note', arguments: args },
+  ];
+  const card = (s: TurnState): ConfirmPart => s.message.parts.find((p): p is ConfirmPart => p.kind === 'confirm')!;
+
+  it('a request shows a waiting card after the tool, with the exact arguments', () => {
+    const s = fold(asked);
+    expect(s.message.parts.map((p) => p.kind)).toEqual(['tool', 'confirm']);
+    expect(card(s)).toEqual({ kind: 'confirm', id: 'confirm_1', tool: 'Diagnostics.post_note', arguments: args, state: 'waiting', settled: false });
+    expect(s.message.streaming).toBe(true);
+  });
+
+  for (const approved of [true, false]) {
+    it(`the Rust side's answer settles it (${approved ? 'allowed' : 'denied'})`, () => {
+      const s = fold([...asked, { type: 'confirmationResolved', id: 'confirm_1', approved }]);
+      expect(card(s)).toMatchObject({ state: approved ? 'allowed' : 'denied', settled: true });
+    });
+  }
+
+  it('answering here shows the answer at once; the resolution confirms it', () => {
+    const s0 = fold(asked);
+    const s1 = answerConfirmation(s0, 'confirm_1', true);
+    expect(s1).not.toBe(s0);
+    expect(s1.message).not.toBe(s0.message);
+    expect(card(s1)).toMatchObject({ state: 'allowed', settled: false });
+    expect(card(s0).state).toBe('waiting');
+    // A second click (or the other button) changes nothing.
+    expect(answerConfirmation(s1, 'confirm_1', false)).toBe(s1);
+    const s2 = applyEvents(s1, [{ type: 'confirmationResolved', id: 'confirm_1', approved: true }]);
+    expect(card(s2)).toMatchObject({ state: 'allowed', settled: true });
+    // Settled: an undo of the local answer no longer applies.
+    expect(reopenConfirmation(s2, 'confirm_1', true)).toBe(s2);
+  });
+
+  it('an answer that could not be delivered asks again', () => {
+    const s1 = answerConfirmation(fold(asked), 'confirm_1', false);
+    expect(card(s1).state).toBe('denied');
+    const s2 = reopenConfirmation(s1, 'confirm_1', false);
+    expect(card(s2)).toMatchObject({ state: 'waiting', settled: false });
+    expect(reopenConfirmation(s2, 'confirm_1', false)).toBe(s2);
+  });
+
+  it('Stop resolves it as not allowed; unknown ids and finished turns are left alone', () => {
+    const s = fold([
+      ...asked,
+      { type: 'confirmationResolved', id: 'nope', approved: true },
+      { type: 'confirmationResolved', id: 'confirm_1', approved: false },
+      { type: 'done', reason: 'stopped' },
+    ]);
+    expect(s.message.parts).toHaveLength(2);
+    expect(card(s)).toMatchObject({ state: 'denied', settled: true });
+    expect(s.message.reason).toBe('stopped');
+    expect(answerConfirmation(s, 'confirm_1', true)).toBe(s);
+    expect(answerConfirmation(fold(asked), 'other', true).message.parts).toHaveLength(2);
+  });
+
+  it('a turn that ends while waiting leaves the action not run', () => {
+    const s = finishTurn(fold(asked), 'error', 'connection lost');
+    expect(card(s)).toMatchObject({ state: 'denied', settled: true });
+    const allowedHere = finishTurn(answerConfirmation(fold(asked), 'confirm_1', true), 'error');
+    expect(card(allowedHere)).toMatchObject({ state: 'allowed', settled: true });
+  });
+
+  it('a repeated request replaces its card instead of adding one', () => {
+    const s = fold([...asked, asked[1]!]);
+    expect(s.message.parts.filter((p) => p.kind === 'confirm')).toHaveLength(1);
+  });
+
+  it('notices are their own parts, in order, and not part of the text', () => {
+    const s = fold([
+      { type: 'notice', message: 'report.pdf was cut to 60,000 characters.' },
+      { type: 'textDelta', text: 'Summary' },
+      { type: 'notice', message: 'photo.heic could not be read.' },
+    ]);
+    expect(s.message.parts).toEqual([
+      { kind: 'notice', text: 'report.pdf was cut to 60,000 characters.' },
+      { kind: 'text', text: 'Summary' },
+      { kind: 'notice', text: 'photo.heic could not be read.' },
+    ]);
+    expect(messageText(s.message)).toBe('Summary');
+    expect(isSystemOnly(s.message)).toBe(false);
   });
 });
 

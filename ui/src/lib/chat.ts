@@ -1,6 +1,6 @@
 // The chat message model and the reducer that folds streamed ChatEvents into
 // it. Pure functions; no DOM.
-import type { ChatEvent, MessageView } from './bindings';
+import type { ChatEvent, MessageView, TurnEnd } from './bindings';
 
 export type ToolPart = {
   kind: 'tool';
@@ -12,11 +12,28 @@ export type ToolPart = {
   durationMs: number | null;
   running: boolean;
 };
+/**
+ * An external action waiting for the user's yes or no: `waiting` until
+ * answered here or resolved by the Rust side (Stop resolves it as denied).
+ */
+export type ConfirmState = 'waiting' | 'allowed' | 'denied';
+export type ConfirmPart = {
+  kind: 'confirm';
+  id: string;
+  tool: string;
+  /** The exact arguments, as sent (pretty JSON text). */
+  arguments: string;
+  state: ConfirmState;
+  /** The Rust side confirmed `state` (or the turn ended): it no longer changes. */
+  settled: boolean;
+};
 export type Part =
   | { kind: 'text'; text: string }
   | ToolPart
+  | ConfirmPart
   | { kind: 'question'; sessionId: string; question: string }
-  | { kind: 'note'; tone: 'muted' | 'system' | 'error'; text: string };
+  | { kind: 'note'; tone: 'muted' | 'system' | 'error'; text: string }
+  | { kind: 'notice'; text: string };
 
 export type Role = 'user' | 'assistant';
 
@@ -28,7 +45,7 @@ export interface ChatMessage {
   /** Still receiving events. */
   streaming: boolean;
   /** Why the turn ended (assistant messages). */
-  reason: string | null;
+  reason: TurnEnd | null;
   usage: { input: number; output: number } | null;
 }
 
@@ -155,6 +172,21 @@ export function applyEvents(state: TurnState, evs: readonly ChatEvent[]): TurnSt
       case 'compacted':
         parts.push({ kind: 'note', tone: 'muted', text: `History compacted: ${ev.before} → ${ev.after} messages.` });
         break;
+      case 'confirmationRequested': {
+        const i = findConfirm(parts, ev.id);
+        const part: ConfirmPart = { kind: 'confirm', id: ev.id, tool: ev.tool, arguments: ev.arguments, state: 'waiting', settled: false };
+        if (i >= 0) parts[i] = part;
+        else parts.push(part);
+        break;
+      }
+      case 'confirmationResolved': {
+        const i = findConfirm(parts, ev.id);
+        if (i >= 0) parts[i] = { ...(parts[i] as ConfirmPart), state: ev.approved ? 'allowed' : 'denied', settled: true };
+        break;
+      }
+      case 'notice':
+        parts.push({ kind: 'notice', text: ev.message });
+        break;
       case 'usage':
         usage = { input: (usage?.input ?? 0) + ev.inputTokens, output: (usage?.output ?? 0) + ev.outputTokens };
         break;
@@ -175,6 +207,8 @@ export function applyEvents(state: TurnState, evs: readonly ChatEvent[]): TurnSt
     for (let i = 0; i < parts.length; i++) {
       const p = parts[i]!;
       if (p.kind === 'tool' && p.running) parts[i] = { ...p, running: false };
+      // Nothing waits once the turn is over: an unanswered action did not run.
+      else if (p.kind === 'confirm' && !p.settled) parts[i] = { ...p, state: p.state === 'allowed' ? 'allowed' : 'denied', settled: true };
     }
   }
   return {
@@ -185,8 +219,41 @@ export function applyEvents(state: TurnState, evs: readonly ChatEvent[]): TurnSt
   };
 }
 
+function findConfirm(parts: readonly Part[], id: string): number {
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const p = parts[i]!;
+    if (p.kind === 'confirm' && p.id === id) return i;
+  }
+  return -1;
+}
+
+/**
+ * The user answered confirmation `id` here: show the answer at once (the
+ * Rust side's `confirmationResolved` follows and has the last word). Only a
+ * waiting request of a turn in progress changes; otherwise `state` is
+ * returned as it is.
+ */
+export function answerConfirmation(state: TurnState, id: string, approved: boolean): TurnState {
+  return setConfirmation(state, id, 'waiting', approved ? 'allowed' : 'denied');
+}
+
+/** Undo `answerConfirmation` (the answer could not be delivered): ask again. */
+export function reopenConfirmation(state: TurnState, id: string, answered: boolean): TurnState {
+  return setConfirmation(state, id, answered ? 'allowed' : 'denied', 'waiting');
+}
+
+function setConfirmation(state: TurnState, id: string, from: ConfirmState, to: ConfirmState): TurnState {
+  if (state.done) return state;
+  const i = findConfirm(state.message.parts, id);
+  const p = state.message.parts[i];
+  if (!p || p.kind !== 'confirm' || p.settled || p.state !== from) return state;
+  const parts = state.message.parts.slice();
+  parts[i] = { ...p, state: to };
+  return { ...state, message: { ...state.message, parts } };
+}
+
 /** End a turn that never got a `done` (the call failed or was cut off). */
-export function finishTurn(state: TurnState, reason: string, error?: string): TurnState {
+export function finishTurn(state: TurnState, reason: TurnEnd, error?: string): TurnState {
   if (state.done) return state;
   const evs: ChatEvent[] = [];
   if (error) evs.push({ type: 'error', message: error });

@@ -1,14 +1,16 @@
 // The app's state and actions (Svelte 5 runes). Components read it and call
 // its methods; all IPC goes through `api`.
 import { api, toIpcError } from './api';
-import type { AppInfo, AttachmentView, ChatEvent, IpcError, ModelLoad, SessionSummary } from './bindings';
+import type { AppInfo, AttachmentView, ChatEvent, IpcError, ModelLoad, SessionSummary, TurnEnd, TurnResult } from './bindings';
 import {
+  answerConfirmation,
   applyEvents,
   assistantMessage,
   finishTurn,
   fromView,
   lastIndexOfRole,
   messageText,
+  reopenConfirmation,
   userMessage,
   type ChatMessage,
   type TurnState,
@@ -179,9 +181,30 @@ export class Store {
     }
   }
 
-  private async runTurn(
-    start: (onEvent: (e: ChatEvent) => void) => Promise<{ sessionId: string; title: string; reason: string }>,
-  ): Promise<void> {
+  /**
+   * The user's yes or no to an external action the turn waits for. The card
+   * shows the answer at once; if it cannot be delivered, it asks again.
+   */
+  async answerConfirmation(id: string, approved: boolean): Promise<void> {
+    if (!this.turn) return;
+    this.flush();
+    const view = this.view;
+    const before = this.turn;
+    this.turn = answerConfirmation(before, id, approved);
+    if (this.turn === before) return; // not waiting (already answered, or stopped)
+    this.publish(view);
+    try {
+      await api.answerConfirmation(id, approved);
+    } catch (e) {
+      if (this.turn && this.turn.message.key === before.message.key) {
+        this.turn = reopenConfirmation(this.turn, id, approved);
+        this.publish(view);
+      }
+      this.fail(e);
+    }
+  }
+
+  private async runTurn(start: (onEvent: (e: ChatEvent) => void) => Promise<TurnResult>): Promise<void> {
     const view = this.view;
     const msg = assistantMessage(true);
     this.turn = { sessionId: this.sessionId, title: this.title, message: msg, done: false };
@@ -196,7 +219,7 @@ export class Store {
       }
       if (!this.raf) this.raf = requestAnimationFrame(() => this.flush());
     };
-    let reason = 'error';
+    let reason: TurnEnd = 'error';
     let failure: IpcError | null = null;
     try {
       const res = await start(onEvent);

@@ -14,6 +14,7 @@ import type {
   SessionView,
   SettingsView,
   ToolCallView,
+  TurnEnd,
   TurnResult,
   VoiceEventDto,
   VoiceSettingsView,
@@ -22,7 +23,13 @@ import type {
 } from '../lib/bindings';
 import { markdownDoc, rng, tokenize } from './content';
 
-type Step = { events: ChatEvent[]; delay: number };
+/**
+ * One streamed step: its events after `delay` ms. With `confirm`, the turn
+ * then waits (like the Rust side) until `answer_confirmation` or Stop answers
+ * the request its events asked, plays the `allowed` or `denied` steps, and
+ * goes on with the rest of the script.
+ */
+type Step = { events: ChatEvent[]; delay: number; confirm?: { id: string; allowed: Step[]; denied: Step[] } };
 type Script = Iterable<Step>;
 
 interface Session {
@@ -153,8 +160,11 @@ export class MockBackend {
   private loadedModels = new Set<string>();
   private stopFlag = false;
   private turnActive = false;
+  /** The confirmation the turn waits for, with what answers it. */
+  private waiting: { id: string; answer: (approved: boolean) => void } | null = null;
   private seq = 1;
   private attSeq = 1;
+  private confirmSeq = 1;
 
   constructor() {
     const now = Date.now();
@@ -261,6 +271,39 @@ export class MockBackend {
     })();
   }
 
+  /**
+   * The next reply calls an external tool: it asks for confirmation with
+   * these exact arguments and waits; allowed, the tool runs and `text`
+   * follows; not allowed, the refusal is the result and `deniedText` follows.
+   */
+  confirmNext(opts: { tool?: string; arguments?: string; text?: string; deniedText?: string; notice?: string } = {}): void {
+    const tool = opts.tool ?? 'Mail.send_mail';
+    const name = tool.split('.').pop() ?? tool;
+    const args = opts.arguments ?? '{\n  "to": "ada@example.com",\n  "subject": "Lunch",\n  "body": "Lunch moved to 1 pm."\n}';
+    const id = `confirm_${this.confirmSeq++}`;
+    const call = `call-${id}`;
+    const steps: Step[] = [];
+    if (opts.notice) steps.push({ events: [{ type: 'notice', message: opts.notice }], delay: 20 });
+    steps.push({
+      events: [
+        { type: 'toolStarted', id: call, name, arguments: args },
+        { type: 'confirmationRequested', id, tool, arguments: args },
+      ],
+      delay: 60,
+      confirm: {
+        id,
+        // The action runs (or not), then the model answers.
+        allowed: textScript(opts.text ?? 'Done: I sent the mail.', [], this.pace, [
+          { type: 'toolFinished', id: call, name, result: '{\n  "status": 200\n}', isError: false, durationMs: 142 },
+        ]),
+        denied: textScript(opts.deniedText ?? 'All right, I did not send it.', [], this.pace, [
+          { type: 'toolFinished', id: call, name, result: `"the user declined \`${tool}\`: it was not run."`, isError: true, durationMs: 0 },
+        ]),
+      },
+    });
+    this.nextScript = steps;
+  }
+
   /** The next reply streams this text (in small deltas), with optional extra events first. */
   replyWith(text: string, before: ChatEvent[] = []): void {
     this.nextScript = textScript(text, before, this.pace);
@@ -323,7 +366,15 @@ export class MockBackend {
       }
       case 'stop_generation':
         this.stopFlag = this.turnActive;
+        // Stop answers a pending confirmation too (the action does not run).
+        this.waiting?.answer(false);
         return this.turnActive;
+      case 'answer_confirmation': {
+        const w = this.waiting;
+        if (!w || w.id !== args.id) return false;
+        w.answer(args.approved as boolean);
+        return true;
+      }
       case 'attach_paths':
         return this.attach((args.paths as string[]).map((p) => ({ name: p.split(/[\\/]/).pop() ?? p, size: 20480 + p.length * 999 })));
       case 'attach_bytes':
@@ -664,25 +715,39 @@ export class MockBackend {
     if (usesModel) await this.loadModel();
     let text = '';
     const tools = new Map<string, ToolCallView>();
-    let reason = 'answered';
-    for (const step of script) {
-      await sleep(step.delay);
-      if (this.stopFlag) {
-        reason = 'stopped';
-        break;
+    // Widened: `track` changes it, which narrowing cannot see.
+    let reason = 'answered' as TurnEnd;
+    const track = (ev: ChatEvent) => {
+      send(ev);
+      if (ev.type === 'textDelta') text += ev.text;
+      else if (ev.type === 'toolStarted') tools.set(ev.id, { id: ev.id, name: ev.name, arguments: ev.arguments, result: null, isError: false });
+      else if (ev.type === 'toolFinished') {
+        const t = tools.get(ev.id);
+        if (t) Object.assign(t, { result: ev.result, isError: ev.isError });
+      } else if (ev.type === 'commandReply') reason = 'command';
+      else if (ev.type === 'error') reason = 'error';
+    };
+    /** Plays `steps`; `false` when the turn ends there (stopped or failed). */
+    const play = async (steps: Iterable<Step>): Promise<boolean> => {
+      for (const step of steps) {
+        await sleep(step.delay);
+        if (this.stopFlag) {
+          reason = 'stopped';
+          return false;
+        }
+        step.events.forEach(track);
+        if (reason === 'error') return false;
+        if (step.confirm) {
+          const c = step.confirm;
+          const approved = await new Promise<boolean>((answer) => (this.waiting = { id: c.id, answer }));
+          this.waiting = null;
+          track({ type: 'confirmationResolved', id: c.id, approved });
+          if (!(await play(approved ? c.allowed : c.denied))) return false;
+        }
       }
-      for (const ev of step.events) {
-        send(ev);
-        if (ev.type === 'textDelta') text += ev.text;
-        else if (ev.type === 'toolStarted') tools.set(ev.id, { id: ev.id, name: ev.name, arguments: ev.arguments, result: null, isError: false });
-        else if (ev.type === 'toolFinished') {
-          const t = tools.get(ev.id);
-          if (t) Object.assign(t, { result: ev.result, isError: ev.isError });
-        } else if (ev.type === 'commandReply') reason = 'command';
-        else if (ev.type === 'error') reason = 'error';
-      }
-      if (reason === 'error') break;
-    }
+      return true;
+    };
+    await play(script);
     send({ type: 'usage', inputTokens: 640, outputTokens: Math.ceil(text.length / 4) });
     send({ type: 'done', reason });
     internals().runCallback(ch.id, { index: index++, end: true });

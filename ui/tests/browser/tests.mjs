@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 
 export const tests = [];
 const test = (name, run, opts = {}) => tests.push({ name, run, ...opts });
@@ -131,6 +132,95 @@ test('tool call collapsed then expanded; slash command note; error line; subagen
   await waitDone(page);
   const sent = await page.evaluate(() => window.__mock.calls.filter((c) => c.cmd === 'send_message').map((c) => c.args.request.text));
   assert.equal(sent.at(-1), 'Four people');
+});
+
+// An external action waits for the user: the card shows the exact action and
+// nothing is sent (in the mock: the tool does not finish) until Allow.
+const NOTE_ARGS = '{\n  "url": "http://127.0.0.1:8080/_sink/notes",\n  "text": "Lunch moved to 1 pm"\n}';
+const confirmCalls = (page) =>
+  page.evaluate(() => window.__mock.calls.filter((c) => c.cmd === 'answer_confirmation').map((c) => c.args));
+
+async function askConfirmation(page, opts = {}) {
+  await page.evaluate(
+    (o) => window.__mock.confirmNext({ tool: 'Diagnostics.post_note', arguments: o.args, text: 'I posted the note.', deniedText: 'All right, I did not post it.', ...o.extra }),
+    { args: NOTE_ARGS, extra: opts },
+  );
+  await send(page, 'Post a note that lunch moved to 1 pm');
+  const card = page.locator(`${lastAssistant} ${sel('confirmation-card')}`);
+  await card.waitFor();
+  return card;
+}
+
+test('confirmation: the card shows the exact action; Allow answers (id, true), then the answer follows', async ({ page, out }) => {
+  const card = await askConfirmation(page, { notice: 'notes.txt was cut to 60,000 characters.' });
+  const id = await card.getAttribute('data-id');
+  assert.match(id, /^confirm_\d+$/);
+  assert.equal(await card.getAttribute('data-state'), 'waiting');
+  assert.match(await card.locator('h3').textContent(), /Baton wants to send something off this computer/);
+  assert.equal(await card.locator(sel('confirm-tool')).textContent(), 'Diagnostics.post_note');
+  assert.equal(await card.locator(sel('confirm-arguments')).textContent(), NOTE_ARGS);
+  // Long arguments scroll inside the card instead of stretching it.
+  assert.deepEqual(await card.locator(sel('confirm-arguments')).evaluate((e) => [getComputedStyle(e).overflowY, getComputedStyle(e).maxHeight]), ['auto', '240px']);
+  // The turn waits: still streaming, the tool still running, Stop offered.
+  await page.waitForTimeout(300);
+  assert.equal(await page.locator(lastAssistant).getAttribute('data-streaming'), 'true');
+  assert.equal(await page.locator(`${lastAssistant} ${sel('tool-call')}`).getAttribute('data-status'), 'running');
+  assert.equal(await page.locator(sel('stop')).count(), 1);
+  assert.deepEqual(await confirmCalls(page), []);
+  // The notice is a note line of its own, not part of the answer.
+  assert.equal(await page.locator(`${lastAssistant} ${sel('notice')}`).textContent(), 'notes.txt was cut to 60,000 characters.');
+  assert.ok(await card.locator(sel('confirm-allow')).isEnabled());
+  assert.ok(await card.locator(sel('confirm-deny')).isEnabled());
+  await page.screenshot({ path: join(out, 'confirmation-1280x800-light.png') });
+  await card.screenshot({ path: join(tmpdir(), 'baton-confirmation-card.png') });
+
+  await card.locator(sel('confirm-allow')).click();
+  assert.deepEqual(await confirmCalls(page), [{ id, approved: true }]);
+  await page.waitForSelector(`${sel('confirmation-card')}[data-state="allowed"]`);
+  assert.match(await card.locator(sel('confirm-outcome')).textContent(), /^\s*Allowed\s*$/);
+  assert.ok(await card.locator(sel('confirm-allow')).isDisabled());
+  assert.ok(await card.locator(sel('confirm-deny')).isDisabled());
+  // Focus stays in the card (on the outcome), not lost to the page.
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'confirm-outcome');
+  await waitDone(page);
+  assert.match(await page.locator(lastAssistant).textContent(), /I posted the note\./);
+  assert.equal(await page.locator(`${lastAssistant} ${sel('tool-call')}`).getAttribute('data-status'), 'ok');
+  assert.equal(await card.getAttribute('data-state'), 'allowed');
+  assert.ok(await card.locator(sel('confirm-allow')).isDisabled());
+  await page.screenshot({ path: join(out, 'confirmation-allowed-1280x800-light.png') });
+  assert.equal((await confirmCalls(page)).length, 1);
+});
+
+test("confirmation: Don't allow by keyboard answers (id, false) and shows Not allowed", async ({ page, out }) => {
+  const card = await askConfirmation(page);
+  const id = await card.getAttribute('data-id');
+  // Reach the buttons with Tab: arguments (scrollable), Allow, Don't allow.
+  await card.locator(sel('confirm-arguments')).focus();
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'confirm-allow');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'confirm-deny');
+  await page.keyboard.press('Enter');
+  assert.deepEqual(await confirmCalls(page), [{ id, approved: false }]);
+  await page.waitForSelector(`${sel('confirmation-card')}[data-state="denied"]`);
+  assert.match(await card.locator(sel('confirm-outcome')).textContent(), /^\s*Not allowed\s*$/);
+  assert.ok(await card.locator(sel('confirm-allow')).isDisabled());
+  assert.ok(await card.locator(sel('confirm-deny')).isDisabled());
+  await waitDone(page);
+  assert.match(await page.locator(lastAssistant).textContent(), /I did not post it\./);
+  assert.equal(await page.locator(`${lastAssistant} ${sel('tool-call')}`).getAttribute('data-status'), 'error');
+  await page.screenshot({ path: join(out, 'confirmation-denied-1280x800-dark.png') });
+}, { colorScheme: 'dark' });
+
+test('confirmation: Stop while it waits ends the turn and the card shows Not allowed', async ({ page }) => {
+  const card = await askConfirmation(page);
+  await page.click(sel('stop'));
+  await waitDone(page);
+  assert.equal(await card.getAttribute('data-state'), 'denied');
+  assert.match(await card.locator(sel('confirm-outcome')).textContent(), /Not allowed/);
+  assert.ok(await card.locator(sel('confirm-allow')).isDisabled());
+  assert.deepEqual(await confirmCalls(page), []);
+  assert.doesNotMatch(await page.locator(lastAssistant).textContent(), /I posted the note|did not post it/);
 });
 
 test('edit-and-resend and regenerate', async ({ page }) => {
