@@ -251,13 +251,13 @@ impl Agent {
                 summary: format!("{tool} {args}"),
             })
             .await;
+        // Nobody left to answer (the front door went away) is a no.
         let approved = tokio::select! {
             a = answer => a.unwrap_or(false),
-            _ = ctx.cancel.cancelled() => {
-                confirmations.forget(&id);
-                false
-            }
+            _ = ctx.cancel.cancelled() => false,
+            _ = ctx.events.closed() => false,
         };
+        confirmations.forget(&id);
         ctx.events
             .emit(AgentEvent::ConfirmationResolved { id, approved })
             .await;

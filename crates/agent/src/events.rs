@@ -248,6 +248,15 @@ impl EventSink {
         }
     }
 
+    /// Resolves once the reader is gone (never for a sink without one).
+    pub async fn closed(&self) {
+        match &self.tx {
+            Some(Tx::Bounded(tx)) => tx.closed().await,
+            Some(Tx::Unbounded(tx)) => tx.closed().await,
+            None => std::future::pending().await,
+        }
+    }
+
     /// Sends `event`, waiting while the reader is behind.
     pub async fn emit(&self, event: AgentEvent) {
         let Some(tx) = &self.tx else { return };

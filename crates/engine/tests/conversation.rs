@@ -311,6 +311,48 @@ async fn an_external_action_runs_only_once_confirmed() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confirmation_nobody_can_answer_is_a_no_and_the_turn_still_ends() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::tool_call(
+        "post_note",
+        json!({"url": format!("{}/_sink/notes", server.url()), "text": "hi"}),
+    ));
+    server.reply(Reply::text("Not sent."));
+    let setup = Setup::new(&server);
+    let conversation = setup
+        .engine()
+        .open_conversation(None, ConversationOptions::default())
+        .unwrap();
+    // The front door goes away without reading the turn.
+    drop(conversation.send(UserMessage::text("post it")));
+    let ended = Instant::now();
+    let session = loop {
+        let s = conversation.session().await;
+        if s.history.last().is_some_and(|m| m.text() == "Not sent.") {
+            break s;
+        }
+        assert!(
+            ended.elapsed() < Duration::from_secs(10),
+            "the turn did not end"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let tool = session
+        .history
+        .iter()
+        .find_map(|m| match m {
+            baton_llm::Message::Tool { content, .. } => Some(content.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(tool.contains("declined"), "{tool}");
+    assert!(
+        !server.requests().iter().any(|r| r.path == "/_sink/notes"),
+        "sent without a yes"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_provider_that_cannot_be_opened_ends_the_turn_with_its_error() {
     let server = ScriptedServer::start().await.unwrap();
     let setup = Setup::new(&server);
