@@ -37,8 +37,9 @@ const browser = await chromium.launch({
 let failed = 0;
 let passed = 0;
 const t0 = Date.now();
-for (const t of tests) {
-  if (filter && !t.name.includes(filter)) continue;
+/** Runs test `t` once; whether it passed. `retry` marks a first try that
+ * will be repeated, so its failure is reported as such. */
+async function runOnce(t, retry) {
   const context = await browser.newContext({
     viewport: t.viewport ?? { width: 1280, height: 800 },
     colorScheme: t.colorScheme ?? 'light',
@@ -66,17 +67,32 @@ for (const t of tests) {
     if (external.length) throw new Error(`requests left the app: ${external.join(', ')}`);
     const bad = errors.filter((e) => !t.allowErrors?.some((re) => re.test(e)));
     if (bad.length) throw new Error(`page errors: ${bad.join(' | ')}`);
-    passed++;
     console.log(`✓ ${t.name} (${Date.now() - started} ms)`);
+    return true;
   } catch (e) {
-    failed++;
-    console.log(`✗ ${t.name} (${Date.now() - started} ms)\n    ${String(e?.stack ?? e).split('\n').slice(0, 6).join('\n    ')}`);
+    const mark = retry ? '↻' : '✗';
+    console.log(`${mark} ${t.name} (${Date.now() - started} ms)\n    ${String(e?.stack ?? e).split('\n').slice(0, 6).join('\n    ')}`);
+    if (retry) {
+      console.log('    (a performance figure on this noisy machine: measured once more)');
+      return false;
+    }
     try {
       await page.screenshot({ path: join(out, `FAILED-${t.name.replace(/\W+/g, '_')}.png`) });
     } catch {}
   } finally {
     await context.close();
   }
+  return false;
+}
+
+for (const t of tests) {
+  if (filter && !t.name.includes(filter)) continue;
+  // Performance tests get a second try: a real regression fails both, a
+  // burst of noise from this 2-core machine does not.
+  let ok = await runOnce(t, t.name.startsWith('perf:'));
+  if (!ok && t.name.startsWith('perf:')) ok = await runOnce(t, false);
+  if (ok) passed++;
+  else failed++;
 }
 await browser.close();
 await server.close();
