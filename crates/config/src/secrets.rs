@@ -177,28 +177,71 @@ impl Secrets {
 
     /// Finds the API key of provider `name`: the entry's declared
     /// environment variable first, then the conventional one
-    /// (`NAME_API_KEY`), then the keychain. `Ok(None)` when none is set;
+    /// (`NAME_API_KEY`), then the keychain, then the original system's
+    /// variable for that provider (`DeepSeekApiKey`, `GeminiApiKey`,
+    /// `ZaiApiKey`, chosen by a word in `name`: `deepseek`; `gemini` or
+    /// `google`; `zai`, `z.ai`, `glm` or `bigmodel`). `Ok(None)` when none is set;
     /// `Err` only when the keychain itself failed and no variable was set.
     pub fn api_key(
         &self,
         name: &str,
         declared_env: Option<&str>,
     ) -> Result<Option<ResolvedKey>, SecretError> {
-        let conventional = conventional_env(name);
-        for var in declared_env.into_iter().chain([conventional.as_str()]) {
-            if let Ok(v) = std::env::var(var)
-                && !v.trim().is_empty()
-            {
-                return Ok(Some(ResolvedKey {
+        self.api_key_with(name, declared_env, |var| std::env::var(var).ok())
+    }
+
+    /// [`Secrets::api_key`] with environment variables read by `lookup`.
+    fn api_key_with(
+        &self,
+        name: &str,
+        declared_env: Option<&str>,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Option<ResolvedKey>, SecretError> {
+        let from_env = |var: &str| {
+            lookup(var)
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| ResolvedKey {
                     value: v.trim().to_string(),
                     source: KeySource::Env(var.to_string()),
-                }));
-            }
+                })
+        };
+        let conventional = conventional_env(name);
+        if let Some(k) = declared_env
+            .into_iter()
+            .chain([conventional.as_str()])
+            .find_map(from_env)
+        {
+            return Ok(Some(k));
         }
-        Ok(self.get(name)?.map(|value| ResolvedKey {
-            value,
-            source: KeySource::Keychain,
-        }))
+        let keychain = self.get(name);
+        if let Ok(Some(value)) = keychain {
+            return Ok(Some(ResolvedKey {
+                value,
+                source: KeySource::Keychain,
+            }));
+        }
+        if let Some(k) = seed_key_env(name).and_then(from_env) {
+            return Ok(Some(k));
+        }
+        keychain.map(|_| None)
+    }
+}
+
+/// The original (.NET) system's environment variable for provider `name`'s
+/// key, read last: `DeepSeekApiKey` (names containing `deepseek`),
+/// `GeminiApiKey` (`gemini`, `google`), `ZaiApiKey` (`zai`, `z.ai`, `glm`,
+/// `bigmodel`); case-insensitive. `None` for other providers.
+fn seed_key_env(name: &str) -> Option<&'static str> {
+    let n = name.to_ascii_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| n.contains(w));
+    if has(&["deepseek"]) {
+        Some("DeepSeekApiKey")
+    } else if has(&["gemini", "google"]) {
+        Some("GeminiApiKey")
+    } else if has(&["zai", "z.ai", "glm", "bigmodel"]) {
+        Some("ZaiApiKey")
+    } else {
+        None
     }
 }
 
@@ -268,6 +311,62 @@ mod tests {
             "{msg}"
         );
         assert!(!msg.contains("_API_KEY"), "{msg}");
+    }
+
+    #[test]
+    fn seed_key_env_names() {
+        assert_eq!(seed_key_env("deepseek"), Some("DeepSeekApiKey"));
+        assert_eq!(seed_key_env("My-DeepSeek-R1"), Some("DeepSeekApiKey"));
+        assert_eq!(seed_key_env("gemini"), Some("GeminiApiKey"));
+        assert_eq!(seed_key_env("Google-AI"), Some("GeminiApiKey"));
+        assert_eq!(seed_key_env("zai"), Some("ZaiApiKey"));
+        assert_eq!(seed_key_env("Z.AI"), Some("ZaiApiKey"));
+        assert_eq!(seed_key_env("glm-4"), Some("ZaiApiKey"));
+        assert_eq!(seed_key_env("bigmodel"), Some("ZaiApiKey"));
+        assert_eq!(seed_key_env("openai"), None);
+        assert_eq!(seed_key_env("azure"), None);
+    }
+
+    /// Environment read through a map (no process-wide variables, so no
+    /// races with other tests).
+    fn lookup(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |var| vars.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn seed_variable_is_read_last_and_named_as_the_source() {
+        let s = Secrets::without_keychain("test");
+        let key = |name: &str, declared: Option<&str>, vars: &[(&str, &str)]| {
+            s.api_key_with(name, declared, lookup(vars))
+        };
+        let k = key(
+            "deepseek",
+            Some("DS_KEY"),
+            &[("DeepSeekApiKey", " sk-seed ")],
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(k.value, "sk-seed");
+        assert_eq!(k.source, KeySource::Env("DeepSeekApiKey".into()));
+        let both = [("DeepSeekApiKey", "sk-seed"), ("DS_KEY", "sk-declared")];
+        let k = key("deepseek", Some("DS_KEY"), &both).unwrap().unwrap();
+        assert_eq!(k.source, KeySource::Env("DS_KEY".into()));
+        let both = [("ZaiApiKey", "sk-seed"), ("Z_AI_API_KEY", "sk-conv")];
+        let k = key("z.ai", None, &both).unwrap().unwrap();
+        assert_eq!(k.source, KeySource::Env("Z_AI_API_KEY".into()));
+        let k = key("gemini", None, &[("GeminiApiKey", "g")])
+            .unwrap()
+            .unwrap();
+        assert_eq!(k.source, KeySource::Env("GeminiApiKey".into()));
+        // Blank seed values do not count; the keychain's failure is reported.
+        let e = key("gemini", None, &[("GeminiApiKey", "  ")]).unwrap_err();
+        assert!(matches!(e, SecretError::NoKeychain { .. }), "{e:?}");
+        // Another provider never picks up a seed variable.
+        assert!(key("openai", None, &[("DeepSeekApiKey", "x")]).is_err());
     }
 
     #[test]

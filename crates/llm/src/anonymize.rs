@@ -5,6 +5,13 @@
 //! placeholder means the same thing for the whole session. Replies are
 //! translated back, also while streaming: a partial placeholder at the end
 //! of a chunk is held back until it is complete.
+//!
+//! [`AnonymizingProvider`] also tells the model, in the system message, to
+//! copy placeholders exactly, and registers what [`find_sensitive`] detects
+//! (e-mail addresses, phone numbers, IBANs, keys) in user messages and tool
+//! results.
+
+mod sensitive;
 
 use std::sync::{Arc, Mutex};
 
@@ -18,6 +25,14 @@ use crate::event::LlmEvent;
 use crate::history::{ContentPart, Message};
 use crate::provider::{EventStream, Provider};
 use crate::request::ChatRequest;
+
+pub use sensitive::find_sensitive;
+
+/// The sentence [`AnonymizingProvider`] adds to the system message. It is
+/// constant so that a cached prompt prefix stays byte-identical.
+pub const PLACEHOLDER_INSTRUCTION: &str = "Some names and keys in this conversation were replaced \
+    by placeholders like [1F_PLACEHOLDER]; write each placeholder exactly as it appears, never \
+    alter, translate or explain it.";
 
 const SUFFIX: &str = "_PLACEHOLDER]";
 /// Longest possible placeholder: `[` + 16 hex digits + suffix.
@@ -181,6 +196,37 @@ impl Anonymizer {
         }
     }
 
+    /// Registers every [`find_sensitive`] term in the text of user messages
+    /// (attachments included) and tool results; returns how many terms
+    /// were new. System and assistant messages are not scanned.
+    pub fn register_sensitive(&mut self, request: &ChatRequest) -> usize {
+        let before = self.terms.len();
+        for m in &request.messages {
+            match m {
+                Message::User { content } => {
+                    for p in content {
+                        match p {
+                            ContentPart::Text { text } => self.register_found(text),
+                            ContentPart::Attachment { markdown, .. } => {
+                                self.register_found(markdown);
+                            }
+                            ContentPart::Image { .. } | ContentPart::File(_) => {}
+                        }
+                    }
+                }
+                Message::Tool { content, .. } => self.register_found(content),
+                Message::System { .. } | Message::Assistant { .. } => {}
+            }
+        }
+        self.terms.len() - before
+    }
+
+    fn register_found(&mut self, text: &str) {
+        for term in find_sensitive(text) {
+            self.register(&term);
+        }
+    }
+
     fn anonymize_json(&self, v: &mut serde_json::Value) {
         match v {
             serde_json::Value::String(s) => *s = self.anonymize(s),
@@ -257,17 +303,52 @@ impl PlaceholderRestorer {
     }
 }
 
+/// Appends [`PLACEHOLDER_INSTRUCTION`] to the first system message, or
+/// inserts a system message holding it when there is none; does nothing
+/// when it is already there.
+fn add_placeholder_instruction(request: &mut ChatRequest) {
+    let first_system = request.messages.iter_mut().find_map(|m| match m {
+        Message::System { content } => Some(content),
+        _ => None,
+    });
+    match first_system {
+        Some(content) if content.contains(PLACEHOLDER_INSTRUCTION) => {}
+        Some(content) if content.trim().is_empty() => *content = PLACEHOLDER_INSTRUCTION.into(),
+        Some(content) => {
+            content.push_str("\n\n");
+            content.push_str(PLACEHOLDER_INSTRUCTION);
+        }
+        None => request
+            .messages
+            .insert(0, Message::system(PLACEHOLDER_INSTRUCTION)),
+    }
+}
+
 /// Wraps a provider so that what leaves is anonymized and what comes back
-/// (text and tool-call arguments) is restored, while streaming.
+/// (text and tool-call arguments) is restored, while streaming. Each
+/// request's system message carries [`PLACEHOLDER_INSTRUCTION`]; with
+/// detection on (the default), terms [`find_sensitive`] finds in user
+/// messages and tool results join the registry first.
 pub struct AnonymizingProvider {
     inner: Arc<dyn Provider>,
     registry: Arc<Mutex<Anonymizer>>,
+    detect: bool,
 }
 
 impl AnonymizingProvider {
-    /// Wraps `inner` with a shared registry.
+    /// Wraps `inner` with a shared registry; detection is on.
     pub fn new(inner: Arc<dyn Provider>, registry: Arc<Mutex<Anonymizer>>) -> Self {
-        Self { inner, registry }
+        Self {
+            inner,
+            registry,
+            detect: true,
+        }
+    }
+
+    /// Turns detection of sensitive terms ([`find_sensitive`]) on or off.
+    pub fn with_detection(mut self, detect: bool) -> Self {
+        self.detect = detect;
+        self
     }
 }
 
@@ -282,8 +363,12 @@ impl Provider for AnonymizingProvider {
         mut request: ChatRequest,
         cancel: CancellationToken,
     ) -> Result<EventStream, LlmError> {
+        add_placeholder_instruction(&mut request);
         let snapshot = {
-            let reg = self.registry.lock().expect("anonymizer registry poisoned");
+            let mut reg = self.registry.lock().expect("anonymizer registry poisoned");
+            if self.detect {
+                reg.register_sensitive(&request);
+            }
             reg.anonymize_request(&mut request);
             reg.clone()
         };
@@ -436,6 +521,177 @@ mod tests {
                 assert_eq!(out, original, "splits {split},{split2}");
             }
         }
+    }
+
+    /// A provider that records each request and streams fixed text chunks.
+    struct Recording {
+        config: ProviderConfig,
+        chunks: Vec<&'static str>,
+        seen: Mutex<Vec<ChatRequest>>,
+    }
+
+    impl Recording {
+        fn new(chunks: Vec<&'static str>) -> Arc<Self> {
+            let config = serde_json::from_value(serde_json::json!({
+                "name": "recording", "dialect": "openai"
+            }))
+            .expect("provider config");
+            Arc::new(Self {
+                config,
+                chunks,
+                seen: Mutex::new(Vec::new()),
+            })
+        }
+
+        fn seen(&self) -> Vec<ChatRequest> {
+            self.seen.lock().expect("seen").clone()
+        }
+    }
+
+    #[async_trait]
+    impl Provider for Recording {
+        fn config(&self) -> &ProviderConfig {
+            &self.config
+        }
+
+        async fn stream(
+            &self,
+            request: ChatRequest,
+            _cancel: CancellationToken,
+        ) -> Result<EventStream, LlmError> {
+            self.seen.lock().expect("seen").push(request);
+            let events: Vec<Result<LlmEvent, LlmError>> = self
+                .chunks
+                .iter()
+                .map(|c| Ok(LlmEvent::TextDelta((*c).to_string())))
+                .chain([Ok(LlmEvent::Finish(crate::FinishReason::Stop))])
+                .collect();
+            Ok(Box::pin(futures::stream::iter(events)))
+        }
+    }
+
+    fn complete(p: &AnonymizingProvider, request: ChatRequest) -> String {
+        futures::executor::block_on(p.complete(request, CancellationToken::new()))
+            .expect("completion")
+            .text
+    }
+
+    /// A tool result (built from JSON, so optional fields take defaults).
+    fn tool_result(content: &str) -> Message {
+        serde_json::from_value(serde_json::json!({
+            "role": "tool", "call_id": "c1", "name": "read", "content": content
+        }))
+        .expect("tool message")
+    }
+
+    const EMAIL: &str = "ann.berg@example.com";
+    const IBAN: &str = "DE89 3704 0044 0532 0130 00";
+    const KEY: &str = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv";
+
+    #[test]
+    fn detected_terms_never_leave_and_replies_are_restored() {
+        let inner = Recording::new(vec![
+            "Mailed [0_PLA",
+            "CEHOLDER], paid to [1",
+            "_PLACEHOLDER] and rotated [2_PLACEHOLDER",
+            "].",
+        ]);
+        let registry = Arc::new(Mutex::new(Anonymizer::new()));
+        let p = AnonymizingProvider::new(inner.clone(), registry.clone());
+        let user = format!("Mail {EMAIL}, pay {IBAN} and rotate {KEY}.");
+        let request =
+            ChatRequest::new(vec![Message::system("You are Baton."), Message::user(user)]);
+        let reply = complete(&p, request);
+        assert_eq!(
+            reply,
+            format!("Mailed {EMAIL}, paid to {IBAN} and rotated {KEY}.")
+        );
+        let sent = &inner.seen()[0];
+        assert_eq!(
+            sent.messages[0].text(),
+            format!("You are Baton.\n\n{PLACEHOLDER_INSTRUCTION}")
+        );
+        assert_eq!(
+            sent.messages[1].text(),
+            "Mail [0_PLACEHOLDER], pay [1_PLACEHOLDER] and rotate [2_PLACEHOLDER]."
+        );
+        let all: String = sent.messages.iter().map(Message::text).collect();
+        for term in [EMAIL, IBAN, KEY, "ann.berg", "3704", "Ab3dEf"] {
+            assert!(!all.contains(term), "{term} leaked: {all}");
+        }
+        assert_eq!(
+            registry.lock().expect("registry").terms(),
+            [EMAIL, IBAN, KEY]
+        );
+    }
+
+    #[test]
+    fn later_requests_reuse_terms_and_scan_tool_results_only() {
+        let inner = Recording::new(vec!["ok"]);
+        let registry = Arc::new(Mutex::new(Anonymizer::new()));
+        let p = AnonymizingProvider::new(inner.clone(), registry.clone());
+        complete(
+            &p,
+            ChatRequest::new(vec![Message::user(format!("key {KEY}"))]),
+        );
+        let request = ChatRequest::new(vec![
+            Message::system("Reach ops@example.org."),
+            Message::user("Again?"),
+            Message::assistant("Phone +49 30 1234567 and key sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv"),
+            tool_result("Contact: bob@example.net"),
+        ]);
+        complete(&p, request);
+        assert_eq!(
+            registry.lock().expect("registry").terms(),
+            [KEY, "bob@example.net"]
+        );
+        let sent = &inner.seen()[1];
+        assert!(
+            sent.messages[0]
+                .text()
+                .starts_with("Reach ops@example.org.\n\n")
+        );
+        assert!(sent.messages[2].text().ends_with("key [0_PLACEHOLDER]"));
+        assert_eq!(sent.messages[3].text(), "Contact: [1_PLACEHOLDER]");
+    }
+
+    #[test]
+    fn placeholder_instruction_is_constant_and_added_once() {
+        let inner = Recording::new(vec![]);
+        let p = AnonymizingProvider::new(inner.clone(), Arc::new(Mutex::new(Anonymizer::new())));
+        complete(&p, ChatRequest::new(vec![Message::user("hi")]));
+        complete(&p, ChatRequest::new(vec![Message::user("hi")]));
+        let with_system = ChatRequest::new(vec![
+            Message::user("hi"),
+            Message::system(format!("Rules.\n\n{PLACEHOLDER_INSTRUCTION}")),
+            Message::system("Second."),
+        ]);
+        complete(&p, with_system);
+        let seen = inner.seen();
+        assert_eq!(
+            seen[0].messages[0],
+            Message::system(PLACEHOLDER_INSTRUCTION)
+        );
+        assert_eq!(seen[0].messages, seen[1].messages);
+        assert_eq!(seen[2].messages.len(), 3);
+        assert_eq!(
+            seen[2].messages[1].text(),
+            format!("Rules.\n\n{PLACEHOLDER_INSTRUCTION}")
+        );
+        assert_eq!(seen[2].messages[2].text(), "Second.");
+    }
+
+    #[test]
+    fn detection_can_be_turned_off() {
+        let inner = Recording::new(vec![]);
+        let registry = Arc::new(Mutex::new(Anonymizer::new()));
+        let p = AnonymizingProvider::new(inner.clone(), registry.clone()).with_detection(false);
+        complete(
+            &p,
+            ChatRequest::new(vec![Message::user(format!("key {KEY}"))]),
+        );
+        assert!(registry.lock().expect("registry").terms().is_empty());
+        assert!(inner.seen()[0].messages[1].text().contains(KEY));
     }
 
     #[test]

@@ -10,12 +10,26 @@ use serde_json::Value;
 
 use crate::InteractionMode;
 
+mod seed;
+
 /// The factory presets, compiled in: used when no file is found or the
 /// shipped file is corrupt.
 pub const FACTORY_PROVIDERS_JSON: &str = include_str!("../../../providers.json");
 
 /// Context windows below this use CLI mode unless an entry says otherwise.
 pub const CLI_MODE_BELOW_TOKENS: u32 = 128_000;
+
+/// `api-version` used for an Azure OpenAI resource or deployment endpoint
+/// when the entry sets no `apiVersion`.
+pub const AZURE_OPENAI_API_VERSION: &str = "2024-10-21";
+
+/// `api-version` used for an Azure AI Foundry models endpoint (`…/models`)
+/// when the entry sets no `apiVersion`.
+pub const AZURE_FOUNDRY_API_VERSION: &str = "2024-05-01-preview";
+
+/// What an `azure` entry's endpoint looks like (appended to errors).
+pub(crate) const AZURE_ENDPOINT_HINT: &str = ": the resource endpoint (https://NAME.openai.azure.com) \
+     or the Azure AI Foundry models endpoint (https://NAME.services.ai.azure.com/models)";
 
 /// The wire protocol a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -32,6 +46,10 @@ pub enum Dialect {
     Gemini,
     /// The embedded llama.cpp model.
     Local,
+    /// Azure OpenAI deployments and Azure AI Foundry models endpoints:
+    /// OpenAI chat completions with an `api-key` header and an
+    /// `api-version` query.
+    Azure,
 }
 
 impl Dialect {
@@ -43,6 +61,7 @@ impl Dialect {
             Dialect::Ollama => "ollama",
             Dialect::Gemini => "gemini",
             Dialect::Local => "local",
+            Dialect::Azure => "azure",
         }
     }
 }
@@ -77,6 +96,10 @@ pub struct ProviderConfig {
     /// Model name sent to the provider.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// `azure`: the `api-version` query (default [`AZURE_OPENAI_API_VERSION`],
+    /// or [`AZURE_FOUNDRY_API_VERSION`] for a `…/models` endpoint).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
     /// Environment variable holding the API key (also the keychain hint).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key_env: Option<String>,
@@ -161,6 +184,12 @@ impl ProviderConfig {
         self.model.as_deref().unwrap_or(&self.name)
     }
 
+    /// Whether calls need an API key: the entry declares `apiKeyEnv`, or
+    /// speaks `azure` (Azure always wants an `api-key`).
+    pub fn needs_key(&self) -> bool {
+        self.api_key_env.is_some() || self.dialect == Dialect::Azure
+    }
+
     /// The endpoint without a trailing slash.
     pub fn base_url(&self) -> &str {
         self.endpoint.as_deref().unwrap_or("").trim_end_matches('/')
@@ -174,8 +203,13 @@ impl ProviderConfig {
             match self.endpoint.as_deref() {
                 None | Some("") => {
                     return Err(format!(
-                        "field `endpoint` is required for the `{}` dialect",
-                        self.dialect.as_str()
+                        "field `endpoint` is required for the `{}` dialect{}",
+                        self.dialect.as_str(),
+                        if self.dialect == Dialect::Azure {
+                            AZURE_ENDPOINT_HINT
+                        } else {
+                            ""
+                        }
                     ));
                 }
                 Some(e) if !(e.starts_with("http://") || e.starts_with("https://")) => {
@@ -263,55 +297,40 @@ impl ProvidersFile {
     }
 
     /// Parses and validates one file's text. `require_default` is false for
-    /// override files, which may omit `default`.
+    /// override files, which may omit `default`. Notices about the original
+    /// system's key names are logged; [`ProvidersFile::parse_with_notices`]
+    /// returns them.
     pub fn parse(text: &str, origin: &str, require_default: bool) -> Result<Self, ProvidersError> {
+        let (file, notices) = Self::parse_with_notices(text, origin, require_default)?;
+        for n in &notices {
+            tracing::debug!("{n}");
+        }
+        Ok(file)
+    }
+
+    /// Like [`ProvidersFile::parse`], also returning one notice per key of
+    /// the original system read as Baton's (`ModelName` → `model`, …) or
+    /// ignored (`ApiKey`), each naming the file and the entry.
+    pub fn parse_with_notices(
+        text: &str,
+        origin: &str,
+        require_default: bool,
+    ) -> Result<(Self, Vec<String>), ProvidersError> {
         let invalid = |problem: String| ProvidersError::Invalid {
             origin: origin.to_string(),
             problem,
         };
-        let doc: Value =
-            serde_json::from_str(text).map_err(|e| invalid(format!("not valid JSON: {e}")))?;
-        let Value::Object(mut top) = doc else {
-            return Err(invalid(
-                "expected an object {\"default\": …, \"providers\": […]}".into(),
-            ));
-        };
-        if let Some(k) = top.keys().find(|k| *k != "default" && *k != "providers") {
-            return Err(invalid(format!(
-                "unknown top-level field `{k}` (expected `default` and `providers`)"
-            )));
-        }
-        let default = match top.remove("default") {
-            Some(Value::String(s)) => s,
-            None if !require_default => String::new(),
-            None => return Err(invalid("missing field `default`".into())),
-            Some(other) => {
-                return Err(invalid(format!(
-                    "field `default` must be a provider name (a string), got {other}"
-                )));
-            }
-        };
-        let entries = match top.remove("providers") {
-            Some(Value::Array(a)) => a,
-            None => return Err(invalid("missing field `providers`".into())),
-            Some(_) => return Err(invalid("field `providers` must be an array".into())),
-        };
+        let (default, entries) = split_top(text, require_default).map_err(invalid)?;
+        let mut notices = Vec::new();
         let mut providers: Vec<ProviderConfig> = Vec::with_capacity(entries.len());
         for (i, entry) in entries.into_iter().enumerate() {
             let label = match entry.get("name").and_then(Value::as_str) {
                 Some(n) => format!("entry `{n}`"),
                 None => format!("entry #{}", i + 1),
             };
-            let cfg: ProviderConfig = serde_path_to_error::deserialize(entry).map_err(|e| {
-                let path = e.path().to_string();
-                let inner = e.into_inner();
-                if path == "." || path.is_empty() {
-                    invalid(format!("{label}: {inner}"))
-                } else {
-                    invalid(format!("{label}, field `{path}`: {inner}"))
-                }
-            })?;
-            cfg.check().map_err(|p| invalid(format!("{label}: {p}")))?;
+            let mut entry_notices = Vec::new();
+            let cfg = parse_entry(&label, entry, &mut entry_notices).map_err(invalid)?;
+            notices.extend(entry_notices.into_iter().map(|n| format!("{origin}: {n}")));
             if providers.iter().any(|p| p.name == cfg.name) {
                 return Err(invalid(format!("{label}: the name is used twice")));
             }
@@ -324,25 +343,30 @@ impl ProvidersFile {
                 file.default
             )));
         }
-        Ok(file)
+        Ok((file, notices))
     }
 
-    fn read(path: &Path, require_default: bool) -> Result<Self, ProvidersError> {
+    fn read(path: &Path, require_default: bool) -> Result<(Self, Vec<String>), ProvidersError> {
         let text = std::fs::read_to_string(path).map_err(|source| ProvidersError::Read {
             path: path.to_path_buf(),
             source,
         })?;
-        Self::parse(&text, &path.display().to_string(), require_default)
+        Self::parse_with_notices(&text, &path.display().to_string(), require_default)
     }
 
     /// Loads and layers the files named in `opts`.
     pub fn load(opts: &LoadOptions) -> Result<LoadedProviders, ProvidersError> {
         let mut warnings = Vec::new();
         let mut file = if let Some(path) = &opts.explicit {
-            Self::read(path, true)?
+            let (f, notices) = Self::read(path, true)?;
+            warnings.extend(notices);
+            f
         } else if let Some(path) = opts.shipped.as_ref().filter(|p| p.exists()) {
             match Self::read(path, true) {
-                Ok(f) => f,
+                Ok((f, notices)) => {
+                    warnings.extend(notices);
+                    f
+                }
                 Err(e) => {
                     warnings.push(format!("{e}; using the built-in provider presets"));
                     Self::factory()
@@ -353,7 +377,10 @@ impl ProvidersFile {
         };
         if let Some(path) = opts.user.as_ref().filter(|p| p.exists()) {
             match Self::read(path, false) {
-                Ok(user) => file.overlay(user),
+                Ok((user, notices)) => {
+                    warnings.extend(notices);
+                    file.overlay(user);
+                }
                 Err(e) => warnings.push(format!("{e}; your provider overrides are ignored")),
             }
         }
@@ -397,6 +424,55 @@ impl ProvidersFile {
                     .join(", "),
             })
     }
+}
+
+/// The top-level object's `default` and `providers`.
+fn split_top(text: &str, require_default: bool) -> Result<(String, Vec<Value>), String> {
+    let doc: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    let Value::Object(mut top) = doc else {
+        return Err("expected an object {\"default\": …, \"providers\": […]}".into());
+    };
+    if let Some(k) = top.keys().find(|k| *k != "default" && *k != "providers") {
+        return Err(format!(
+            "unknown top-level field `{k}` (expected `default` and `providers`)"
+        ));
+    }
+    let default = match top.remove("default") {
+        Some(Value::String(s)) => s,
+        None if !require_default => String::new(),
+        None => return Err("missing field `default`".into()),
+        Some(other) => {
+            return Err(format!(
+                "field `default` must be a provider name (a string), got {other}"
+            ));
+        }
+    };
+    match top.remove("providers") {
+        Some(Value::Array(a)) => Ok((default, a)),
+        None => Err("missing field `providers`".into()),
+        Some(_) => Err("field `providers` must be an array".into()),
+    }
+}
+
+/// One entry: the original system's keys read as Baton's (notices pushed
+/// onto `notices`), then deserialized and checked. Errors name `label`.
+fn parse_entry(
+    label: &str,
+    mut entry: Value,
+    notices: &mut Vec<String>,
+) -> Result<ProviderConfig, String> {
+    seed::normalize_entry(label, &mut entry, notices)?;
+    let cfg: ProviderConfig = serde_path_to_error::deserialize(entry).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." || path.is_empty() {
+            format!("{label}: {inner}")
+        } else {
+            format!("{label}, field `{path}`: {inner}")
+        }
+    })?;
+    cfg.check().map_err(|p| format!("{label}: {p}"))?;
+    Ok(cfg)
 }
 
 #[cfg(test)]
@@ -529,5 +605,78 @@ mod tests {
         })
         .unwrap_err();
         assert!(e.to_string().contains("expected an object"), "{e}");
+    }
+
+    #[test]
+    fn seed_keys_are_read_with_notices_in_the_load_warnings() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("providers.json");
+        std::fs::write(
+            &user,
+            r#"{"providers":[{"name":"x","Type":"ollama","endpoint":"http://h","ModelName":"m",
+                "AgentInteractionMode":"CLI","CacheType":"noCacheSupported","cacheType":"PrefixCache",
+                "ApiKey":"sk-never-read"}]}"#,
+        )
+        .unwrap();
+        let loaded = ProvidersFile::load(&LoadOptions {
+            user: Some(user.clone()),
+            ..Default::default()
+        })
+        .unwrap();
+        let x = loaded.file.require("x").unwrap();
+        assert_eq!(x.dialect, Dialect::Ollama);
+        assert_eq!(x.model.as_deref(), Some("m"));
+        assert_eq!(x.interaction_mode, Some(InteractionMode::Cli));
+        assert_eq!(x.cache_type, CacheType::PrefixCache, "Baton's key wins");
+        let w = &loaded.warnings;
+        assert_eq!(w.len(), 5, "{w:?}");
+        let origin = user.display().to_string();
+        assert!(
+            w.iter()
+                .all(|n| n.starts_with(&format!("{origin}: entry `x`: "))),
+            "{w:?}"
+        );
+        assert!(
+            w.iter()
+                .any(|n| n.contains("`CacheType`") && n.contains("`cacheType` wins")),
+            "{w:?}"
+        );
+        assert!(
+            w.iter().any(|n| n.contains("`ApiKey`")
+                && n.contains("keychain")
+                && n.contains("apiKeyEnv")),
+            "{w:?}"
+        );
+        assert!(!w.iter().any(|n| n.contains("sk-never-read")), "{w:?}");
+    }
+
+    #[test]
+    fn seed_type_none_is_an_error_naming_the_entry() {
+        let e = one(r#"{"name":"x","Type":"None","endpoint":"http://h","model":"m"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("entry `x`") && e.contains("`Type`") && e.contains("names no provider"),
+            "{e}"
+        );
+        let e = one(
+            r#"{"name":"x","dialect":"openai","endpoint":"http://h","model":"m","Modelname":"y"}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("entry `x`") && e.contains("Modelname"), "{e}");
+    }
+
+    #[test]
+    fn azure_entry_round_trips_with_api_version() {
+        let f = one(r#"{"name":"x","dialect":"azure","endpoint":"https://r.openai.azure.com","model":"d","apiVersion":"2024-06-01"}"#)
+            .unwrap();
+        let x = f.require("x").unwrap();
+        assert_eq!(x.dialect, Dialect::Azure);
+        assert_eq!(x.api_version.as_deref(), Some("2024-06-01"));
+        assert!(x.needs_key());
+        let v = serde_json::to_value(x).unwrap();
+        assert_eq!(v["dialect"], "azure");
+        assert_eq!(v["apiVersion"], "2024-06-01");
     }
 }

@@ -10,7 +10,7 @@ use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::cache;
-use crate::config::ProviderConfig;
+use crate::config::{AZURE_ENDPOINT_HINT, Dialect, ProviderConfig};
 use crate::dialect::{self, WireRequest};
 use crate::error::LlmError;
 use crate::provider::{EventStream, Provider};
@@ -47,7 +47,7 @@ impl Default for RetryPolicy {
 }
 
 /// A provider reached over HTTP (`openai`, `anthropic`, `ollama`,
-/// `gemini`).
+/// `gemini`, `azure`).
 pub struct HttpProvider {
     cfg: ProviderConfig,
     key: Option<String>,
@@ -56,8 +56,17 @@ pub struct HttpProvider {
 }
 
 impl HttpProvider {
-    /// A client for `cfg` with `key` (if the provider needs one).
+    /// A client for `cfg` with `key` (if the provider needs one). An
+    /// `azure` entry without an endpoint is refused (its URL cannot be
+    /// built).
     pub fn new(cfg: ProviderConfig, key: Option<String>) -> Result<Self, LlmError> {
+        if cfg.dialect == Dialect::Azure && cfg.base_url().is_empty() {
+            return Err(LlmError::Unsupported(format!(
+                "provider `{}` (dialect `azure`) has no `endpoint` in providers.json; set it to {}",
+                cfg.name,
+                AZURE_ENDPOINT_HINT.trim_start_matches(": ")
+            )));
+        }
         let builder = client_builder(cfg.base_url()).connect_timeout(Duration::from_secs(10));
         let client = builder
             .build()

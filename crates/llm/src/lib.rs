@@ -7,11 +7,14 @@
 //!   [`Provider::complete`] collects the stream.
 //! - Dialects speak each provider's own wire format: `openai` (chat
 //!   completions, SSE), `anthropic` (messages, SSE), `ollama` (`/api/chat`,
-//!   NDJSON) and `gemini` (`streamGenerateContent`, SSE).
+//!   NDJSON), `gemini` (`streamGenerateContent`, SSE) and `azure` (Azure
+//!   OpenAI / AI Foundry: the `openai` format with an `api-key` header).
 //! - [`cache`] decides, in one place, where per-call dynamic context and
 //!   cache breakpoints go.
 //! - [`Anonymizer`] swaps registered names and keys for placeholders on the
-//!   way out and back on the way in, also while streaming.
+//!   way out and back on the way in, also while streaming;
+//!   [`find_sensitive`] detects e-mail addresses, phone numbers, IBANs and
+//!   keys to register.
 
 pub mod anonymize;
 pub mod cache;
@@ -26,11 +29,14 @@ mod request;
 pub mod speech;
 pub mod wire;
 
-pub use anonymize::{Anonymizer, AnonymizingProvider, PlaceholderRestorer};
+pub use anonymize::{
+    Anonymizer, AnonymizingProvider, PLACEHOLDER_INSTRUCTION, PlaceholderRestorer, find_sensitive,
+};
 pub use baton_config::InteractionMode;
 pub use config::{
-    CacheType, Dialect, FACTORY_PROVIDERS_JSON, LoadOptions, LoadedProviders, ProviderConfig,
-    ProvidersError, ProvidersFile,
+    AZURE_FOUNDRY_API_VERSION, AZURE_OPENAI_API_VERSION, CacheType, Dialect,
+    FACTORY_PROVIDERS_JSON, LoadOptions, LoadedProviders, ProviderConfig, ProvidersError,
+    ProvidersFile,
 };
 pub use error::LlmError;
 pub use event::{Completion, CompletionBuilder, FinishReason, LlmEvent, ToolCallDelta, Usage};

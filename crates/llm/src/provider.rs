@@ -70,9 +70,9 @@ fn local_unavailable() -> LlmError {
     )
 }
 
-/// Builds the client for `cfg`. Entries that declare `apiKeyEnv` need a
-/// key (environment first, then the keychain); others use
-/// `NAME_API_KEY` from the environment when it is set.
+/// Builds the client for `cfg`. Entries that declare `apiKeyEnv` (and
+/// `azure` entries) need a key (environment first, then the keychain);
+/// others use `NAME_API_KEY` from the environment when it is set.
 pub fn build_provider(
     cfg: &ProviderConfig,
     secrets: &Secrets,
@@ -80,7 +80,7 @@ pub fn build_provider(
     if cfg.dialect == Dialect::Local {
         return Err(local_unavailable());
     }
-    let key = if cfg.api_key_env.is_some() {
+    let key = if cfg.needs_key() {
         match secrets.api_key(&cfg.name, cfg.api_key_env.as_deref()) {
             Ok(Some(k)) => Some(k.value),
             Ok(None) => {
@@ -132,7 +132,7 @@ pub async fn probe_readiness(
     if cfg.dialect == Dialect::Local {
         return Readiness::NotReady(local_unavailable().to_string());
     }
-    if cfg.api_key_env.is_some() {
+    if cfg.needs_key() {
         return match secrets.api_key(&cfg.name, cfg.api_key_env.as_deref()) {
             Ok(Some(k)) => Readiness::Ready(match k.source {
                 baton_config::KeySource::Env(v) => format!("API key from ${v}"),

@@ -28,6 +28,7 @@ fn wire_of(d: Dialect) -> WireDialect {
         Dialect::Anthropic => WireDialect::Anthropic,
         Dialect::Ollama => WireDialect::Ollama,
         Dialect::Gemini => WireDialect::Gemini,
+        Dialect::Azure => WireDialect::Openai,
         Dialect::Local => unreachable!(),
     }
 }

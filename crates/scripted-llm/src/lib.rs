@@ -4,7 +4,11 @@
 //! chosen by the request path like the real services:
 //! `…/chat/completions` (OpenAI SSE), `…/messages` (Anthropic SSE),
 //! `…/api/chat` (Ollama NDJSON) and `…:streamGenerateContent` (Gemini
-//! SSE). Replies come from a FIFO script of [`Step`]s — text, tool calls,
+//! SSE). Azure requests (a path holding `/openai/deployments/`, or an
+//! `api-version` query, as on Azure AI Foundry's `…/models/chat/completions`)
+//! get the OpenAI format too, after Azure's checks: no `api-key` header →
+//! 401, a deployment path without `api-version` → 404, both with Azure's
+//! error JSON. Replies come from a FIFO script of [`Step`]s — text, tool calls,
 //! HTTP errors, raw bytes — streamed in chosen chunk sizes with chosen
 //! delays. Every request is recorded so tests can assert the exact wire
 //! format. With an empty script it echoes the last user message.
@@ -275,7 +279,9 @@ fn control_route(state: &Mutex<State>, route: &str, body: &[u8]) -> Response {
                 .requests
                 .iter()
                 .map(|r| {
-                    serde_json::json!({"method": r.method, "path": r.path,
+                    serde_json::json!({"method": r.method, "path": r.path, "query": r.query,
+                                       "headers": r.headers.iter().map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                                           .collect::<serde_json::Map<_, _>>(),
                                        "body": String::from_utf8_lossy(&r.body)})
                 })
                 .collect();
@@ -374,6 +380,11 @@ async fn handle(
         state.lock().expect("state").requests.push(recorded);
         return plain(200, "application/json", r#"{"received":true}"#.into());
     }
+    let azure = method == Method::POST && is_azure(&path, uri.query());
+    if azure && let Some(rejected) = azure_rejection(&path, uri.query(), &headers) {
+        state.lock().expect("state").requests.push(recorded);
+        return rejected;
+    }
     let step = {
         let mut s = state.lock().expect("state");
         s.requests.push(recorded);
@@ -406,7 +417,10 @@ async fn handle(
     match step {
         Step::Reply(r) => {
             tokio::time::sleep(Duration::from_millis(r.delay_ms)).await;
-            let bytes = render_reply(dialect, &r);
+            let mut bytes = render_reply(dialect, &r);
+            if azure {
+                bytes.splice(0..0, AZURE_PROMPT_FILTER_CHUNK.bytes());
+            }
             if r.event_delay_ms > 0 {
                 return streamed_events(dialect.content_type(), bytes, r.event_delay_ms);
             }
@@ -439,6 +453,47 @@ async fn handle(
             &[],
         ),
     }
+}
+
+/// Azure's first stream event: prompt filter results and no choices.
+const AZURE_PROMPT_FILTER_CHUNK: &str = "data: {\"choices\":[],\"created\":0,\"id\":\"\",\"model\":\"\",\"object\":\"\",\"prompt_filter_results\":[{\"prompt_index\":0,\"content_filter_results\":{\"hate\":{\"filtered\":false,\"severity\":\"safe\"}}}]}\n\n";
+
+/// Whether a request is meant for Azure OpenAI / AI Foundry.
+fn is_azure(path: &str, query: Option<&str>) -> bool {
+    path.contains("/openai/deployments/") || api_version(query).is_some()
+}
+
+/// The `api-version` query parameter.
+fn api_version(query: Option<&str>) -> Option<&str> {
+    query?
+        .split('&')
+        .find_map(|p| p.strip_prefix("api-version="))
+        .filter(|v| !v.is_empty())
+}
+
+/// Azure's answer to a request it refuses, as the real service words it.
+fn azure_rejection(path: &str, query: Option<&str>, headers: &HeaderMap) -> Option<Response> {
+    let key = headers
+        .get("api-key")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.trim().is_empty());
+    if key.is_none() {
+        return Some(plain(
+            401,
+            "application/json",
+            r#"{"error":{"code":"401","message":"Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource."}}"#.into(),
+        ));
+    }
+    if api_version(query).is_none() {
+        return Some(plain(
+            404,
+            "application/json",
+            format!(
+                r#"{{"error":{{"code":"404","message":"Resource not found: {path} needs an api-version query"}}}}"#
+            ),
+        ));
+    }
+    None
 }
 
 fn plain(status: u16, content_type: &str, body: String) -> Response {

@@ -3,6 +3,7 @@
 //! frames into [`LlmEvent`](crate::LlmEvent)s.
 
 pub(crate) mod anthropic;
+pub(crate) mod azure;
 pub(crate) mod gemini;
 pub(crate) mod ollama;
 pub(crate) mod openai;
@@ -36,6 +37,7 @@ pub(crate) fn build(
         Dialect::Anthropic => anthropic::build(cfg, prepared, request, key),
         Dialect::Ollama => ollama::build(cfg, prepared, request, key),
         Dialect::Gemini => gemini::build(cfg, prepared, request, key),
+        Dialect::Azure => azure::build(cfg, prepared, request, key),
         Dialect::Local => unreachable!("the local dialect is not served over HTTP"),
     };
     for (k, v) in &cfg.headers {
@@ -47,7 +49,7 @@ pub(crate) fn build(
 /// A fresh decoder for one response.
 pub(crate) fn decoder(dialect: Dialect) -> Box<dyn FrameDecoder> {
     match dialect {
-        Dialect::Openai => Box::<openai::Decoder>::default(),
+        Dialect::Openai | Dialect::Azure => Box::<openai::Decoder>::default(),
         Dialect::Anthropic => Box::<anthropic::Decoder>::default(),
         Dialect::Ollama | Dialect::Local => Box::<ollama::Decoder>::default(),
         Dialect::Gemini => Box::<gemini::Decoder>::default(),
