@@ -3,7 +3,7 @@
 //! tool calls in `calls.rs`.
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use baton_llm::{
@@ -18,7 +18,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::compact::{CompactionPolicy, compact};
-use crate::confirm::ConfirmPolicy;
+use crate::confirm::{ConfirmPolicy, Questions};
 use crate::events::{AgentEvent, EventSink};
 use crate::prompt::system_prompt;
 use crate::stop::StopReason;
@@ -136,8 +136,55 @@ pub trait FileRenderer: Send + Sync {
     fn render(&self, files: &[FileRef]) -> String;
 }
 
+/// Per-call context that changes between calls (the date and time, a
+/// workspace summary): sent with every model call where the provider's
+/// cache layout puts it, never stored in history.
+pub trait DynamicContext: Send + Sync {
+    /// The text for the call about to be made (`None`: nothing to add).
+    fn render(&self) -> Option<String>;
+}
+
+/// The tokens one turn may spend, shared by the agent and its subagents.
+#[derive(Debug, Clone, Default)]
+pub struct TokenBudget {
+    limit: Option<u64>,
+    spent: Arc<AtomicU64>,
+}
+
+impl TokenBudget {
+    /// A budget of `limit` tokens (`None`: unlimited).
+    pub fn new(limit: Option<u64>) -> Self {
+        Self {
+            limit,
+            spent: Arc::default(),
+        }
+    }
+
+    /// The limit.
+    pub fn limit(&self) -> Option<u64> {
+        self.limit
+    }
+
+    /// Tokens spent so far, subagents included.
+    pub fn spent(&self) -> u64 {
+        self.spent.load(Ordering::SeqCst)
+    }
+
+    /// Counts one model call's tokens.
+    pub(crate) fn spend(&self, usage: &baton_llm::Usage) {
+        let n = u64::from(usage.prompt_tokens) + u64::from(usage.completion_tokens);
+        self.spent.fetch_add(n, Ordering::SeqCst);
+    }
+
+    /// Whether the limit is reached.
+    pub fn exhausted(&self) -> bool {
+        self.limit.is_some_and(|l| self.spent() >= l)
+    }
+}
+
 /// Everything one turn runs with besides the history: cancellation, the
-/// event sink, and what to do about external actions.
+/// event sink, what to do about external actions and subagents'
+/// questions, and the token budget.
 #[derive(Debug, Clone, Default)]
 pub struct TurnContext {
     /// Cancelled by Stop: the model call and the running tool end.
@@ -146,6 +193,11 @@ pub struct TurnContext {
     pub events: EventSink,
     /// Whether tools that send something off the machine may run.
     pub confirm: ConfirmPolicy,
+    /// Where the user answers subagents' questions (`None`: nobody can,
+    /// and the parent agent gets the question).
+    pub questions: Option<Questions>,
+    /// The turn's tokens (the top agent's `token_budget` when unset).
+    pub budget: TokenBudget,
 }
 
 pub(crate) struct OpenSubagent {
@@ -161,6 +213,7 @@ pub struct Agent {
     pub(crate) config: AgentConfig,
     pub(crate) events: EventSink,
     pub(crate) files: Option<Arc<dyn FileRenderer>>,
+    pub(crate) dynamic: Option<Arc<dyn DynamicContext>>,
     pub(crate) depth: usize,
     pub(crate) open: Mutex<HashMap<String, OpenSubagent>>,
     pub(crate) counter: Arc<AtomicUsize>,
@@ -176,6 +229,7 @@ impl Agent {
             config,
             events: EventSink::default(),
             files: None,
+            dynamic: None,
             depth: 0,
             open: Mutex::new(HashMap::new()),
             counter: Arc::new(AtomicUsize::new(0)),
@@ -199,6 +253,17 @@ impl Agent {
     pub fn with_file_renderer(mut self, renderer: Arc<dyn FileRenderer>) -> Self {
         self.files = Some(renderer);
         self
+    }
+
+    /// Sends `context` with every model call (never stored).
+    pub fn with_dynamic_context(mut self, context: Arc<dyn DynamicContext>) -> Self {
+        self.dynamic = Some(context);
+        self
+    }
+
+    /// The subagents it may launch.
+    pub fn subagents(&self) -> &[SubagentSpec] {
+        &self.subagents
     }
 
     /// The settings.
@@ -266,7 +331,7 @@ impl Agent {
         let ctx = TurnContext {
             cancel,
             events: self.events.clone(),
-            confirm: ConfirmPolicy::default(),
+            ..TurnContext::default()
         };
         Box::pin(async move { self.run(history, content, &ctx).await })
     }
@@ -397,7 +462,7 @@ impl Agent {
         let request = ChatRequest {
             messages: self.wire_messages(history).await,
             tools,
-            dynamic_context: None,
+            dynamic_context: self.dynamic.as_ref().and_then(|d| d.render()),
             options: CallOptions {
                 json_mode,
                 ..Default::default()

@@ -316,16 +316,11 @@ impl Agent {
                 task: task.clone(),
             })
             .await;
-        let sub_ctx = subagent_context(ctx, &id);
-        let mut history = Vec::new();
-        let result = agent
-            .execute_turn(
-                &mut history,
-                vec![baton_llm::ContentPart::Text { text: task }],
-                &sub_ctx,
-            )
-            .await;
-        self.settle(id, agent, history, result, ctx).await
+        let open = OpenSubagent {
+            agent,
+            history: Vec::new(),
+        };
+        self.drive(id, open, task, ctx).await
     }
 
     /// `provide_subagent_input`: a waiting subagent resumes with the
@@ -335,20 +330,73 @@ impl Agent {
         let Some(input) = subagent::arg(args, "input") else {
             return fail("provide_subagent_input: missing required parameter `input`".into());
         };
-        let (id, mut open) = match self.take_open(args) {
+        let (id, open) = match self.take_open(args) {
             Ok(t) => t,
             Err(e) => return fail(format!("provide_subagent_input: {e}")),
         };
+        self.drive(id, open, input, ctx).await
+    }
+
+    /// Runs subagent `id` on `input`; while it asks and the user can
+    /// answer, the user's answer resumes it. Its usage over every run is
+    /// merged into the call's.
+    async fn drive(
+        &self,
+        id: String,
+        mut open: OpenSubagent,
+        input: String,
+        ctx: &TurnContext,
+    ) -> Ran {
         let sub_ctx = subagent_context(ctx, &id);
-        let result = open
-            .agent
-            .execute_turn(
-                &mut open.history,
-                vec![baton_llm::ContentPart::Text { text: input }],
-                &sub_ctx,
-            )
+        let mut usage = Vec::new();
+        let mut input = input;
+        loop {
+            let mut result = open
+                .agent
+                .execute_turn(
+                    &mut open.history,
+                    vec![baton_llm::ContentPart::Text { text: input }],
+                    &sub_ctx,
+                )
+                .await;
+            usage.append(&mut result.usage);
+            if result.stop == StopReason::Asked
+                && let Some(answer) = self.ask_user(&id, &result.answer, ctx).await
+            {
+                input = answer;
+                continue;
+            }
+            result.usage = usage;
+            return self.settle(id, open, result, ctx).await;
+        }
+    }
+
+    /// Shows a subagent's question to the user and waits for the answer;
+    /// `None` when nobody can answer (the parent then gets the question),
+    /// the user declined, or the turn was stopped.
+    async fn ask_user(&self, id: &str, question: &str, ctx: &TurnContext) -> Option<String> {
+        let questions = ctx.questions.as_ref()?;
+        let answer = questions.open(id);
+        ctx.events
+            .emit(AgentEvent::SubagentAsked {
+                session_id: id.to_string(),
+                question: question.to_string(),
+            })
             .await;
-        self.settle(id, open.agent, open.history, result, ctx).await
+        let answer = tokio::select! {
+            a = answer => a.ok(),
+            _ = ctx.cancel.cancelled() => None,
+            _ = ctx.events.closed() => None,
+        };
+        questions.forget(id);
+        let answer = answer.filter(|a| !a.trim().is_empty())?;
+        ctx.events
+            .emit(AgentEvent::SubagentAnswered {
+                session_id: id.to_string(),
+                answer: answer.clone(),
+            })
+            .await;
+        Some(answer)
     }
 
     /// The waiting subagent `args` names (or the only one).
@@ -389,27 +437,25 @@ impl Agent {
     async fn settle(
         &self,
         id: String,
-        agent: Agent,
-        history: Vec<Message>,
+        open: OpenSubagent,
         result: ActionResult,
         ctx: &TurnContext,
     ) -> Ran {
         let outcome = if result.stop == StopReason::Asked {
-            ctx.events
-                .emit(AgentEvent::SubagentAsked {
-                    session_id: id.clone(),
-                    question: result.answer.clone(),
-                })
-                .await;
+            if ctx.questions.is_none() {
+                ctx.events
+                    .emit(AgentEvent::SubagentAsked {
+                        session_id: id.clone(),
+                        question: result.answer.clone(),
+                    })
+                    .await;
+            }
             let outcome =
                 ToolOutcome::Ok(json!({"done": true, "question": result.answer, "sessionId": id}));
-            self.open
-                .lock()
-                .expect("lock")
-                .insert(id, OpenSubagent { agent, history });
+            self.open.lock().expect("lock").insert(id, open);
             outcome
         } else {
-            agent.close().await;
+            open.agent.close().await;
             ctx.events
                 .emit(AgentEvent::SubagentFinished {
                     session_id: id.clone(),
@@ -447,13 +493,12 @@ impl Agent {
     }
 }
 
-/// The context a subagent runs with: the parent's cancellation and
-/// confirmation, its events one level deeper.
+/// The context a subagent runs with: the parent's cancellation,
+/// confirmation, questions and budget, its events one level deeper.
 fn subagent_context(ctx: &TurnContext, id: &str) -> TurnContext {
     TurnContext {
-        cancel: ctx.cancel.clone(),
         events: ctx.events.for_subagent(id),
-        confirm: ctx.confirm.clone(),
+        ..ctx.clone()
     }
 }
 

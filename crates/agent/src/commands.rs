@@ -13,6 +13,19 @@ pub enum CommandOutcome {
     Reply(String),
     /// Handled, and the model override changed (rebuild the provider).
     ModelChanged(String),
+    /// `/session bypass PROMPT`: answer PROMPT on its own, without the
+    /// conversation's history, and add nothing to it.
+    Bypass(String),
+}
+
+/// The prompt of a `/session bypass PROMPT` line.
+pub fn bypass_prompt(line: &str) -> Option<&str> {
+    let rest = line.trim().strip_prefix('/')?;
+    let (cmd, rest) = rest.split_once(char::is_whitespace)?;
+    let (sub, prompt) = rest.trim_start().split_once(char::is_whitespace)?;
+    (cmd.eq_ignore_ascii_case("session") && sub.eq_ignore_ascii_case("bypass"))
+        .then(|| prompt.trim())
+        .filter(|p| !p.is_empty())
 }
 
 /// The commands and what they do.
@@ -21,6 +34,9 @@ pub const HELP: &str = "\
 /session info            id, title, size, model and instructions
 /session reset           forget the conversation
 /session compact         shrink the history (drop tool traffic, keep recent exchanges)
+/session bypass PROMPT   answer PROMPT without the history, adding nothing to it
+/session disable         answer each message on its own, keeping no history
+/session enable          keep history again
 /session save NAME       save the conversation as NAME
 /session load NAME       continue a saved conversation
 /session delete NAME     delete a saved conversation
@@ -72,7 +88,7 @@ pub fn handle_command(
             let need_name = |what: &str| reply(format!("usage: /session {what} NAME"));
             match sub.to_ascii_lowercase().as_str() {
                 "info" | "" => reply(format!(
-                    "session {} — {}\n{} messages; model: {}; instructions: {}\nsaved in {}",
+                    "session {} — {}\n{} messages (history {}); model: {}; instructions: {}\nsaved in {}",
                     session.id,
                     if session.title.is_empty() {
                         "(untitled)"
@@ -80,6 +96,7 @@ pub fn handle_command(
                         &session.title
                     },
                     session.history.len(),
+                    if session.history_enabled { "on" } else { "off" },
                     session.model.as_deref().unwrap_or("(default)"),
                     session.instructions.as_deref().unwrap_or("(none)"),
                     store.dir().display()
@@ -96,6 +113,18 @@ pub fn handle_command(
                         "compacted: {} → {} messages ({} tool messages dropped, {} older messages trimmed)",
                         r.before, r.after, r.tool_messages_dropped, r.window_trimmed
                     ))
+                }
+                "bypass" => match bypass_prompt(line) {
+                    Some(prompt) => CommandOutcome::Bypass(prompt.to_string()),
+                    None => reply("usage: /session bypass PROMPT".into()),
+                },
+                "disable" => {
+                    session.history_enabled = false;
+                    reply("history off: each message is answered on its own and nothing is added to this conversation (/session enable turns it back on)".into())
+                }
+                "enable" => {
+                    session.history_enabled = true;
+                    reply("history on: messages are answered with the conversation so far".into())
                 }
                 "save" if name.is_empty() => need_name("save"),
                 "save" => match store.save_as(name, session) {
@@ -196,5 +225,34 @@ mod tests {
         assert!(
             matches!(handle_command("/frobnicate", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("unknown command /frobnicate"))
         );
+    }
+
+    #[test]
+    fn bypass_enable_and_disable() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path());
+        let p = CompactionPolicy::default();
+        let mut s = Session::new();
+        assert_eq!(
+            handle_command("/session bypass  what is 2+2? ", &mut s, &store, &p),
+            CommandOutcome::Bypass("what is 2+2?".into())
+        );
+        assert_eq!(bypass_prompt("/Session BYPASS hi"), Some("hi"));
+        assert_eq!(bypass_prompt("/session bypass"), None);
+        assert_eq!(bypass_prompt("hello"), None);
+        assert!(
+            matches!(handle_command("/session bypass", &mut s, &store, &p), CommandOutcome::Reply(r) if r.starts_with("usage"))
+        );
+        assert!(
+            matches!(handle_command("/session disable", &mut s, &store, &p), CommandOutcome::Reply(r) if r.starts_with("history off"))
+        );
+        assert!(!s.history_enabled);
+        assert!(
+            matches!(handle_command("/session info", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("(history off)"))
+        );
+        let saved: Session = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert!(!saved.history_enabled);
+        handle_command("/session enable", &mut s, &store, &p);
+        assert!(s.history_enabled);
     }
 }

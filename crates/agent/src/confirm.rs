@@ -28,17 +28,46 @@ impl Default for ConfirmPolicy {
     }
 }
 
-/// The open confirmation requests of a turn, answered by the front door.
-#[derive(Debug, Clone, Default)]
-pub struct Confirmations {
-    waiting: Arc<Mutex<HashMap<String, oneshot::Sender<bool>>>>,
+/// Requests of a turn waiting for the user's answer, answered by the
+/// front door: confirmations ([`Confirmations`], yes or no) and subagents'
+/// questions ([`Questions`], text).
+#[derive(Debug)]
+pub struct Pending<T> {
+    waiting: Arc<Mutex<HashMap<String, oneshot::Sender<T>>>>,
 }
 
-impl Confirmations {
+impl<T> Clone for Pending<T> {
+    fn clone(&self) -> Self {
+        Self {
+            waiting: Arc::clone(&self.waiting),
+        }
+    }
+}
+
+impl<T> Default for Pending<T> {
+    fn default() -> Self {
+        Self {
+            waiting: Arc::default(),
+        }
+    }
+}
+
+/// The open confirmation requests of a turn.
+pub type Confirmations = Pending<bool>;
+
+/// The subagents' questions of a turn waiting for the user's answer.
+pub type Questions = Pending<String>;
+
+impl<T> Pending<T> {
     /// Answers request `id`; `false` when no such request is waiting.
-    pub fn answer(&self, id: &str, approved: bool) -> bool {
+    pub fn answer(&self, id: &str, answer: T) -> bool {
         let sender = self.lock().remove(id);
-        sender.is_some_and(|tx| tx.send(approved).is_ok())
+        sender.is_some_and(|tx| tx.send(answer).is_ok())
+    }
+
+    /// Declines request `id` without an answer (the user dismissed it).
+    pub fn decline(&self, id: &str) -> bool {
+        self.lock().remove(id).is_some()
     }
 
     /// The ids waiting for an answer.
@@ -47,7 +76,7 @@ impl Confirmations {
     }
 
     /// Registers request `id`; the receiver gets the answer.
-    pub(crate) fn open(&self, id: &str) -> oneshot::Receiver<bool> {
+    pub(crate) fn open(&self, id: &str) -> oneshot::Receiver<T> {
         let (tx, rx) = oneshot::channel();
         self.lock().insert(id.to_string(), tx);
         rx
@@ -58,7 +87,7 @@ impl Confirmations {
         self.lock().remove(id);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<bool>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<T>>> {
         self.waiting.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

@@ -71,12 +71,21 @@ pub enum AgentEvent {
         /// The task.
         task: String,
     },
-    /// A subagent paused with a question.
+    /// A subagent paused with a question. When the front door answers
+    /// questions ([`Questions`](crate::Questions), keyed by the session
+    /// id) it waits for the user; otherwise its parent gets the question.
     SubagentAsked {
         /// Its session id.
         session_id: String,
         /// The question.
         question: String,
+    },
+    /// The user answered a subagent's question; it resumes.
+    SubagentAnswered {
+        /// Its session id.
+        session_id: String,
+        /// The answer.
+        answer: String,
     },
     /// A subagent finished.
     SubagentFinished {

@@ -16,10 +16,12 @@ mod stop;
 mod subagent;
 mod turn;
 
-pub use agent::{ActionResult, Agent, AgentConfig, FileRenderer, TurnContext};
-pub use commands::{CommandOutcome, handle_command};
+pub use agent::{
+    ActionResult, Agent, AgentConfig, DynamicContext, FileRenderer, TokenBudget, TurnContext,
+};
+pub use commands::{CommandOutcome, bypass_prompt, handle_command};
 pub use compact::{CompactionPolicy, CompactionReport, compact};
-pub use confirm::{ConfirmPolicy, Confirmations};
+pub use confirm::{ConfirmPolicy, Confirmations, Pending, Questions};
 pub use events::{AgentEvent, AgentPath, EventSink, EventStream, TurnEvent, TurnOutcome};
 pub use prompt::{DATA_NOTICE, system_prompt};
 pub use reply::{ModelReply, parse_reply};

@@ -21,6 +21,21 @@ pub struct Session {
     /// Extra instructions (`/instructions`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
+    /// The named agent it talks to (the default when `None`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// Whether history is kept (`/session disable` turns it off: each
+    /// message is then answered on its own and nothing is added).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub history_enabled: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 impl Default for Session {
@@ -38,6 +53,8 @@ impl Session {
             history: Vec::new(),
             model: None,
             instructions: None,
+            agent: None,
+            history_enabled: true,
         }
     }
 

@@ -5,7 +5,7 @@ use baton_llm::{ContentPart, InteractionMode, LlmError, Message, ToolCall};
 use serde_json::json;
 use tracing::Instrument;
 
-use crate::agent::{ActionResult, Agent, TurnContext};
+use crate::agent::{ActionResult, Agent, TokenBudget, TurnContext};
 use crate::calls::CallGuard;
 use crate::events::AgentEvent;
 use crate::reply::{ModelReply, parse_reply};
@@ -28,6 +28,17 @@ impl Agent {
         ctx: &TurnContext,
     ) -> ActionResult {
         let span = tracing::info_span!("turn", turn = ctx.events.turn(), depth = self.depth);
+        // The top agent's budget is the turn's, shared with its subagents.
+        let scoped;
+        let ctx = if ctx.budget.limit().is_none() && self.config.token_budget.is_some() {
+            scoped = TurnContext {
+                budget: TokenBudget::new(self.config.token_budget),
+                ..ctx.clone()
+            };
+            &scoped
+        } else {
+            ctx
+        };
         self.run_steps(history, content, ctx).instrument(span).await
     }
 
@@ -42,7 +53,6 @@ impl Agent {
         history.push(Message::User { content });
         let mut result = ActionResult::stopped(StopReason::MaxIterations);
         let mut guard = CallGuard::default();
-        let mut spent: u64 = 0;
         while result.iterations < self.config.max_iterations {
             if ctx.cancel.is_cancelled() {
                 result.stop = StopReason::Cancelled;
@@ -52,7 +62,7 @@ impl Agent {
             let Some(completion) = self.model_step(history, ctx, &mut result).await else {
                 break;
             };
-            spent += u64::from(completion.usage.prompt_tokens + completion.usage.completion_tokens);
+            ctx.budget.spend(&completion.usage);
             let (text, calls) = match self.interpret(history, completion, &mut result) {
                 Step::Stop => break,
                 Step::Calls(text, calls) => (text, calls),
@@ -67,7 +77,8 @@ impl Agent {
             {
                 break;
             }
-            if self.config.token_budget.is_some_and(|b| spent >= b) {
+            // Subagents spend from the same budget.
+            if ctx.budget.exhausted() {
                 result.stop = StopReason::Budget;
                 break;
             }

@@ -722,3 +722,202 @@ async fn subagent_depth_is_bounded() {
         "{refusal}"
     );
 }
+
+fn files_subagent(server: &ScriptedServer, name: &str, root: &std::path::Path) -> SubagentSpec {
+    let sub_provider = provider(server, true, false);
+    let root = root.to_path_buf();
+    SubagentSpec {
+        name: name.into(),
+        summary: format!("Files ({name})"),
+        factory: Arc::new(move || {
+            Agent::new(
+                sub_provider.clone(),
+                file_catalog(&root),
+                config(InteractionMode::Api, true, false),
+            )
+        }),
+    }
+}
+
+/// A parent that delegates to one `files` subagent, and a turn context
+/// whose questions the test answers.
+fn delegating(
+    server: &ScriptedServer,
+    root: &std::path::Path,
+) -> (
+    Agent,
+    baton_agent::TurnContext,
+    baton_agent::Questions,
+    baton_agent::EventStream,
+) {
+    let agent = Agent::new(
+        provider(server, true, false),
+        Catalog::new(),
+        config(InteractionMode::Api, true, false),
+    )
+    .with_subagent(files_subagent(server, "files", root));
+    let (events, rx) = EventSink::unbounded("t1");
+    let questions = baton_agent::Questions::default();
+    let ctx = baton_agent::TurnContext {
+        events,
+        questions: Some(questions.clone()),
+        ..Default::default()
+    };
+    (agent, ctx, questions, rx)
+}
+
+#[tokio::test]
+async fn the_user_answers_a_subagents_question_and_it_resumes_in_the_same_turn() {
+    let server = ScriptedServer::start().await.unwrap();
+    let dir = workspace();
+    // Arrival order: main, sub (asks), sub (resumed, answers), main.
+    server.reply(Reply::tool_call(
+        "launch_subagent",
+        json!({"task": "Read the file the user means", "agent": "files"}),
+    ));
+    server.reply(Reply::text(r#"{"question": "Which file?"}"#));
+    server.reply(Reply::text("The file says hello from a."));
+    server.reply(Reply::text("Your file says hello from a."));
+    let (agent, ctx, questions, mut rx) = delegating(&server, dir.path());
+    // The front door: answers the question shown to the user.
+    let front = tokio::spawn(async move {
+        let mut seen = Vec::new();
+        while let Some(ev) = rx.recv().await {
+            if let AgentEvent::SubagentAsked {
+                session_id,
+                question,
+            } = &ev.event
+            {
+                assert_eq!(question, "Which file?");
+                assert!(questions.answer(session_id, "a.txt".into()));
+            }
+            seen.push(ev);
+        }
+        seen
+    });
+    let mut history = Vec::new();
+    let r = agent
+        .execute_turn(
+            &mut history,
+            vec![baton_llm::ContentPart::Text {
+                text: "What does my file say?".into(),
+            }],
+            &ctx,
+        )
+        .await;
+    drop(ctx);
+    drop(agent);
+    let seen = front.await.unwrap();
+    assert_eq!(r.stop, StopReason::Answered, "{r:?}");
+    assert_eq!(r.answer, "Your file says hello from a.");
+    // The parent never saw the question: one delegation, straight to the result.
+    assert_eq!(r.tool_calls.len(), 1);
+    assert_eq!(
+        r.tool_calls[0].outcome,
+        ToolOutcome::Ok(
+            json!({"done": true, "result": "The file says hello from a.", "sessionId": "sub_1", "files": []})
+        )
+    );
+    assert!(seen.iter().any(|e| matches!(&e.event,
+        AgentEvent::SubagentAnswered { session_id, answer } if session_id == "sub_1" && answer == "a.txt")));
+    let b = bodies(&server);
+    assert_eq!(b.len(), 4);
+    let resumed = b[2]["messages"].as_array().unwrap();
+    assert_eq!(resumed.last().unwrap()["content"], "a.txt");
+    assert!(
+        !b[3].to_string().contains("Which file?"),
+        "the question leaked to the parent"
+    );
+    // Every model call's tokens, the subagent's two included.
+    assert_eq!(r.usage.len(), 4);
+}
+
+#[tokio::test]
+async fn a_declined_question_goes_to_the_parent() {
+    let server = ScriptedServer::start().await.unwrap();
+    let dir = workspace();
+    server.reply(Reply::tool_call(
+        "launch_subagent",
+        json!({"task": "Read it"}),
+    ));
+    server.reply(Reply::text(r#"{"question": "Which file?"}"#));
+    server.reply(Reply::text("Which file do you mean?"));
+    let (agent, ctx, questions, mut rx) = delegating(&server, dir.path());
+    let front = tokio::spawn(async move {
+        while let Some(ev) = rx.recv().await {
+            if let AgentEvent::SubagentAsked { session_id, .. } = &ev.event {
+                assert!(questions.decline(session_id));
+            }
+        }
+    });
+    let mut history = Vec::new();
+    let r = agent
+        .execute_turn(
+            &mut history,
+            vec![baton_llm::ContentPart::Text {
+                text: "Read my file".into(),
+            }],
+            &ctx,
+        )
+        .await;
+    drop(ctx);
+    front.await.unwrap();
+    assert_eq!(r.answer, "Which file do you mean?");
+    assert_eq!(
+        r.tool_calls[0].outcome,
+        ToolOutcome::Ok(json!({"done": true, "question": "Which file?", "sessionId": "sub_1"}))
+    );
+}
+
+#[tokio::test]
+async fn the_budget_spans_the_parent_and_two_subagents() {
+    let server = ScriptedServer::start().await.unwrap();
+    let dir = workspace();
+    // Every reply costs 18 tokens; the budget is 60.
+    server.reply(Reply::tool_call(
+        "launch_subagent",
+        json!({"task": "Count A", "agent": "a"}),
+    ));
+    server.reply(Reply::text("A is done."));
+    server.reply(Reply::tool_call(
+        "launch_subagent",
+        json!({"task": "Count B", "agent": "b"}),
+    ));
+    server.reply(Reply::tool_call("list_directory", json!({"path": "/"})));
+    server.reply(Reply::text("never sent"));
+    let agent = Agent::new(
+        provider(&server, true, false),
+        Catalog::new(),
+        AgentConfig {
+            token_budget: Some(60),
+            ..config(InteractionMode::Api, true, false)
+        },
+    )
+    .with_subagent(files_subagent(&server, "a", dir.path()))
+    .with_subagent(files_subagent(&server, "b", dir.path()));
+    let mut history = Vec::new();
+    let r = agent
+        .execute_action(&mut history, "Count both", vec![], CancellationToken::new())
+        .await;
+    assert_eq!(r.stop, StopReason::Budget, "{r:?}");
+    // Two parent calls and one call of each subagent, merged.
+    assert_eq!(r.usage.len(), 4);
+    let total = r.total_usage();
+    assert_eq!(total.prompt_tokens + total.completion_tokens, 72);
+    assert_eq!(
+        server.remaining(),
+        1,
+        "nothing was called after the budget ran out"
+    );
+    assert!(r.tool_calls[1].outcome.is_err(), "{:?}", r.tool_calls[1]);
+    // The history stays a valid request: every call has its result.
+    let calls = history
+        .iter()
+        .filter(|m| matches!(m, Message::Assistant { tool_calls, .. } if !tool_calls.is_empty()))
+        .count();
+    let results = history
+        .iter()
+        .filter(|m| matches!(m, Message::Tool { .. }))
+        .count();
+    assert_eq!(calls, results);
+}

@@ -37,6 +37,12 @@ pub enum Command {
     Ask(AskArgs),
     /// An interactive conversation (Ctrl-C stops the current answer).
     Chat(ChatArgs),
+    /// List the named agents (agents.json): provider, toolboxes, limits, and whether each is ready.
+    Agents {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// List providers and whether each is ready.
     Providers {
         /// Print JSON.
@@ -189,6 +195,12 @@ pub struct ToolsArgs {
     /// The CLI-mode help (toolboxes and their commands).
     #[arg(long, group = "format")]
     pub cli: bool,
+    /// The native tool definitions sent to the provider (JSON).
+    #[arg(long, group = "format")]
+    pub native: bool,
+    /// The catalog of this named agent (its toolboxes and tool filters); without it, every built-in toolbox.
+    #[arg(long, global = true)]
+    pub agent: Option<String>,
     /// `call 'RAW MODEL OUTPUT'`: repair, validate and run it.
     #[command(subcommand)]
     pub action: Option<ToolsAction>,
@@ -227,7 +239,10 @@ impl From<ModeArg> for baton_llm::InteractionMode {
 /// `baton ask`.
 #[derive(Args, Debug)]
 pub struct AskArgs {
-    /// Provider entry to use (else the setting, else the file's default).
+    /// The named agent to ask (`baton agents` lists them; default: the `agent` setting, else `assistant`).
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Provider entry to use instead of the agent's (else the setting, else the file's default).
     #[arg(long, short)]
     pub provider: Option<String>,
     /// Model to use instead of the entry's.
@@ -256,7 +271,10 @@ pub struct AskArgs {
 /// `baton chat`.
 #[derive(Args, Debug)]
 pub struct ChatArgs {
-    /// Provider entry to use.
+    /// The named agent to talk to (`baton agents` lists them; default: the session's, else the `agent` setting, else `assistant`).
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Provider entry to use instead of the agent's.
     #[arg(long, short)]
     pub provider: Option<String>,
     /// Model to use instead of the entry's.

@@ -1,5 +1,6 @@
 //! Printing a turn for a terminal user: the answer streamed to stdout,
-//! tool activity and notes on stderr, confirmations asked on the terminal.
+//! tool activity and notes on stderr, confirmations and subagents'
+//! questions asked on the terminal.
 
 use std::io::{IsTerminal, Write};
 use std::time::Instant;
@@ -73,6 +74,21 @@ pub async fn print_turn(
                     None => turn.stopper().cancel(),
                 }
             }
+            AgentEvent::SubagentAsked {
+                session_id,
+                question,
+            } => {
+                if !ends_with_newline {
+                    println!();
+                    ends_with_newline = true;
+                }
+                let questions = turn.questions();
+                match answer_question(&question, answers.as_deref_mut(), turn).await {
+                    Some(text) => questions.answer(&session_id, text),
+                    // No answer: the agent that delegated gets the question.
+                    None => questions.decline(&session_id),
+                };
+            }
             AgentEvent::Finished(o) if top => outcome = Some(*o),
             other => show_activity(&other, printer),
         }
@@ -102,6 +118,26 @@ async fn ask(summary: &str, answers: Option<&mut Answers>, turn: &Turn) -> Optio
     Some(yes)
 }
 
+/// Puts a subagent's question to the user; `None` (the delegating agent
+/// then gets the question) without a terminal, on an empty line, at the
+/// end of input, or when the turn is stopped.
+async fn answer_question(
+    question: &str,
+    answers: Option<&mut Answers>,
+    turn: &Turn,
+) -> Option<String> {
+    let answers = answers?;
+    eprint!("A subagent asks: {question}\nYour answer (empty: let the assistant answer): ");
+    let _ = std::io::stderr().flush();
+    let stop = turn.stopper();
+    let line = tokio::select! {
+        line = answers.next_line() => line.ok().flatten()?,
+        _ = stop.cancelled() => return None,
+    };
+    let line = line.trim().to_string();
+    (!line.is_empty()).then_some(line)
+}
+
 /// Tool calls, compaction and notes, on stderr.
 fn show_activity(event: &AgentEvent, printer: &Printer) {
     match event {
@@ -123,6 +159,12 @@ fn show_activity(event: &AgentEvent, printer: &Printer) {
             eprintln!("  (history compacted: {} → {} messages)", r.before, r.after);
         }
         AgentEvent::Notice { message } if printer.notes => eprintln!("note: {message}"),
+        AgentEvent::SubagentDelegated { session_id, task } if printer.tools => {
+            eprintln!("  ↳ delegated to a subagent ({session_id}): {task}");
+        }
+        AgentEvent::SubagentAnswered { session_id, answer } if printer.tools => {
+            eprintln!("  ↳ answered {session_id}: {answer}");
+        }
         _ => {}
     }
 }

@@ -62,6 +62,15 @@ impl Env {
     }
 }
 
+/// A message's text without the per-call context the engine appends to
+/// the last one (the time and the workspace, after "\n\nNow: ").
+fn said(content: &Value) -> String {
+    let text = content.as_str().unwrap_or_default();
+    text.split_once("\n\nNow: ")
+        .map_or(text, |(before, _)| before)
+        .to_string()
+}
+
 struct Out {
     code: i32,
     stdout: String,
@@ -140,7 +149,7 @@ async fn ask_json_and_stdin_prompt() {
     assert!(v["timings"]["firstTokenMs"].as_f64().unwrap() > 0.0);
     let req = server.requests()[0].json();
     let msgs = req["messages"].as_array().unwrap();
-    assert_eq!(msgs.last().unwrap()["content"], "what is 2+2?\n");
+    assert_eq!(said(&msgs.last().unwrap()["content"]), "what is 2+2?\n");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -223,13 +232,17 @@ async fn chat_keeps_history_between_turns() {
     let second = server.requests()[1].json();
     let msgs = second["messages"].as_array().unwrap();
     assert_eq!(msgs[0]["role"], "system");
+    // The stored exchange exactly; the new message carries the time too.
     assert_eq!(
-        &msgs[1..],
+        &msgs[1..3],
         &[
             json!({"role": "user", "content": "I am Ada"}),
             json!({"role": "assistant", "content": "Hello Ada."}),
-            json!({"role": "user", "content": "What is my name?"})
         ]
+    );
+    assert_eq!(
+        (msgs.len(), said(&msgs[3]["content"])),
+        (4, "What is my name?".into())
     );
 }
 
@@ -605,10 +618,18 @@ async fn ask_runs_the_agent_loop_with_file_tool() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(o.stdout, "There is one report.\n");
     let req = server.requests()[2].json();
-    assert_eq!(
-        req["tools"].as_array().unwrap().len(),
-        9,
-        "native tools in API mode"
+    // FileTool's nine, and delegation to the subagents (its own, and
+    // the shipped researcher).
+    let names: Vec<&str> = req["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 11, "native tools in API mode: {names:?}");
+    assert!(
+        names.ends_with(&["launch_subagent", "provide_subagent_input"]),
+        "{names:?}"
     );
 }
 
@@ -701,7 +722,7 @@ async fn chat_slash_commands_and_saved_sessions() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| m["content"].as_str().unwrap_or("").to_string())
+        .map(|m| said(&m["content"]))
         .collect();
     assert!(
         texts.contains(&"The sky is green.".to_string()),
@@ -1647,7 +1668,15 @@ async fn chat_asks_before_an_external_action() {
     assert!(o.stderr.contains("(declined)"), "{}", o.stderr);
     assert!(notes_posted(&server).is_empty());
     let told = server.requests().last().unwrap().json();
-    let last = told["messages"].as_array().unwrap().last().unwrap().clone();
+    let msgs = told["messages"].as_array().unwrap();
+    // After the tool result, only the per-call context (time, workspace).
+    assert!(
+        msgs.last().unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Now: ")
+    );
+    let last = msgs[msgs.len() - 2].clone();
     assert_eq!(last["role"], "tool");
     assert!(last["content"].as_str().unwrap().contains("declined"));
     // Allowed: sent once.
@@ -1731,4 +1760,167 @@ async fn empty_workspace_and_providers_variables_count_as_unset() {
     let empty: Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(empty["workspace"], unset["workspace"]);
     assert_eq!(empty["provider"], unset["provider"]);
+}
+
+/// `baton ARGS` in `env`.
+fn with_args(env: &Env, args: &[&str]) -> tokio::process::Command {
+    let mut c = env.cmd();
+    c.args(args);
+    c
+}
+
+/// Writes `agents` as the user's agents.json.
+fn write_agents(env: &Env, agents: Value) {
+    let dir = env.path().join("config");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("agents.json"),
+        json!({ "agents": agents }).to_string(),
+    )
+    .unwrap();
+}
+
+#[tokio::test]
+async fn agents_are_listed_and_a_broken_file_is_named() {
+    let env = Env::new();
+    let out = run(with_args(&env, &["agents", "--json"]), None).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let list: Value = serde_json::from_str(&out.stdout).unwrap();
+    let by_name = |n: &str| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["name"] == n)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(by_name("assistant")["default"], true);
+    let researcher = by_name("researcher");
+    assert_eq!(researcher["delegable"], true);
+    let tools: Vec<&str> = researcher["toolboxes"][0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert!(
+        tools.contains(&"read_text_file") && !tools.contains(&"write_text_file"),
+        "{tools:?}"
+    );
+    // A wrong type: named with agent and field; the shipped agents still work.
+    write_agents(&env, json!([{"name": "clerk", "maxMessages": "ten"}]));
+    let out = run(with_args(&env, &["agents"]), None).await;
+    assert_eq!(out.code, 0);
+    assert!(
+        out.stderr
+            .contains("agent `clerk`: `maxMessages`: invalid type: string \"ten\""),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.contains("researcher"));
+    // A filter naming a tool that does not exist: the agent's problem.
+    write_agents(
+        &env,
+        json!([{"name": "clerk", "toolboxes": [{"name": "FileTool", "includeTools": ["read_txt"]}]}]),
+    );
+    let out = run(with_args(&env, &["agents", "--json"]), None).await;
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout.contains("FileTool has no tool `read_txt`"),
+        "{}",
+        out.stdout
+    );
+    let out = run(with_args(&env, &["ask", "--agent", "nobody", "hi"]), None).await;
+    assert_ne!(out.code, 0);
+    assert!(
+        out.stderr
+            .contains("agent `nobody`: no such agent; agents: assistant, researcher, clerk"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn an_agents_catalog_is_filtered_in_all_four_renderings() {
+    let env = Env::new();
+    write_agents(
+        &env,
+        json!([{"name": "clerk", "toolboxes": [{"name": "FileTool", "includeTools": ["list_directory", "read_text_file"]}]}]),
+    );
+    let tools = |flag: &'static str| {
+        let mut c = env.cmd();
+        c.args(["tools", "--agent", "clerk", flag]);
+        run(c, None)
+    };
+    let markdown = tools("--markdown").await.stdout;
+    let json_listing = tools("--json").await.stdout;
+    let native = tools("--native").await.stdout;
+    let cli = tools("--cli").await.stdout;
+    for (name, text) in [
+        ("markdown", &markdown),
+        ("json", &json_listing),
+        ("native", &native),
+        ("cli", &cli),
+    ] {
+        assert!(
+            text.contains("list_directory") && text.contains("read_text_file"),
+            "{name}: {text}"
+        );
+        for hidden in ["write_text_file", "move_file", "search_documents"] {
+            assert!(!text.contains(hidden), "{name} shows {hidden}: {text}");
+        }
+    }
+    // Without an agent: every built-in tool, callable from the shell.
+    let all = run(with_args(&env, &["tools", "--json"]), None)
+        .await
+        .stdout;
+    assert!(all.contains("write_text_file") && all.contains("search_documents"));
+    let mut c = env.cmd();
+    c.args([
+        "tools",
+        "--agent",
+        "clerk",
+        "call",
+        r#"{"method": "write_text_file", "path": "/x.txt", "content": "x"}"#,
+    ]);
+    let out = run(c, None).await;
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.contains("unknown method"), "{}", out.stdout);
+}
+
+#[tokio::test]
+async fn ask_an_agent_runs_on_its_catalog_and_instructions() {
+    let server = ScriptedServer::start().await.unwrap();
+    let env = Env::new();
+    write_agents(
+        &env,
+        json!([{"name": "clerk", "instructions": "Answer as the clerk.",
+                "toolboxes": [{"name": "FileTool", "includeTools": ["list_directory", "read_text_file"]}]}]),
+    );
+    server.reply(Reply::text("Filed."));
+    let mut c = env.scripted(&server);
+    c.args(["ask", "--agent", "clerk", "--json", "file this"]);
+    let out = run(c, None).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let answer: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert_eq!(
+        (answer["agent"].as_str(), answer["text"].as_str()),
+        (Some("clerk"), Some("Filed."))
+    );
+    let body = server.requests().last().unwrap().json();
+    assert!(
+        body["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Answer as the clerk.")
+    );
+    // The scripted entry's small context window means CLI mode: one `cli`
+    // tool whose command pattern names only the agent's tools.
+    let pattern = body["tools"][0]["function"]["parameters"]["properties"]["command"]["pattern"]
+        .as_str()
+        .unwrap();
+    assert!(
+        pattern.contains("FileTool (list_directory|read_text_file)"),
+        "{pattern}"
+    );
 }

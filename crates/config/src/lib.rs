@@ -6,11 +6,16 @@
 //! Keychain, Windows Credential Manager) and environment variables override
 //! them.
 
+mod agents;
 mod atomic;
 mod paths;
 mod secrets;
 mod settings;
 
+pub use agents::{
+    AGENTS_FILE, AgentDef, AgentsError, DEFAULT_AGENT, FACTORY_AGENTS_JSON, LoadedAgents,
+    ToolboxRef, parse_agents,
+};
 pub use atomic::atomic_write;
 pub use paths::{BatonPaths, PathsError};
 pub use secrets::{

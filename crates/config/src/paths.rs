@@ -69,6 +69,11 @@ impl BatonPaths {
         self.config_dir.join(crate::SETTINGS_FILE)
     }
 
+    /// The user's named agents, over the shipped ones.
+    pub fn user_agents_file(&self) -> PathBuf {
+        self.config_dir.join(crate::AGENTS_FILE)
+    }
+
     /// The user's provider overrides.
     pub fn user_providers_file(&self) -> PathBuf {
         self.config_dir.join("providers.json")

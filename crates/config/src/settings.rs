@@ -108,6 +108,8 @@ impl Default for VoiceSettings {
 pub struct Settings {
     /// Name of the provider entry to use (else the providers file's default).
     pub provider: Option<String>,
+    /// The named agent conversations use (`agents.json`; else `assistant`).
+    pub agent: Option<String>,
     /// The documents folder the agent sees as `/`.
     pub workspace: Option<PathBuf>,
     /// Forces API or CLI tool mode for every provider.
@@ -141,6 +143,7 @@ impl Default for Settings {
     fn default() -> Self {
         Self {
             provider: None,
+            agent: None,
             workspace: None,
             interaction_mode: None,
             anonymize: false,

@@ -2,13 +2,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use baton_agent::{Agent, AgentConfig};
 use baton_convert::OcrEngine;
-use baton_docs::{FileTool, ProviderOcr};
+use baton_docs::ProviderOcr;
 use baton_index::WorkspaceIndex;
 use baton_llm::{
-    Anonymizer, AnonymizingProvider, InteractionMode, LlmError, Provider, ProviderConfig,
-    build_provider,
+    Anonymizer, AnonymizingProvider, LlmError, Provider, ProviderConfig, build_provider,
 };
 use baton_tools::{Catalog, Sandbox};
 
@@ -20,7 +18,9 @@ use crate::{Engine, EngineError};
 
 impl Engine {
     /// Builds the provider for `cfg`, wrapped in the anonymizer when the
-    /// setting is on (registered terms plus the provider's own key).
+    /// setting is on (the `anonymizeTerms`, every stored API key, and what
+    /// looks like an e-mail address, phone number, IBAN or key in the
+    /// prompt, attachments and tool results).
     pub fn open_provider(&self, cfg: &ProviderConfig) -> Result<Arc<dyn Provider>, LlmError> {
         self.open_provider_observed(cfg, None)
     }
@@ -64,13 +64,36 @@ impl Engine {
             return Ok(provider);
         }
         let mut anon = Anonymizer::new();
-        for t in &self.settings.anonymize_terms {
+        for t in self
+            .settings
+            .anonymize_terms
+            .iter()
+            .chain(&self.stored_keys())
+        {
             anon.register(t);
         }
         Ok(Arc::new(AnonymizingProvider::new(
             provider,
             Arc::new(Mutex::new(anon)),
         )))
+    }
+
+    /// Every API key Baton can resolve for its provider entries (keychain
+    /// or environment): a key pasted into a prompt or a document never
+    /// leaves the machine when anonymization is on.
+    fn stored_keys(&self) -> Vec<String> {
+        self.providers
+            .providers
+            .iter()
+            .filter(|p| p.needs_key())
+            .filter_map(|p| {
+                self.secrets
+                    .api_key(&p.name, p.api_key_env.as_deref())
+                    .ok()
+                    .flatten()
+            })
+            .map(|k| k.value)
+            .collect()
     }
 
     /// The vision OCR engine: the `ocrProvider` entry, else the first
@@ -116,11 +139,12 @@ impl Engine {
         }
     }
 
-    /// The built-in toolboxes on the workspace (created if it does not
+    /// Every built-in toolbox on the workspace (created if it does not
     /// exist yet, so a fresh machine works), searching through
-    /// [`refreshed_index`](Self::refreshed_index).
+    /// [`refreshed_index`](Self::refreshed_index): what `baton tools`
+    /// offers when no agent is named.
     pub fn workspace_catalog(&self) -> Result<Catalog, EngineError> {
-        self.file_catalog(self.refreshed_index())
+        self.toolkit(self.refreshed_index())?.catalog()
     }
 
     /// The workspace's search index, brought up to date in the background
@@ -141,38 +165,6 @@ impl Engine {
         }
     }
 
-    /// The built-in toolboxes on the workspace, searching through `index`
-    /// (kept fresh by the caller) when there is one.
-    pub fn file_catalog(&self, index: Option<Arc<WorkspaceIndex>>) -> Result<Catalog, EngineError> {
-        let mut tool = FileTool::new(self.sandbox()?)
-            .with_cache(self.conversion_cache())
-            .with_convert_options(self.convert_options());
-        if let Some(index) = index {
-            tool = tool.with_index(index);
-        }
-        let mut catalog = Catalog::new().with(Arc::new(tool))?;
-        if self.settings.diagnostic_tools || crate::diagnostics_enabled() {
-            catalog.register(Arc::new(crate::Diagnostics::default()))?;
-        }
-        Ok(catalog)
-    }
-
-    /// The toolboxes an agent for `cfg` is offered: none when the entry
-    /// turns tools off (models too small to call them), else the
-    /// workspace's, searching through the index `index` gives (asked only
-    /// when tools are on).
-    pub fn catalog_for(
-        &self,
-        cfg: &ProviderConfig,
-        index: impl FnOnce() -> Option<Arc<WorkspaceIndex>>,
-    ) -> Result<Catalog, EngineError> {
-        if cfg.tools {
-            self.file_catalog(index())
-        } else {
-            Ok(Catalog::new())
-        }
-    }
-
     /// The sandbox over the workspace folder, creating the folder first.
     pub fn sandbox(&self) -> Result<Sandbox, EngineError> {
         let bad = |reason: String| EngineError::Workspace {
@@ -184,23 +176,5 @@ impl Engine {
             tracing::info!("created the workspace folder {}", self.workspace.display());
         }
         Sandbox::new(&self.workspace).map_err(|e| bad(e.to_string()))
-    }
-
-    /// An agent for `cfg` with the toolboxes of `catalog`: tool mode
-    /// from `mode`, else the setting, else the entry.
-    pub fn build_agent(
-        &self,
-        cfg: &ProviderConfig,
-        provider: Arc<dyn Provider>,
-        mode: Option<InteractionMode>,
-        catalog: Catalog,
-        instructions: Option<String>,
-    ) -> Agent {
-        let mut config = AgentConfig::for_provider(cfg);
-        if let Some(m) = mode.or(self.settings.interaction_mode) {
-            config.mode = m;
-        }
-        config.instructions = instructions;
-        Agent::new(provider, catalog, config)
     }
 }

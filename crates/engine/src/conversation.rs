@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use baton_agent::{
     ActionResult, Agent, AgentEvent, CommandOutcome, CompactionPolicy, ConfirmPolicy,
-    Confirmations, EventSink, EventStream, Session, StopReason, TurnContext, TurnEvent,
-    TurnOutcome, handle_command,
+    Confirmations, EventSink, EventStream, Questions, Session, StopReason, TurnContext, TurnEvent,
+    TurnOutcome, bypass_prompt, handle_command,
 };
 use baton_docs::FileAttachment;
 use baton_index::WorkspaceIndex;
@@ -53,7 +53,11 @@ pub enum IndexChoice {
 /// How a conversation runs.
 #[derive(Clone)]
 pub struct ConversationOptions {
-    /// The provider entry (default: the setting, else the default entry).
+    /// The named agent (default: the session's, else the `agent` setting,
+    /// else `assistant`).
+    pub agent: Option<String>,
+    /// The provider entry, instead of the agent's (default: the setting,
+    /// else the default entry).
     pub provider: Option<String>,
     /// The model, instead of the entry's (a session's `/model` wins).
     pub model: Option<String>,
@@ -76,6 +80,7 @@ pub struct ConversationOptions {
 impl Default for ConversationOptions {
     fn default() -> Self {
         Self {
+            agent: None,
             provider: None,
             model: None,
             mode: None,
@@ -130,6 +135,7 @@ pub struct Turn {
     events: EventStream,
     cancel: CancellationToken,
     confirmations: Confirmations,
+    questions: Questions,
 }
 
 impl Turn {
@@ -153,6 +159,12 @@ impl Turn {
     /// Where confirmation requests of this turn are answered.
     pub fn confirmations(&self) -> Confirmations {
         self.confirmations.clone()
+    }
+
+    /// Where subagents' questions of this turn are answered (by the
+    /// subagent's session id, as [`AgentEvent::SubagentAsked`] gives it).
+    pub fn questions(&self) -> Questions {
+        self.questions.clone()
     }
 
     /// Reads the remaining events and returns the outcome (`None` only if
@@ -228,7 +240,8 @@ impl Conversation {
         let reply = match handle_command(line, &mut session, &store, &CompactionPolicy::default()) {
             CommandOutcome::Reply(text) => text,
             CommandOutcome::ModelChanged(model) => format!("model set to {model}"),
-            CommandOutcome::NotACommand => return Ok(None),
+            // Answered by `send` (a turn of its own, outside the history).
+            CommandOutcome::NotACommand | CommandOutcome::Bypass(_) => return Ok(None),
         };
         let worth = !session.history.is_empty()
             || session.model.is_some()
@@ -249,10 +262,16 @@ impl Conversation {
             ConfirmMode::Allow => ConfirmPolicy::Allow,
             ConfirmMode::Refuse(why) => ConfirmPolicy::Refuse(why.clone()),
         };
+        // A front door that can ask the user can also pass on subagents'
+        // questions; a non-interactive one leaves them to the parent agent.
+        let questions = Questions::default();
+        let interactive = !matches!(self.options.confirm, ConfirmMode::Refuse(_));
         let ctx = TurnContext {
             cancel: cancel.clone(),
             events,
             confirm,
+            questions: interactive.then(|| questions.clone()),
+            budget: Default::default(),
         };
         let this = self.clone();
         tokio::spawn(async move { this.run(input, ctx).await });
@@ -261,18 +280,25 @@ impl Conversation {
             events: stream,
             cancel,
             confirmations,
+            questions,
         }
     }
 
     /// The turn: prepare the user message, run the agent, save, finish.
+    /// A `/session bypass` message, or any message while history is off,
+    /// runs on an empty history and adds nothing to the session.
     async fn run(self, input: TurnInput, ctx: TurnContext) {
         let mut session = self.session.lock().await;
         let result = match self.prepare(&mut session, input, &ctx).await {
-            Ok(content) => match self.engine.agent_for(&session, &self.options).await {
+            Ok((content, bypass)) => match self.engine.agent_for(&session, &self.options).await {
                 Ok(agent) => {
-                    agent
-                        .execute_turn(&mut session.history, content, &ctx)
-                        .await
+                    let mut scratch = Vec::new();
+                    let history = if bypass || !session.history_enabled {
+                        &mut scratch
+                    } else {
+                        &mut session.history
+                    };
+                    agent.execute_turn(history, content, &ctx).await
                 }
                 Err(e) => failed_result(e, &ctx).await,
             },
@@ -299,22 +325,31 @@ impl Conversation {
             .await;
     }
 
-    /// The user message's content: files stored and referenced, the
-    /// edited or regenerated exchange dropped. `Err` says why there is
-    /// nothing to send.
+    /// The user message's content (and whether it bypasses the history):
+    /// files stored and referenced, the edited or regenerated exchange
+    /// dropped. `Err` says why there is nothing to send.
     async fn prepare(
         &self,
         session: &mut Session,
         input: TurnInput,
         ctx: &TurnContext,
-    ) -> Result<Vec<ContentPart>, String> {
-        let message = match input {
+    ) -> Result<(Vec<ContentPart>, bool), String> {
+        let mut message = match input {
             TurnInput::Regenerate => {
                 return drop_last_exchange(&mut session.history)
+                    .map(|c| (c, false))
                     .ok_or_else(|| "there is no message to answer again".to_string());
             }
             TurnInput::Send(m) => m,
         };
+        if let Some(agent) = &self.options.agent {
+            session.agent = Some(agent.clone());
+        }
+        let bypass = bypass_prompt(&message.text).map(str::to_string);
+        if let Some(prompt) = &bypass {
+            message.text = prompt.clone();
+            message.replace_last = false;
+        }
         let mut content = Vec::new();
         if message.replace_last {
             let old = drop_last_exchange(&mut session.history).ok_or_else(|| {
@@ -333,7 +368,7 @@ impl Conversation {
             &message.text
         });
         content.push(ContentPart::Text { text: message.text });
-        Ok(content)
+        Ok((content, bypass.is_some()))
     }
 
     /// Keeps the files' bytes, converts them (cached), and tells the user
@@ -404,6 +439,18 @@ async fn failed_result(e: EngineError, ctx: &TurnContext) -> ActionResult {
     result
 }
 
+/// The non-empty instructions, joined by blank lines.
+fn joined_instructions(parts: &[Option<&str>]) -> Option<String> {
+    let joined = parts
+        .iter()
+        .flatten()
+        .map(|i| i.trim())
+        .filter(|i| !i.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    (!joined.is_empty()).then_some(joined)
+}
+
 /// Removes the last user message and everything after it; returns that
 /// message's content, or `None` if there is none.
 pub fn drop_last_exchange(history: &mut Vec<Message>) -> Option<Vec<ContentPart>> {
@@ -418,37 +465,41 @@ pub fn drop_last_exchange(history: &mut Vec<Message>) -> Option<Vec<ContentPart>
 }
 
 impl Engine {
-    /// The agent for a session under `options`: built once and reused
-    /// for the same provider, model, mode, tools and instructions (the
-    /// last few are kept, most recently used first).
+    /// The agent for a session under `options`: the named agent (the
+    /// options', else the session's, else the default) on its provider,
+    /// built once and reused for the same agent, provider, model, mode,
+    /// tools and instructions (the last few are kept, most recently used
+    /// first).
     pub(crate) async fn agent_for(
         &self,
         session: &Session,
         options: &ConversationOptions,
     ) -> Result<Arc<Agent>, EngineError> {
-        let mut cfg = self.provider_config(options.provider.as_deref())?;
+        let def = self.agent_def(options.agent.as_deref().or(session.agent.as_deref()))?;
+        let mut cfg = self.agent_provider(&def, options.provider.as_deref())?;
         if let Some(m) = session.model.as_ref().or(options.model.as_ref()) {
             cfg.model = Some(m.clone());
         }
-        let instructions = [
+        let instructions = joined_instructions(&[
+            def.instructions_text(&self.paths.config_dir)
+                .map_err(|e| EngineError::Agent {
+                    name: def.name.clone(),
+                    reason: e.to_string(),
+                })?
+                .as_deref(),
             options.instructions.as_deref(),
             session.instructions.as_deref(),
-        ]
-        .into_iter()
-        .flatten()
-        .filter(|i| !i.trim().is_empty())
-        .collect::<Vec<_>>()
-        .join("\n\n");
-        let instructions = (!instructions.is_empty()).then_some(instructions);
+        ]);
         let key = format!(
-            "{}\n{}\n{:?}\n{}\n{}",
+            "{}\n{}\n{}\n{:?}\n{}\n{}",
+            def.name,
             cfg.name,
             cfg.model_name(),
             options.mode,
             options.tools,
             instructions.as_deref().unwrap_or("")
         );
-        let mut kept = self.agents.lock().await;
+        let mut kept = self.kept_agents.lock().await;
         if let Some(at) = kept.iter().position(|(k, _)| *k == key) {
             // Most recently used first.
             let entry = kept.remove(at);
@@ -456,20 +507,7 @@ impl Engine {
             kept.insert(0, entry);
             return Ok(agent);
         }
-        let provider = self.open_provider_observed(&cfg, options.on_load.clone())?;
-        let catalog = if options.tools {
-            let index = options.index.clone();
-            self.catalog_for(&cfg, || match index {
-                IndexChoice::Refreshed => self.refreshed_index(),
-                IndexChoice::Given(i) => i,
-            })?
-        } else {
-            baton_tools::Catalog::new()
-        };
-        let agent = self
-            .build_agent(&cfg, provider, options.mode, catalog, instructions)
-            .with_file_renderer(self.file_renderer());
-        let agent = Arc::new(agent);
+        let agent = Arc::new(self.new_agent(def, cfg, instructions, options)?);
         kept.insert(0, (key, Arc::clone(&agent)));
         if kept.len() > KEPT_AGENTS
             && let Some((_, old)) = kept.pop()
@@ -479,10 +517,48 @@ impl Engine {
         Ok(agent)
     }
 
+    /// A new agent for `def` on `cfg`: its toolboxes (when tools are on),
+    /// subagents, per-call context and attachment rendering.
+    fn new_agent(
+        &self,
+        def: baton_config::AgentDef,
+        cfg: baton_llm::ProviderConfig,
+        instructions: Option<String>,
+        options: &ConversationOptions,
+    ) -> Result<Agent, EngineError> {
+        let provider = self.open_provider_observed(&cfg, options.on_load.clone())?;
+        let tools = options.tools && cfg.tools;
+        let index = match (&options.index, tools) {
+            (_, false) => None,
+            (IndexChoice::Refreshed, true) => self.refreshed_index(),
+            (IndexChoice::Given(i), true) => i.clone(),
+        };
+        let kit = self.toolkit(index)?;
+        let catalog = if tools {
+            kit.catalog_for(&def)?
+        } else {
+            baton_tools::Catalog::new()
+        };
+        // The time and workspace matter to agents with tools; a bare chat
+        // model (the small embedded one) is better off without them.
+        let dynamic = tools.then(|| self.now_context() as Arc<dyn baton_agent::DynamicContext>);
+        let bp = crate::agents::Blueprint {
+            def,
+            cfg,
+            provider,
+            mode: options.mode,
+            instructions,
+            dynamic,
+        };
+        Ok(self
+            .assemble(&bp, catalog, &kit)
+            .with_file_renderer(self.file_renderer()))
+    }
+
     /// Closes the agents kept between turns (their toolboxes); the next
     /// turn builds a new one.
     pub async fn close_agents(&self) {
-        let kept: Vec<_> = self.agents.lock().await.drain(..).collect();
+        let kept: Vec<_> = self.kept_agents.lock().await.drain(..).collect();
         for (_, agent) in kept {
             agent.close().await;
         }

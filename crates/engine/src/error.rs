@@ -34,6 +34,14 @@ pub enum EngineError {
         /// Why.
         reason: String,
     },
+    /// A named agent does not exist or cannot be built as configured.
+    #[error("agent `{name}`: {reason}")]
+    Agent {
+        /// The agent's name.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A saved conversation could not be loaded or saved.
     #[error(transparent)]
     Session(#[from] baton_agent::SessionError),

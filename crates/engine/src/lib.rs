@@ -4,12 +4,14 @@
 //! The CLI, the desktop shell and the HTTP server are thin front doors
 //! over an [`Engine`]; none of them builds these parts itself.
 
+mod agents;
 mod attachments;
 mod build;
 mod conversation;
 mod diagnostics;
 mod error;
 mod index;
+mod now;
 mod readiness;
 mod user_providers;
 mod voice;
@@ -22,6 +24,7 @@ use baton_convert::ConvertOptions;
 use baton_docs::ConversionCache;
 use baton_llm::{LoadOptions, ProviderConfig, ProvidersFile};
 
+pub use agents::{AgentInfo, ToolboxInfo, Toolkit, compaction_for};
 pub use attachments::{AttachmentStore, read_attachments};
 pub use build::LoadListener;
 pub use conversation::{
@@ -31,6 +34,7 @@ pub use conversation::{
 pub use diagnostics::{DIAGNOSTIC_TOOLS_ENV, Diagnostics, diagnostics_enabled};
 pub use error::EngineError;
 pub use index::{IndexListener, IndexState, refresh_in_background};
+pub use now::{Clock, NowContext};
 pub use readiness::local_readiness;
 pub use voice::{AgentResponder, VOICE_INSTRUCTIONS};
 
@@ -88,8 +92,13 @@ pub struct Engine {
     overrides: Overrides,
     conversions: OnceLock<Arc<ConversionCache>>,
     convert: OnceLock<ConvertOptions>,
+    /// The named agents.
+    agents_file: baton_config::LoadedAgents,
+    /// Where conversations get the time (the system clock unless a test
+    /// sets one).
+    clock: Option<Clock>,
     /// The agents kept between turns, and what each was built for.
-    agents: tokio::sync::Mutex<Vec<(String, Arc<baton_agent::Agent>)>>,
+    kept_agents: tokio::sync::Mutex<Vec<(String, Arc<baton_agent::Agent>)>>,
 }
 
 impl Engine {
@@ -118,6 +127,8 @@ impl Engine {
             user: Some(paths.user_providers_file()),
         })?;
         warnings.extend(providers.warnings.iter().cloned());
+        let agents_file = baton_config::LoadedAgents::load(&paths.user_agents_file());
+        warnings.extend(agents_file.warnings.iter().cloned());
         let workspace = loaded
             .settings
             .workspace_root(overrides.workspace.as_deref());
@@ -131,7 +142,9 @@ impl Engine {
             overrides,
             conversions: OnceLock::new(),
             convert: OnceLock::new(),
-            agents: tokio::sync::Mutex::new(Vec::new()),
+            agents_file,
+            clock: None,
+            kept_agents: tokio::sync::Mutex::new(Vec::new()),
         })
     }
 
@@ -139,6 +152,21 @@ impl Engine {
     /// changed), keeping the overrides it was loaded with.
     pub fn reload(&self) -> Result<Self, EngineError> {
         Self::load_with(self.paths.clone(), self.overrides.clone())
+    }
+
+    /// The same engine telling conversations the time from `clock`.
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// The per-call context of conversations: the time and the workspace.
+    pub fn now_context(&self) -> Arc<NowContext> {
+        let workspace = self.workspace.clone();
+        Arc::new(match &self.clock {
+            Some(c) => NowContext::with_clock(workspace, Arc::clone(c)),
+            None => NowContext::new(workspace),
+        })
     }
 
     /// The entry to use: `name`, else the setting, else the default.

@@ -2,75 +2,16 @@
 //! during a blocking tool, typed attachments across a restart, and the
 //! confirmation of external actions.
 
-use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use baton_agent::{AgentEvent, StopReason, TurnOutcome};
-use baton_config::BatonPaths;
 use baton_docs::FileAttachment;
-use baton_engine::{ConfirmMode, ConversationOptions, Engine, Overrides, Turn, UserMessage};
+use baton_engine::{ConfirmMode, ConversationOptions, UserMessage};
 use baton_scripted_llm::{Reply, ScriptedServer};
-use serde_json::{Value, json};
+use serde_json::json;
 
-struct Setup {
-    dir: tempfile::TempDir,
-}
-
-impl Setup {
-    /// Baton's folders in a temp dir: providers on `server`, the
-    /// diagnostics toolbox on, no background indexing.
-    fn new(server: &ScriptedServer) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let providers = json!({"default": "scripted", "providers": [
-            {"name": "scripted", "dialect": "openai", "endpoint": format!("{}/v1", server.url()),
-             "model": "m", "contextWindow": 200000}
-        ]});
-        std::fs::write(dir.path().join("providers.json"), providers.to_string()).unwrap();
-        let paths = BatonPaths::under(dir.path());
-        std::fs::create_dir_all(&paths.config_dir).unwrap();
-        let settings = json!({"skipIndexingOnStartup": true, "diagnosticTools": true,
-                              "workspace": dir.path().join("ws")});
-        std::fs::write(paths.settings_file(), settings.to_string()).unwrap();
-        Self { dir }
-    }
-
-    /// A freshly loaded engine (as after a restart).
-    fn engine(&self) -> Arc<Engine> {
-        let overrides = Overrides {
-            providers: Some(self.dir.path().join("providers.json")),
-            ..Overrides::default()
-        };
-        Arc::new(Engine::load_with(BatonPaths::under(self.dir.path()), overrides).unwrap())
-    }
-
-    fn root(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-fn bodies(server: &ScriptedServer) -> Vec<Value> {
-    server
-        .requests()
-        .iter()
-        .filter(|r| r.method == "POST" && r.path.ends_with("/chat/completions"))
-        .map(|r| r.json())
-        .collect()
-}
-
-/// Reads a turn to its end: its outcome and every top-level event.
-async fn collect(mut turn: Turn) -> (TurnOutcome, Vec<AgentEvent>) {
-    let mut events = Vec::new();
-    let mut outcome = None;
-    while let Some(e) = turn.next().await {
-        assert_eq!(&*e.turn, turn.id());
-        if let AgentEvent::Finished(o) = &e.event {
-            outcome = Some((**o).clone());
-        }
-        events.push(e.event);
-    }
-    (outcome.expect("a Finished event"), events)
-}
+mod common;
+use common::{Setup, bodies, collect};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_reader_gets_every_one_of_100000_deltas_in_order() {
@@ -206,7 +147,11 @@ async fn attachments_reloaded_after_a_restart_send_the_same_bytes() {
         .to_string();
     assert!(user.starts_with("<attachment name=\"notes.md\""), "{user}");
     assert!(user.contains("Rent 900") && user.contains("jan"), "{user}");
-    assert!(user.ends_with("\n\nWhat is the largest item?"), "{user}");
+    // The question, then the per-call context (the time, the workspace).
+    assert!(
+        user.contains("\n\nWhat is the largest item?\n\nNow: "),
+        "{user}"
+    );
     // Edit and resend keeps the files of the edited message.
     server.reply(Reply::text("Food is second."));
     let (outcome, _) = collect(conversation.send(UserMessage {
@@ -219,7 +164,10 @@ async fn attachments_reloaded_after_a_restart_send_the_same_bytes() {
     let b = bodies(&server);
     let msgs = b[2]["messages"].as_array().unwrap();
     let last = msgs.last().unwrap()["content"].as_str().unwrap();
-    assert!(last.contains("Rent 900") && last.ends_with("And the second largest?"));
+    assert!(
+        last.contains("Rent 900") && last.contains("\n\nAnd the second largest?\n\nNow: "),
+        "{last}"
+    );
     assert_eq!(
         msgs.iter().filter(|m| m["role"] == "user").count(),
         1,

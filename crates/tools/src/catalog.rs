@@ -34,6 +34,9 @@ pub enum CatalogError {
         /// Second owner.
         second: String,
     },
+    /// A filter names a tool the toolbox does not have.
+    #[error("{0}")]
+    UnknownTool(String),
 }
 
 /// Lower-case without `_` and `-`: `fill_fields`, `FillFields`,
@@ -45,10 +48,62 @@ pub fn normalize(name: &str) -> String {
         .collect()
 }
 
-/// The toolboxes an agent may use.
+/// Which of a toolbox's tools an agent is offered (configuration's
+/// `includeTools` / `excludeTools`; names in any casing).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolFilter {
+    /// Only these tools (all when `None`).
+    pub include: Option<Vec<String>>,
+    /// Never these tools.
+    pub exclude: Vec<String>,
+}
+
+impl ToolFilter {
+    /// Whether the filter offers every tool.
+    pub fn is_all(&self) -> bool {
+        self.include.is_none() && self.exclude.is_empty()
+    }
+
+    /// `spec` with only the tools the filter lets through; `Err` names a
+    /// tool the filter mentions that the toolbox does not have.
+    pub fn apply(&self, spec: &ToolboxSpec) -> Result<ToolboxSpec, String> {
+        let known = |n: &String| {
+            spec.methods
+                .iter()
+                .any(|m| normalize(&m.name) == normalize(n))
+        };
+        let listed = self.include.iter().flatten().chain(&self.exclude);
+        if let Some(bad) = listed.into_iter().find(|n| !known(n)) {
+            let names: Vec<&str> = spec.methods.iter().map(|m| m.name.as_str()).collect();
+            return Err(format!(
+                "{} has no tool `{bad}`; its tools: {}",
+                spec.name,
+                names.join(", ")
+            ));
+        }
+        let has = |list: &[String], m: &MethodSpec| {
+            list.iter().any(|n| normalize(n) == normalize(&m.name))
+        };
+        let methods = spec
+            .methods
+            .iter()
+            .filter(|m| self.include.as_deref().is_none_or(|inc| has(inc, m)))
+            .filter(|m| !has(&self.exclude, m))
+            .cloned()
+            .collect();
+        Ok(ToolboxSpec {
+            methods,
+            ..spec.clone()
+        })
+    }
+}
+
+/// The toolboxes an agent may use, each with the tools it is offered.
 #[derive(Clone, Default)]
 pub struct Catalog {
     toolboxes: Vec<Arc<dyn Toolbox>>,
+    /// What each toolbox offers here (its spec, or a filtered copy).
+    specs: Vec<Arc<ToolboxSpec>>,
     /// normalized method name → (toolbox index, method index)
     index: HashMap<String, (usize, usize)>,
 }
@@ -69,21 +124,47 @@ impl Catalog {
 
     /// Registers a toolbox; method names must be unique across toolboxes.
     pub fn register(&mut self, toolbox: Arc<dyn Toolbox>) -> Result<(), CatalogError> {
-        let spec = toolbox.spec();
+        let spec = toolbox.spec().clone();
+        self.register_offering(toolbox, spec)
+    }
+
+    /// Registers a toolbox offering only the tools `filter` lets through.
+    pub fn register_filtered(
+        &mut self,
+        toolbox: Arc<dyn Toolbox>,
+        filter: &ToolFilter,
+    ) -> Result<(), CatalogError> {
+        let spec = filter
+            .apply(toolbox.spec())
+            .map_err(CatalogError::UnknownTool)?;
+        self.register_offering(toolbox, spec)
+    }
+
+    fn register_offering(
+        &mut self,
+        toolbox: Arc<dyn Toolbox>,
+        spec: ToolboxSpec,
+    ) -> Result<(), CatalogError> {
         let t = self.toolboxes.len();
+        let mut added = Vec::new();
         for (m, method) in spec.methods.iter().enumerate() {
             let key = normalize(&method.name);
             if let Some(&(t0, m0)) = self.index.get(&key) {
-                let other = self.toolboxes[t0].spec();
+                let other = &self.specs[t0];
+                for k in added {
+                    self.index.remove(&k);
+                }
                 return Err(CatalogError::DuplicateName {
                     name: method.name.clone(),
                     first: format!("{}.{}", other.name, other.methods[m0].name),
                     second: format!("{}.{}", spec.name, method.name),
                 });
             }
-            self.index.insert(key, (t, m));
+            self.index.insert(key.clone(), (t, m));
+            added.push(key);
         }
         self.toolboxes.push(toolbox);
+        self.specs.push(Arc::new(spec));
         Ok(())
     }
 
@@ -93,9 +174,9 @@ impl Catalog {
         Ok(self)
     }
 
-    /// The toolboxes' specs, in registration order.
-    pub fn specs(&self) -> impl Iterator<Item = &'static ToolboxSpec> + '_ {
-        self.toolboxes.iter().map(|t| t.spec())
+    /// What each toolbox offers here (filtered), in registration order.
+    pub fn specs(&self) -> impl Iterator<Item = &ToolboxSpec> + '_ {
+        self.specs.iter().map(|s| &**s)
     }
 
     /// The toolboxes.
@@ -109,24 +190,24 @@ impl Catalog {
     }
 
     /// Every method name, in registration order.
-    pub fn method_names(&self) -> Vec<&'static str> {
+    pub fn method_names(&self) -> Vec<&str> {
         self.specs()
             .flat_map(|s| s.methods.iter().map(|m| m.name.as_str()))
             .collect()
     }
 
     /// Finds a method by any casing, or as `Toolbox.method`.
-    pub fn resolve(&self, name: &str) -> Result<(&Arc<dyn Toolbox>, &'static MethodSpec), String> {
+    pub fn resolve(&self, name: &str) -> Result<(&Arc<dyn Toolbox>, &MethodSpec), String> {
         let trimmed = name.trim();
         let (toolbox_part, method_part) = match trimmed.rsplit_once('.') {
             Some((t, m)) => (Some(t), m),
             None => (None, trimmed),
         };
         if let Some(&(t, m)) = self.index.get(&normalize(method_part)) {
-            let tb = &self.toolboxes[t];
-            let ok = toolbox_part.is_none_or(|tp| normalize(tp) == normalize(&tb.spec().name));
+            let (tb, spec) = (&self.toolboxes[t], &self.specs[t]);
+            let ok = toolbox_part.is_none_or(|tp| normalize(tp) == normalize(&spec.name));
             if ok {
-                return Ok((tb, &tb.spec().methods[m]));
+                return Ok((tb, &spec.methods[m]));
             }
         }
         Err(self.unknown_method_message(name))

@@ -167,7 +167,7 @@ pub fn split_call(raw: &str) -> Result<(String, Value), String> {
 /// racing the cancellation token.
 async fn run_method(
     toolbox: &Arc<dyn Toolbox>,
-    method: &'static MethodSpec,
+    method: &MethodSpec,
     args: Value,
     ctx: &ToolContext,
 ) -> ToolOutcome {
@@ -188,7 +188,7 @@ async fn run_method(
 /// The call itself; `Err` holds a panic's message.
 async fn call_method(
     toolbox: &Arc<dyn Toolbox>,
-    method: &'static MethodSpec,
+    method: &MethodSpec,
     args: Value,
     ctx: &ToolContext,
 ) -> Result<Result<Value, ToolError>, String> {
@@ -196,9 +196,9 @@ async fn call_method(
         && let Ok(rt) = tokio::runtime::Handle::try_current()
     {
         let (toolbox, ctx) = (Arc::clone(toolbox), ctx.clone());
-        let name = method.name.as_str();
+        let name = method.name.clone();
         return rt
-            .spawn_blocking(move || futures::executor::block_on(toolbox.call(name, args, ctx)))
+            .spawn_blocking(move || futures::executor::block_on(toolbox.call(&name, args, ctx)))
             .await
             .map_err(|e| match e.try_into_panic() {
                 Ok(p) => panic_message(p),

@@ -23,7 +23,7 @@ mod toolbox;
 pub mod validate;
 
 pub use baton_tools_macros::toolbox;
-pub use catalog::{Catalog, CatalogError, NativeTool, normalize};
+pub use catalog::{Catalog, CatalogError, NativeTool, ToolFilter, normalize};
 pub use context::{Effect, ToolContext};
 pub use dispatch::{ToolCallRecord, ToolOutcome, split_call};
 pub use sandbox::{Sandbox, SandboxError};

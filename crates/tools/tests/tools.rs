@@ -481,3 +481,92 @@ fn repair_table() {
     );
     assert!(repair_json("").is_err());
 }
+
+/// What each of the four renderings names as tools: the Markdown manual,
+/// the JSON listing, the native definitions and the CLI command list.
+fn rendered_names(c: &Catalog) -> [Vec<String>; 4] {
+    let markdown = c
+        .markdown()
+        .lines()
+        .filter_map(|l| l.strip_prefix("### ").map(str::to_string))
+        .collect();
+    let json = c.json_listing().as_array().unwrap()[..]
+        .iter()
+        .flat_map(|t| t["methods"].as_array().unwrap().clone())
+        .map(|m| m["name"].as_str().unwrap().to_string())
+        .collect();
+    let native = c.native_tools().into_iter().map(|t| t.name).collect();
+    let cli = c
+        .cli_command_list()
+        .lines()
+        .flat_map(|l| {
+            let inner = l.split_once('{').unwrap().1.split_once('}').unwrap().0;
+            inner.split('|').map(str::to_string).collect::<Vec<_>>()
+        })
+        .collect();
+    [markdown, json, native, cli]
+}
+
+#[tokio::test]
+async fn a_filtered_toolbox_offers_exactly_its_tools_everywhere() {
+    use baton_tools::ToolFilter;
+    let mut c = Catalog::new();
+    let filter = ToolFilter {
+        include: Some(vec!["fillFields".into(), "paint".into(), "broken".into()]),
+        exclude: vec!["BROKEN".into()],
+    };
+    c.register_filtered(
+        Arc::new(FormTool {
+            closed: Arc::default(),
+        }),
+        &filter,
+    )
+    .unwrap();
+    for names in rendered_names(&c) {
+        assert_eq!(names, ["fill_fields", "paint"]);
+    }
+    // A filtered-out tool cannot be called either, not even by its toolbox's name.
+    for name in ["broken", "FormTool.buggy"] {
+        let r = c.dispatch(name, json!({})).await;
+        assert!(
+            matches!(&r.outcome, ToolOutcome::Err(e) if e.contains("unknown method")),
+            "{r:?}"
+        );
+    }
+    assert!(
+        !c.dispatch("paint", json!({"colour": "red"}))
+            .await
+            .outcome
+            .is_err()
+    );
+    // Its CLI help lists only the offered commands.
+    let help = c.cli_toolbox_help("FormTool").unwrap();
+    assert!(
+        help.contains("fill_fields") && !help.contains("buggy"),
+        "{help}"
+    );
+}
+
+#[test]
+fn a_filter_naming_a_missing_tool_is_refused_with_the_tools() {
+    use baton_tools::ToolFilter;
+    let mut c = Catalog::new();
+    let e = c
+        .register_filtered(
+            Arc::new(Greeter),
+            &ToolFilter {
+                include: None,
+                exclude: vec!["wave".into()],
+            },
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Greeter has no tool `wave`; its tools: greet"
+    );
+    assert!(c.is_empty());
+    let all = ToolFilter::default();
+    assert!(all.is_all());
+    c.register_filtered(Arc::new(Greeter), &all).unwrap();
+    assert_eq!(c.method_names(), ["greet"]);
+}

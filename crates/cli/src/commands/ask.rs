@@ -1,6 +1,6 @@
-//! `baton ask`: one request through the engine's conversation API
-//! (FileTool on the workspace unless `--no-tools`), the answer streamed to
-//! stdout. Nobody is there to confirm external actions: they are refused
+//! `baton ask`: one request to a named agent through the engine's
+//! conversation API (its toolboxes on the workspace unless `--no-tools`),
+//! the answer streamed to stdout. Nobody is there to confirm external actions: they are refused
 //! unless `--yes`.
 
 use std::io::Read;
@@ -23,8 +23,10 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
     let files = baton_engine::read_attachments(&args.attach)?;
     // The JSON answer lists what each attachment became.
     let attachments = (args.json && !files.is_empty()).then(|| ctx.attachment_context(&files));
-    let cfg = ctx.provider_config(args.provider.as_deref())?;
+    let agent = ctx.agent_def(args.agent.as_deref())?;
+    let cfg = ctx.agent_provider(&agent, args.provider.as_deref())?;
     let options = ConversationOptions {
+        agent: Some(agent.name.clone()),
         provider: Some(cfg.name.clone()),
         model: args.model.clone(),
         mode: args.mode.map(Into::into),
@@ -59,6 +61,7 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
     let result = &outcome.result;
     if args.json {
         let mut out = json!({
+            "agent": agent.name,
             "provider": cfg.name,
             "model": args.model.clone().unwrap_or_else(|| cfg.model_name().to_string()),
             "text": result.answer,

@@ -19,9 +19,9 @@ const HELP: &str = "Type a message and press Enter. /help lists the commands; /a
 message (/detach drops them); /exit (or Ctrl-D) leaves; Ctrl-C stops the current answer.";
 
 pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result<ExitCode> {
-    let base = ctx.provider_config(args.provider.as_deref())?;
     let options = ConversationOptions {
-        provider: Some(base.name.clone()),
+        agent: args.agent.clone(),
+        provider: args.provider.clone(),
         model: args.model.clone(),
         mode: args.mode.map(Into::into),
         tools: !args.no_tools,
@@ -43,10 +43,14 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
         eprintln!("error: {e}");
         return Ok(ExitCode::FAILURE);
     }
+    // The agent named here, else the one the saved conversation talks to.
+    let agent = ctx.agent_def(args.agent.or(conversation.session().await.agent).as_deref())?;
+    let base = ctx.agent_provider(&agent, args.provider.as_deref())?;
     let interactive = std::io::stdin().is_terminal();
     if interactive {
         eprintln!(
-            "Baton — {} ({}), workspace {}. {HELP}",
+            "Baton — agent {} on {} ({}), workspace {}. {HELP}",
+            agent.name,
             base.name,
             base.model_name(),
             ctx.workspace.display()

@@ -27,12 +27,7 @@ pub fn mask(secret: &str) -> String {
 
 fn secrets_view(ctx: &Context) -> Value {
     let mut out = Map::new();
-    for p in ctx
-        .providers
-        .providers
-        .iter()
-        .filter(|p| p.api_key_env.is_some())
-    {
+    for p in ctx.providers.providers.iter().filter(|p| p.needs_key()) {
         let state = match ctx.secrets.api_key(&p.name, p.api_key_env.as_deref()) {
             Ok(Some(k)) => match k.source {
                 baton_config::KeySource::Env(v) => format!("{} (from ${v})", mask(&k.value)),

@@ -1,5 +1,6 @@
 //! One module per command; each is thin over the engine crates.
 
+mod agents;
 mod ask;
 mod chat;
 mod config;
@@ -27,6 +28,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ask(a) => ask::run(&ctx, a, verbose).await,
         Command::Chat(a) => chat::run(&ctx, a, verbose).await,
         Command::Tools(a) => tools::run(&ctx, a).await,
+        Command::Agents { json } => agents::run(&ctx, json),
         Command::Models { json } => models::run(&ctx, json),
         Command::Providers { json } => providers::run(&ctx, json).await,
         Command::Config(c) => config::run(&ctx, c),

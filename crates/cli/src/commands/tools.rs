@@ -1,5 +1,6 @@
 //! `baton tools`: the catalog in every rendering, and `tools call` to run
-//! raw model output exactly as the agent would.
+//! raw model output exactly as the agent would — every built-in toolbox,
+//! or with `--agent` exactly what that agent is offered.
 
 use std::process::ExitCode;
 
@@ -10,7 +11,13 @@ use crate::args::{ToolsAction, ToolsArgs};
 use crate::context::Context;
 
 pub async fn run(ctx: &Context, args: ToolsArgs) -> anyhow::Result<ExitCode> {
-    let catalog = ctx.workspace_catalog()?;
+    let catalog = match &args.agent {
+        Some(name) => {
+            let def = ctx.agent_def(Some(name))?;
+            ctx.toolkit(ctx.refreshed_index())?.catalog_for(&def)?
+        }
+        None => ctx.workspace_catalog()?,
+    };
     match args.action {
         Some(ToolsAction::Call { raw }) => {
             let record = catalog.dispatch_raw(&raw).await;
@@ -31,6 +38,8 @@ pub async fn run(ctx: &Context, args: ToolsArgs) -> anyhow::Result<ExitCode> {
         None => {
             if args.json {
                 println!("{}", serde_json::to_string_pretty(&catalog.json_listing())?);
+            } else if args.native {
+                println!("{}", serde_json::to_string_pretty(&catalog.native_tools())?);
             } else if args.cli {
                 print!("{}", catalog.cli_help());
                 for s in catalog.specs() {
