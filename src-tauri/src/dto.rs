@@ -98,12 +98,21 @@ pub enum ChatEvent {
         /// The task.
         task: String,
     },
-    /// A subagent paused with a question for the user (answer by sending a message).
+    /// A subagent paused with a question for the user; the turn waits
+    /// for `answerQuestion` (an answer, or `null` to let the delegating
+    /// agent answer), or for Stop.
     SubagentAsked {
-        /// Its session id.
+        /// Its session id (the question's id for `answerQuestion`).
         session_id: String,
         /// The question.
         question: String,
+    },
+    /// The user's answer reached the subagent; it goes on.
+    SubagentAnswered {
+        /// Its session id.
+        session_id: String,
+        /// The answer.
+        answer: String,
     },
     /// A subagent finished.
     SubagentFinished {
@@ -203,6 +212,10 @@ pub struct SendRequest {
     pub attachment_ids: Vec<String>,
     /// Edit-and-resend: replace the last user message (and what followed it).
     pub replace_last: bool,
+    /// The named agent to talk to (`listAgents`); `null`: the
+    /// conversation's own, else the default. The conversation remembers it.
+    #[serde(default)]
+    pub agent: Option<String>,
 }
 
 /// What a finished turn left behind.
@@ -240,6 +253,8 @@ pub struct SessionView {
     pub id: String,
     /// Title.
     pub title: String,
+    /// The named agent it talks to (`null`: the default one).
+    pub agent: Option<String>,
     /// Messages in order (system messages and tool results folded into
     /// the assistant message that made the calls).
     pub messages: Vec<MessageView>,
@@ -273,6 +288,76 @@ pub struct ToolCallView {
     pub result: Option<String>,
     /// Whether it failed.
     pub is_error: bool,
+}
+
+/// A named agent (`agents.json`), as the agent picker shows it.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentView {
+    /// Its name (what `SendRequest.agent` takes).
+    pub name: String,
+    /// What it is for.
+    pub description: String,
+    /// What it is good at.
+    pub specialisations: Vec<String>,
+    /// The provider entry it runs on (`null` when that cannot be found).
+    pub provider: Option<String>,
+    /// The model.
+    pub model: Option<String>,
+    /// Its toolboxes and the tools each offers it.
+    pub toolboxes: Vec<ToolboxView>,
+    /// Other agents may delegate to it.
+    pub delegable: bool,
+    /// It is offered subagents.
+    pub delegates: bool,
+    /// Compaction window (`null`: the default; 0: never).
+    pub max_messages: Option<u32>,
+    /// Model calls per turn at most.
+    pub max_iterations: Option<u32>,
+    /// Tokens per turn at most.
+    #[specta(type = Option<Number>)]
+    pub token_budget: Option<f64>,
+    /// The one used when none is named.
+    pub is_default: bool,
+    /// What keeps it from working as configured, in words.
+    pub problem: Option<String>,
+}
+
+/// One toolbox of an agent and the tools it offers that agent.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolboxView {
+    /// The toolbox.
+    pub name: String,
+    /// Its tools.
+    pub tools: Vec<String>,
+}
+
+impl From<baton_engine::AgentInfo> for AgentView {
+    fn from(a: baton_engine::AgentInfo) -> Self {
+        Self {
+            name: a.name,
+            description: a.description,
+            specialisations: a.specialisations,
+            provider: a.provider,
+            model: a.model,
+            toolboxes: a
+                .toolboxes
+                .into_iter()
+                .map(|t| ToolboxView {
+                    name: t.name,
+                    tools: t.tools,
+                })
+                .collect(),
+            delegable: a.delegable,
+            delegates: a.delegates,
+            max_messages: a.max_messages,
+            max_iterations: a.max_iterations,
+            token_budget: a.token_budget.map(|n| n as f64),
+            is_default: a.default,
+            problem: a.problem,
+        }
+    }
 }
 
 /// A file waiting in the composer.

@@ -58,6 +58,7 @@ impl From<baton_engine::EngineError> for IpcError {
             E::Attachment { .. } | E::Workspace { .. } => ErrorCode::Io,
             E::Index(baton_index::IndexError::Busy) => ErrorCode::Busy,
             E::Index(_) | E::Catalog(_) => ErrorCode::Internal,
+            E::Agent { .. } => ErrorCode::Config,
             E::Session(baton_agent::SessionError::NotFound(_)) => ErrorCode::NotFound,
             E::Session(baton_agent::SessionError::BadName(_)) => ErrorCode::InvalidInput,
             E::Session(_) => ErrorCode::Io,

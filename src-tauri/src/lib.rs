@@ -28,6 +28,8 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             chat::regenerate,
             chat::stop_generation,
             chat::answer_confirmation,
+            chat::answer_question,
+            chat::list_agents,
             attachments::attach_paths,
             attachments::attach_bytes,
             attachments::remove_attachment,

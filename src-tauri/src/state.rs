@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex, RwLock};
 
-use baton_agent::Confirmations;
+use baton_agent::{Confirmations, Questions};
 use baton_engine::{Engine, IndexState, Turn};
 use baton_index::WorkspaceIndex;
 use tokio_util::sync::CancellationToken;
@@ -13,12 +13,13 @@ use crate::dto::IndexStatus;
 use crate::error::IpcResult;
 use crate::pending::Attachments;
 
-/// The turn in flight: Stop cancels its token; its confirmations are
-/// answered from the chat view.
+/// The turn in flight: Stop cancels its token; its confirmations and
+/// subagents' questions are answered from the chat view.
 #[derive(Default)]
 struct Running {
     stop: CancellationToken,
     confirmations: Confirmations,
+    questions: Questions,
 }
 
 /// A claimed turn slot; the turn ends when dropped (on every path,
@@ -28,13 +29,14 @@ pub struct TurnGuard<'a> {
 }
 
 impl TurnGuard<'_> {
-    /// Connects Stop and confirmations to `turn`.
+    /// Connects Stop, confirmations and questions to `turn`.
     pub fn attach(&self, turn: &Turn) {
         let mut slot = lock(&self.state.turn);
         let stopped = slot.as_ref().is_some_and(|r| r.stop.is_cancelled());
         let running = Running {
             stop: turn.stopper(),
             confirmations: turn.confirmations(),
+            questions: turn.questions(),
         };
         // Stop pressed between the claim and the start still counts.
         if stopped {
@@ -143,6 +145,16 @@ impl AppState {
         lock(&self.turn)
             .as_ref()
             .is_some_and(|r| r.confirmations.answer(id, approved))
+    }
+
+    /// Answers subagent question `id` of the turn in flight (`None`:
+    /// declined, the delegating agent gets the question); whether it was
+    /// waiting.
+    pub fn answer_question(&self, id: &str, answer: Option<String>) -> bool {
+        lock(&self.turn).as_ref().is_some_and(|r| match answer {
+            Some(a) => r.questions.answer(id, a),
+            None => r.questions.decline(id),
+        })
     }
 
     /// The workspace index, if it could be opened.

@@ -51,6 +51,9 @@ pub fn to_chat_event(event: AgentEvent, depth: u32) -> Option<ChatEvent> {
             session_id,
             question,
         },
+        AgentEvent::SubagentAnswered { session_id, answer } => {
+            ChatEvent::SubagentAnswered { session_id, answer }
+        }
         AgentEvent::SubagentFinished { session_id } => ChatEvent::SubagentFinished { session_id },
         AgentEvent::Compacted(r) => ChatEvent::Compacted {
             before: r.before as u32,
@@ -132,5 +135,24 @@ mod tests {
         .unwrap();
         assert_eq!(confirm["type"], "confirmationRequested");
         assert_eq!(confirm["arguments"], "{\n  \"url\": \"http://x\"\n}");
+    }
+
+    #[test]
+    fn a_subagents_question_and_its_answer_reach_the_chat_view() {
+        let json = |e| serde_json::to_value(to_chat_event(e, 1).unwrap()).unwrap();
+        let asked = json(AgentEvent::SubagentAsked {
+            session_id: "sub_1".into(),
+            question: "Which year?".into(),
+        });
+        assert_eq!(asked["type"], "subagentAsked");
+        assert_eq!(asked["sessionId"], "sub_1");
+        let answered = json(AgentEvent::SubagentAnswered {
+            session_id: "sub_1".into(),
+            answer: "2026".into(),
+        });
+        assert_eq!(
+            answered,
+            serde_json::json!({"type": "subagentAnswered", "sessionId": "sub_1", "answer": "2026"})
+        );
     }
 }

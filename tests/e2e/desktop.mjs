@@ -36,6 +36,11 @@ const script = async (steps) => {
   if (!r.ok) throw new Error(await r.text());
 };
 const received = async () => (await fetch(`${LLM}/_control/requests`)).json();
+/** The chat-completion requests the server got after the first `from` requests, bodies parsed. */
+const completions = async (from = 0) =>
+  (await received()).slice(from).filter((r) => r.path.endsWith('/chat/completions')).map((r) => JSON.parse(r.body));
+/** A chat message's text (string content or text parts). */
+const textOf = (m) => (typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join(''));
 
 // ---- a private Baton home ------------------------------------------------
 const config = path.join(tmp, 'config');
@@ -48,7 +53,8 @@ writeFileSync(
   JSON.stringify({
     default: 'scripted',
     providers: [
-      { name: 'scripted', dialect: 'openai', endpoint: `${LLM}/v1`, model: 'scripted-model' },
+      // API tool mode: native tool calls, and delegation to subagents is offered.
+      { name: 'scripted', dialect: 'openai', endpoint: `${LLM}/v1`, model: 'scripted-model', interactionMode: 'API' },
       { name: 'scripted-keyed', dialect: 'openai', endpoint: `${LLM}/v1`, model: 'scripted-model', apiKeyEnv: 'BATON_E2E_UNSET_KEY' },
     ],
   }),
@@ -269,6 +275,68 @@ try {
     const outcome = await js(`return document.querySelector(arguments[0]).innerText`, card);
     if (!outcome.includes('Allowed')) throw new Error('the card does not show the outcome: ' + outcome);
     await screenshot('06e-confirmation-allowed');
+  });
+
+  await step("a subagent's question is answered in its card", async () => {
+    const QUESTION = "Which year's budget do you mean?";
+    const card = '[data-testid=subagent-question]';
+    await app.click('[data-testid=new-chat]');
+    await script([
+      { kind: 'reply', toolCalls: [['launch_subagent', { task: 'Find the budget file the user means', agent: 'FileTool' }]] },
+      { kind: 'reply', text: JSON.stringify({ question: QUESTION }) },
+      { kind: 'reply', text: 'The 2026 budget is budget-2026.xlsx.' },
+      { kind: 'reply', text: 'Your 2026 budget is in budget-2026.xlsx.' },
+    ]);
+    const before = (await received()).length;
+    await send('Where is my budget file?');
+    await until('the question card', () => js(`return document.querySelector(arguments[0])?.dataset.state === 'waiting'`, card));
+    const shown = await js(`return document.querySelector(arguments[0]).innerText`, card);
+    if (!shown.includes(QUESTION)) throw new Error('the card does not show the question: ' + shown);
+    await sleep(300);
+    if (await idle()) throw new Error('the turn did not wait for the answer');
+    const asked = await completions(before);
+    if (asked.length !== 2) throw new Error(`expected 2 model calls before the answer, got ${asked.length}`);
+    await screenshot('06f-subagent-question');
+    await app.type('[data-testid=subagent-answer]', '2026\uE007');
+    await until('the final answer', async () => (await assistantTexts()).some((t) => t.includes('Your 2026 budget is in budget-2026.xlsx.')));
+    await until('the turn to end', idle);
+    const calls = await completions(before);
+    if (calls.length !== 4) throw new Error(`expected 4 model calls, got ${calls.length}`);
+    // The engine adds its per-call context (the time, the workspace) after the user's words.
+    const last = calls[2].messages[calls[2].messages.length - 1];
+    if (last.role !== 'user' || textOf(last).split('\n\n')[0].trim() !== '2026')
+      throw new Error("the subagent's request does not end with the answer: " + JSON.stringify(last));
+    if (JSON.stringify(calls[3]).includes('budget do you mean'))
+      throw new Error("the parent's request holds the question: the answer went to the parent instead of the subagent");
+    const state = await js(`return document.querySelector(arguments[0]).dataset.state`, card);
+    if (state !== 'answered') throw new Error(`the card is ${state}, not answered`);
+    const answer = await js(`return document.querySelector('[data-testid=question-answer]')?.innerText ?? ''`);
+    if (answer.trim() !== '2026') throw new Error('the card does not show the answer: ' + answer);
+    if (await js(`return !!document.querySelector('[data-testid=subagent-answer]')`)) throw new Error('the card can still be answered');
+    await screenshot('06g-subagent-answered');
+  });
+
+  await step('the agent picker sends the chosen agent', async () => {
+    await app.click('[data-testid=new-chat]');
+    await until('the agents', () => js(`return !!document.querySelector('[data-testid=agent-option][data-name=researcher]')`));
+    await app.click('[data-testid=agent-option][data-name=researcher]');
+    const picked = await js(`return document.querySelector('[data-testid=agent-picker]').value`);
+    if (picked !== 'researcher') throw new Error(`the picker shows ${picked}`);
+    await script([{ kind: 'reply', text: 'I only read files.' }]);
+    const before = (await received()).length;
+    await send('Which files can you change?');
+    await until('the answer', async () => (await assistantTexts()).some((t) => t.includes('I only read files.')));
+    await until('the turn to end', idle);
+    const calls = await completions(before);
+    if (calls.length !== 1) throw new Error(`expected 1 model call, got ${calls.length}`);
+    const tools = (calls[0].tools ?? []).map((t) => t.function?.name ?? t.name);
+    log(`researcher's tools: ${tools.join(', ')}`);
+    if (!tools.includes('read_text_file')) throw new Error('read_text_file is not offered: ' + tools.join(', '));
+    for (const t of ['write_text_file', 'move_file'])
+      if (tools.includes(t)) throw new Error(`${t} is offered to the researcher`);
+    await screenshot('06h-researcher');
+    // The later steps talk to the default agent.
+    await app.click('[data-testid=agent-option][data-name=assistant]');
   });
 
   await step('a spoken question is answered aloud', async () => {

@@ -1,6 +1,7 @@
 //! Chat turns over the engine's conversation API: a message (or slash
 //! command) in, the turn's events out over its channel; stop cancels the
-//! model call and the tool; external actions wait for the user's answer.
+//! model call and the tool; external actions and subagents' questions wait
+//! for the user's answer.
 
 use std::sync::Arc;
 
@@ -10,7 +11,9 @@ use tauri::State;
 use tauri::ipc::Channel;
 use tauri_specta::Event;
 
-use crate::dto::{ChatEvent, ErrorCode, IpcError, ModelLoad, SendRequest, TurnEnd, TurnResult};
+use crate::dto::{
+    AgentView, ChatEvent, ErrorCode, IpcError, ModelLoad, SendRequest, TurnEnd, TurnResult,
+};
 use crate::error::IpcResult;
 use crate::state::{AppState, TurnGuard};
 use crate::stream::to_chat_event;
@@ -28,7 +31,19 @@ pub async fn send_message(
     if text.is_empty() && request.attachment_ids.is_empty() {
         return Err(IpcError::invalid("the message is empty"));
     }
-    let conversation = open(&app, &state, request.session_id.as_deref())?;
+    let agent = match request.agent.as_deref().map(str::trim) {
+        Some("") | None => None,
+        // Checked now: an unknown agent is the request's fault, said
+        // before anything runs.
+        Some(name) => Some(
+            state
+                .engine()
+                .agent_def(Some(name))
+                .map_err(|e| IpcError::new(ErrorCode::NotFound, e.to_string()))?
+                .name,
+        ),
+    };
+    let conversation = open(&app, &state, request.session_id.as_deref(), agent)?;
     if text.starts_with('/')
         && request.attachment_ids.is_empty()
         && !request.replace_last
@@ -81,7 +96,7 @@ pub async fn regenerate(
     on_event: Channel<ChatEvent>,
 ) -> IpcResult<TurnResult> {
     let guard = state.begin_turn().ok_or_else(busy)?;
-    let conversation = open(&app, &state, Some(&session_id))?;
+    let conversation = open(&app, &state, Some(&session_id), None)?;
     send_started(&on_event, &conversation.session().await);
     forward(conversation.regenerate(), guard, &on_event).await
 }
@@ -106,12 +121,50 @@ pub fn answer_confirmation(
     Ok(state.answer_confirmation(&id, approved))
 }
 
-/// The conversation `id` (or a new one) with the app's index; the
-/// embedded model's load progress goes to the window.
+/// Answers a subagent's question of the turn in flight: `answer`, or
+/// `null` to let the delegating agent answer it. An error when no turn
+/// waits for that question (it was answered, or the turn ended).
+#[tauri::command]
+#[specta::specta]
+pub fn answer_question(
+    state: State<'_, AppState>,
+    question_id: String,
+    answer: Option<String>,
+) -> IpcResult<()> {
+    let answer = answer.map(|a| a.trim().to_string());
+    if answer.as_deref() == Some("") {
+        return Err(IpcError::invalid("the answer is empty"));
+    }
+    if state.answer_question(&question_id, answer) {
+        Ok(())
+    } else {
+        Err(IpcError::new(
+            ErrorCode::NotFound,
+            "that question is no longer waiting for an answer",
+        ))
+    }
+}
+
+/// The named agents (`agents.json`), for the agent picker.
+#[tauri::command]
+#[specta::specta]
+pub fn list_agents(state: State<'_, AppState>) -> IpcResult<Vec<AgentView>> {
+    Ok(state
+        .engine()
+        .agent_infos()
+        .into_iter()
+        .map(AgentView::from)
+        .collect())
+}
+
+/// The conversation `id` (or a new one) with the app's index and the
+/// named `agent` (`None`: the conversation's own); the embedded model's
+/// load progress goes to the window.
 fn open(
     app: &tauri::AppHandle,
     state: &AppState,
     id: Option<&str>,
+    agent: Option<String>,
 ) -> IpcResult<baton_engine::Conversation> {
     let engine = state.engine();
     let on_load: baton_engine::LoadListener = {
@@ -127,6 +180,7 @@ fn open(
         })
     };
     let options = ConversationOptions {
+        agent,
         index: IndexChoice::Given(state.index()),
         on_load: Some(on_load),
         ..ConversationOptions::default()

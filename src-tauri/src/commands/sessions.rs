@@ -52,6 +52,7 @@ pub fn load_session(state: State<'_, AppState>, id: String) -> IpcResult<Session
     Ok(SessionView {
         id: session.id,
         title: session.title,
+        agent: session.agent,
         messages: view_messages(&session.history),
     })
 }

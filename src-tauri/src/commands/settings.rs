@@ -129,7 +129,7 @@ pub async fn list_providers(state: State<'_, AppState>) -> IpcResult<Vec<Provide
         .iter()
         .zip(states)
         .map(|(p, r)| {
-            let missing_key = p.api_key_env.is_some()
+            let missing_key = p.needs_key()
                 && matches!(
                     engine.secrets.api_key(&p.name, p.api_key_env.as_deref()),
                     Ok(None)

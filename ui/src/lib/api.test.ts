@@ -12,14 +12,22 @@ describe('api', () => {
       seen.push([cmd, args]);
       if (cmd === 'update_provider') return { name: 'x' };
       if (cmd === 'attach_bytes') return [];
+      if (cmd === 'list_agents') return [];
+      return null;
     });
     await api.updateProvider('x', null, 'm');
     await api.attachBytes('a.png', 'AAAA');
     await api.answerConfirmation('confirm_1', true);
+    await api.answerQuestion('sub_1', '2026');
+    await api.answerQuestion('sub_1', null);
+    await api.listAgents();
     expect(seen).toEqual([
       ['update_provider', { name: 'x', endpoint: null, model: 'm' }],
       ['attach_bytes', { name: 'a.png', dataBase64: 'AAAA' }],
       ['answer_confirmation', { id: 'confirm_1', approved: true }],
+      ['answer_question', { questionId: 'sub_1', answer: '2026' }],
+      ['answer_question', { questionId: 'sub_1', answer: null }],
+      ['list_agents', {}],
     ]);
   });
 
@@ -50,7 +58,7 @@ describe('api', () => {
       return { sessionId: 's1', title: 't', reason: 'answered' };
     });
     const got: string[] = [];
-    const res = await api.sendMessage({ sessionId: null, text: 'hi', attachmentIds: [], replaceLast: false }, (e) => got.push(e.type));
+    const res = await api.sendMessage({ sessionId: null, text: 'hi', attachmentIds: [], replaceLast: false, agent: null }, (e) => got.push(e.type));
     expect(res.sessionId).toBe('s1');
     expect(got).toEqual(['started', 'textDelta', 'done']);
   });

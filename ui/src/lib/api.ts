@@ -8,6 +8,7 @@ import type { UnlistenFn } from '@tauri-apps/api/event';
 import {
   commands,
   events,
+  type AgentView,
   type AppInfo,
   type AttachmentView,
   type AudioDevices,
@@ -104,6 +105,10 @@ export const api = {
   stopGeneration: (): Promise<boolean> => call(commands.stopGeneration()),
   /** The user's answer to a confirmation request of the turn in flight; `false` when none such waits. */
   answerConfirmation: (id: string, approved: boolean): Promise<boolean> => call(commands.answerConfirmation(id, approved)),
+  /** The user's answer to a subagent's question the turn waits for (`null`: let the delegating agent answer); fails when none such waits. */
+  answerQuestion: (questionId: string, answer: string | null): Promise<null> => call(commands.answerQuestion(questionId, answer)),
+  /** The named agents, for the picker. */
+  listAgents: (): Promise<AgentView[]> => call(commands.listAgents()),
   // attachments
   attachPaths: (paths: string[]): Promise<AttachmentView[]> => call(commands.attachPaths(paths)),
   attachBytes: (name: string, dataBase64: string): Promise<AttachmentView[]> =>

@@ -20,6 +20,14 @@ export const commands = {
 	 *  lets the external action run.
 	 */
 	answerConfirmation: (id: string, approved: boolean) => typedError<boolean, IpcError>(__TAURI_INVOKE("answer_confirmation", { id, approved })),
+	/**
+	 *  Answers a subagent's question of the turn in flight: `answer`, or
+	 *  `null` to let the delegating agent answer it. An error when no turn
+	 *  waits for that question (it was answered, or the turn ended).
+	 */
+	answerQuestion: (questionId: string, answer: string | null) => typedError<null, IpcError>(__TAURI_INVOKE("answer_question", { questionId, answer })),
+	/**  The named agents (`agents.json`), for the agent picker. */
+	listAgents: () => typedError<AgentView[], IpcError>(__TAURI_INVOKE("list_agents")),
 	/**  Attaches files by path (the drop handler and the file dialog use this). */
 	attachPaths: (paths: string[]) => typedError<AttachmentView[], IpcError>(__TAURI_INVOKE("attach_paths", { paths })),
 	/**  Attaches pasted content (an image or file from the clipboard). */
@@ -88,6 +96,36 @@ export const events = {
 };
 
 /* Types */
+/**  A named agent (`agents.json`), as the agent picker shows it. */
+export type AgentView = {
+	/**  Its name (what `SendRequest.agent` takes). */
+	name: string,
+	/**  What it is for. */
+	description: string,
+	/**  What it is good at. */
+	specialisations: string[],
+	/**  The provider entry it runs on (`null` when that cannot be found). */
+	provider: string | null,
+	/**  The model. */
+	model: string | null,
+	/**  Its toolboxes and the tools each offers it. */
+	toolboxes: ToolboxView[],
+	/**  Other agents may delegate to it. */
+	delegable: boolean,
+	/**  It is offered subagents. */
+	delegates: boolean,
+	/**  Compaction window (`null`: the default; 0: never). */
+	maxMessages: number | null,
+	/**  Model calls per turn at most. */
+	maxIterations: number | null,
+	/**  Tokens per turn at most. */
+	tokenBudget: number | null,
+	/**  The one used when none is named. */
+	isDefault: boolean,
+	/**  What keeps it from working as configured, in words. */
+	problem: string | null,
+};
+
 /**  What the title bar and the empty chat show. */
 export type AppInfo = {
 	/**  Baton's version. */
@@ -198,12 +236,22 @@ durationMs: number } |
 sessionId: string; 
 /**  The task. */
 task: string } | 
-/**  A subagent paused with a question for the user (answer by sending a message). */
+/**
+ *  A subagent paused with a question for the user; the turn waits
+ *  for `answerQuestion` (an answer, or `null` to let the delegating
+ *  agent answer), or for Stop.
+ */
 { type: "subagentAsked"; 
-/**  Its session id. */
+/**  Its session id (the question's id for `answerQuestion`). */
 sessionId: string; 
 /**  The question. */
 question: string } | 
+/**  The user's answer reached the subagent; it goes on. */
+{ type: "subagentAnswered"; 
+/**  Its session id. */
+sessionId: string; 
+/**  The answer. */
+answer: string } | 
 /**  A subagent finished. */
 { type: "subagentFinished"; 
 /**  Its session id. */
@@ -376,6 +424,11 @@ export type SendRequest = {
 	attachmentIds: string[],
 	/**  Edit-and-resend: replace the last user message (and what followed it). */
 	replaceLast: boolean,
+	/**
+	 *  The named agent to talk to (`listAgents`); `null`: the
+	 *  conversation's own, else the default. The conversation remembers it.
+	 */
+	agent?: string | null,
 };
 
 /**  A conversation in the sidebar. */
@@ -396,6 +449,8 @@ export type SessionView = {
 	id: string,
 	/**  Title. */
 	title: string,
+	/**  The named agent it talks to (`null`: the default one). */
+	agent: string | null,
 	/**
 	 *  Messages in order (system messages and tool results folded into
 	 *  the assistant message that made the calls).
@@ -435,6 +490,14 @@ export type ToolCallView = {
 	result: string | null,
 	/**  Whether it failed. */
 	isError: boolean,
+};
+
+/**  One toolbox of an agent and the tools it offers that agent. */
+export type ToolboxView = {
+	/**  The toolbox. */
+	name: string,
+	/**  Its tools. */
+	tools: string[],
 };
 
 /**  Why a turn ended, as the chat view tells it. */

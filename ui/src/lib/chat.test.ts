@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent } from './bindings';
-import { answerConfirmation, applyEvents, assistantMessage, finishTurn, fromView, isSystemOnly, lastIndexOfRole, messageText, prettyJson, reopenConfirmation, userMessage, type ConfirmPart, type TurnState } from './chat';
+import { answerConfirmation, answerQuestion, applyEvents, assistantMessage, finishTurn, fromView, isSystemOnly, lastIndexOfRole, messageText, prettyJson, reopenConfirmation, reopenQuestion, userMessage, type ConfirmPart, type QuestionPart, type TurnState } from './chat';
 
 const start = (): TurnState => ({ sessionId: null, title: null, message: assistantMessage(true), done: false });
 const fold = (evs: ChatEvent[], batch = 1): TurnState => {
@@ -67,6 +67,7 @@ describe('stream reducer', () => {
     ]);
     const kinds = s.message.parts.map((p) => (p.kind === 'note' ? `note:${p.tone}` : p.kind));
     expect(kinds).toEqual(['note:system', 'note:muted', 'note:muted', 'question', 'note:muted', 'note:error']);
+    expect(s.message.parts[3]).toMatchObject({ kind: 'question', state: 'closed', settled: true });
     expect(s.message.parts[5]).toEqual({ kind: 'note', tone: 'error', text: 'Boom' });
     expect(s.message.reason).toBe('error');
   });
@@ -184,6 +185,73 @@ describe('confirmations and notices', () => {
     ]);
     expect(messageText(s.message)).toBe('Summary');
     expect(isSystemOnly(s.message)).toBe(false);
+  });
+});
+
+describe("subagents' questions", () => {
+  const asked: ChatEvent[] = [
+    { type: 'subagentDelegated', sessionId: 'sub_1', task: 'Find the budget file' },
+    { type: 'subagentAsked', sessionId: 'sub_1', question: "Which year's budget do you mean?" },
+  ];
+  const card = (s: TurnState): QuestionPart => s.message.parts.find((p): p is QuestionPart => p.kind === 'question')!;
+
+  it('a question waits in its turn', () => {
+    const s = fold(asked);
+    expect(card(s)).toEqual({ kind: 'question', sessionId: 'sub_1', question: "Which year's budget do you mean?", state: 'waiting', answer: null, settled: false });
+    expect(s.message.streaming).toBe(true);
+  });
+
+  it('answering here shows the answer at once; subagentAnswered settles it', () => {
+    const s0 = fold(asked);
+    const s1 = answerQuestion(s0, 'sub_1', '2026');
+    expect(card(s1)).toMatchObject({ state: 'answered', answer: '2026', settled: false });
+    expect(card(s0).state).toBe('waiting');
+    // A second answer (or a decline) changes nothing.
+    expect(answerQuestion(s1, 'sub_1', '2025')).toBe(s1);
+    expect(answerQuestion(s1, 'sub_1', null)).toBe(s1);
+    const s2 = applyEvents(s1, [{ type: 'subagentAnswered', sessionId: 'sub_1', answer: '2026' }]);
+    expect(card(s2)).toMatchObject({ state: 'answered', answer: '2026', settled: true });
+    expect(reopenQuestion(s2, 'sub_1')).toBe(s2);
+  });
+
+  it("the Rust side's answer has the last word", () => {
+    const s = fold([...asked, { type: 'subagentAnswered', sessionId: 'sub_1', answer: 'the 2026 one' }, { type: 'done', reason: 'answered' }]);
+    expect(card(s)).toMatchObject({ state: 'answered', answer: 'the 2026 one', settled: true });
+  });
+
+  it('declining leaves it to the delegating agent and stays declined when the turn ends', () => {
+    const s1 = answerQuestion(fold(asked), 'sub_1', null);
+    expect(card(s1)).toMatchObject({ state: 'declined', answer: null });
+    const s2 = applyEvents(s1, [{ type: 'textDelta', text: 'Which year?' }, { type: 'done', reason: 'answered' }]);
+    expect(card(s2)).toMatchObject({ state: 'declined', settled: true });
+  });
+
+  it('an answer that could not be delivered asks again', () => {
+    const s1 = answerQuestion(fold(asked), 'sub_1', '2026');
+    const s2 = reopenQuestion(s1, 'sub_1');
+    expect(card(s2)).toMatchObject({ state: 'waiting', answer: null, settled: false });
+    expect(reopenQuestion(s2, 'sub_1')).toBe(s2);
+  });
+
+  it('Stop closes an unanswered question; finished turns and unknown ids are left alone', () => {
+    const s = fold([...asked, { type: 'done', reason: 'stopped' }]);
+    expect(card(s)).toMatchObject({ state: 'closed', settled: true });
+    expect(answerQuestion(s, 'sub_1', '2026')).toBe(s);
+    const live = fold(asked);
+    expect(answerQuestion(live, 'sub_9', '2026')).toBe(live);
+  });
+
+  it('a subagent that asks again gets a new card; the answer goes to the latest', () => {
+    const s = fold([
+      ...asked,
+      { type: 'subagentAnswered', sessionId: 'sub_1', answer: '2026' },
+      { type: 'subagentAsked', sessionId: 'sub_1', question: 'The draft or the final one?' },
+    ]);
+    const qs = s.message.parts.filter((p): p is QuestionPart => p.kind === 'question');
+    expect(qs.map((q) => q.state)).toEqual(['answered', 'waiting']);
+    const s2 = answerQuestion(s, 'sub_1', 'final');
+    const qs2 = s2.message.parts.filter((p): p is QuestionPart => p.kind === 'question');
+    expect(qs2.map((q) => q.answer)).toEqual(['2026', 'final']);
   });
 });
 

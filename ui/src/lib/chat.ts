@@ -27,11 +27,27 @@ export type ConfirmPart = {
   /** The Rust side confirmed `state` (or the turn ended): it no longer changes. */
   settled: boolean;
 };
+/**
+ * A subagent's question, waiting inside its turn for the user's answer
+ * (`answerQuestion`). `answered` carries the answer; `declined` left it to
+ * the delegating agent; `closed`: the turn ended (Stop) without an answer.
+ */
+export type QuestionState = 'waiting' | 'answered' | 'declined' | 'closed';
+export type QuestionPart = {
+  kind: 'question';
+  /** The subagent's session id: the question's id for `answerQuestion`. */
+  sessionId: string;
+  question: string;
+  state: QuestionState;
+  answer: string | null;
+  /** The Rust side confirmed the answer (or the turn ended): it no longer changes. */
+  settled: boolean;
+};
 export type Part =
   | { kind: 'text'; text: string }
   | ToolPart
   | ConfirmPart
-  | { kind: 'question'; sessionId: string; question: string }
+  | QuestionPart
   | { kind: 'note'; tone: 'muted' | 'system' | 'error'; text: string }
   | { kind: 'notice'; text: string };
 
@@ -164,8 +180,13 @@ export function applyEvents(state: TurnState, evs: readonly ChatEvent[]): TurnSt
         parts.push({ kind: 'note', tone: 'muted', text: `Delegated to a subagent: ${ev.task}` });
         break;
       case 'subagentAsked':
-        parts.push({ kind: 'question', sessionId: ev.sessionId, question: ev.question });
+        parts.push({ kind: 'question', sessionId: ev.sessionId, question: ev.question, state: 'waiting', answer: null, settled: false });
         break;
+      case 'subagentAnswered': {
+        const i = findQuestion(parts, ev.sessionId);
+        if (i >= 0) parts[i] = { ...(parts[i] as QuestionPart), state: 'answered', answer: ev.answer, settled: true };
+        break;
+      }
       case 'subagentFinished':
         parts.push({ kind: 'note', tone: 'muted', text: 'Subagent finished.' });
         break;
@@ -209,6 +230,8 @@ export function applyEvents(state: TurnState, evs: readonly ChatEvent[]): TurnSt
       if (p.kind === 'tool' && p.running) parts[i] = { ...p, running: false };
       // Nothing waits once the turn is over: an unanswered action did not run.
       else if (p.kind === 'confirm' && !p.settled) parts[i] = { ...p, state: p.state === 'allowed' ? 'allowed' : 'denied', settled: true };
+      // A question nobody answered (Stop) is closed; a given answer stays.
+      else if (p.kind === 'question' && !p.settled) parts[i] = { ...p, state: p.state === 'waiting' ? 'closed' : p.state, settled: true };
     }
   }
   return {
@@ -249,6 +272,42 @@ function setConfirmation(state: TurnState, id: string, from: ConfirmState, to: C
   if (!p || p.kind !== 'confirm' || p.settled || p.state !== from) return state;
   const parts = state.message.parts.slice();
   parts[i] = { ...p, state: to };
+  return { ...state, message: { ...state.message, parts } };
+}
+
+/** The latest question of subagent `sessionId` (a subagent may ask more than once). */
+function findQuestion(parts: readonly Part[], sessionId: string): number {
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const p = parts[i]!;
+    if (p.kind === 'question' && p.sessionId === sessionId) return i;
+  }
+  return -1;
+}
+
+/**
+ * The user answered subagent question `sessionId` here (`null`: let the
+ * delegating agent answer it): show it at once (`subagentAnswered` follows
+ * and has the last word). Only a waiting question of a turn in progress
+ * changes; otherwise `state` is returned as it is.
+ */
+export function answerQuestion(state: TurnState, sessionId: string, answer: string | null): TurnState {
+  if (state.done) return state;
+  const i = findQuestion(state.message.parts, sessionId);
+  const p = state.message.parts[i];
+  if (!p || p.kind !== 'question' || p.settled || p.state !== 'waiting') return state;
+  const parts = state.message.parts.slice();
+  parts[i] = answer === null ? { ...p, state: 'declined', answer: null } : { ...p, state: 'answered', answer };
+  return { ...state, message: { ...state.message, parts } };
+}
+
+/** Undo `answerQuestion` (the answer could not be delivered): ask again. */
+export function reopenQuestion(state: TurnState, sessionId: string): TurnState {
+  if (state.done) return state;
+  const i = findQuestion(state.message.parts, sessionId);
+  const p = state.message.parts[i];
+  if (!p || p.kind !== 'question' || p.settled || p.state === 'waiting') return state;
+  const parts = state.message.parts.slice();
+  parts[i] = { ...p, state: 'waiting', answer: null };
   return { ...state, message: { ...state.message, parts } };
 }
 

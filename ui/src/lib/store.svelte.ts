@@ -1,9 +1,10 @@
 // The app's state and actions (Svelte 5 runes). Components read it and call
 // its methods; all IPC goes through `api`.
 import { api, toIpcError } from './api';
-import type { AppInfo, AttachmentView, ChatEvent, IpcError, ModelLoad, SessionSummary, TurnEnd, TurnResult } from './bindings';
+import type { AgentView, AppInfo, AttachmentView, ChatEvent, IpcError, ModelLoad, SessionSummary, TurnEnd, TurnResult } from './bindings';
 import {
   answerConfirmation,
+  answerQuestion,
   applyEvents,
   assistantMessage,
   finishTurn,
@@ -11,12 +12,14 @@ import {
   lastIndexOfRole,
   messageText,
   reopenConfirmation,
+  reopenQuestion,
   userMessage,
   type ChatMessage,
   type TurnState,
 } from './chat';
 import { anyConverting, sendableIds, sentNames } from './attachments';
 import { isLoading, LOADED_LINGER_MS, normalizeLoad } from './modelload';
+import { pickAgent } from './agents';
 
 export interface Toast {
   id: number;
@@ -45,6 +48,10 @@ export class Store {
   focusComposer = $state(0);
   /** The embedded model loading into memory (cleared a moment after 100 %). */
   modelLoad = $state.raw<ModelLoad | null>(null);
+  /** The named agents (`agents.json`), for the picker. */
+  agents = $state.raw<AgentView[]>([]);
+  /** The agent new conversations use and each message of this one is sent to (`null` until the list is in). */
+  agent = $state<string | null>(null);
 
   private turn: TurnState | null = null;
   private queue: ChatEvent[] = [];
@@ -57,6 +64,7 @@ export class Store {
     await Promise.all([
       this.refreshInfo(),
       this.refreshSessions(),
+      this.refreshAgents(),
       api.onAttachmentsChanged((list) => (this.attachments = list)).catch((e) => this.fail(e)),
       api.onModelLoad((l) => this.setModelLoad(l)).catch((e) => this.fail(e)),
       api
@@ -113,6 +121,20 @@ export class Store {
     }
   }
 
+  async refreshAgents(): Promise<void> {
+    try {
+      this.agents = await api.listAgents();
+      this.agent = pickAgent(this.agents, this.agent);
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  /** The user picked agent `name` (for this conversation's next messages and new ones). */
+  setAgent(name: string): void {
+    if (this.agents.some((a) => a.name === name)) this.agent = name;
+  }
+
   // ------------------------------------------------------------------ chat
 
   get canSend(): boolean {
@@ -135,19 +157,12 @@ export class Store {
     this.attachments = []; // the Rust side consumes them
     this.messages = [...base, userMessage(text, names)];
     await this.runTurn((onEvent) =>
-      api.sendMessage({ sessionId: this.sessionId, text, attachmentIds: ids, replaceLast }, onEvent),
+      api.sendMessage({ sessionId: this.sessionId, text, attachmentIds: ids, replaceLast, agent: this.agent }, onEvent),
     );
     // Commands that rewrite the conversation: show it as stored now.
     if (/^\/session\s+(reset|compact|load)\b/i.test(text) && this.sessionId) {
       await this.openSession(this.sessionId);
     }
-  }
-
-  /** Answer a subagent's question: it is simply the next message. */
-  async answer(text: string): Promise<void> {
-    this.composerText = text;
-    this.editing = false;
-    await this.send();
   }
 
   async regenerate(): Promise<void> {
@@ -198,6 +213,30 @@ export class Store {
     } catch (e) {
       if (this.turn && this.turn.message.key === before.message.key) {
         this.turn = reopenConfirmation(this.turn, id, approved);
+        this.publish(view);
+      }
+      this.fail(e);
+    }
+  }
+
+  /**
+   * The user's answer to a subagent's question the turn waits for (`null`:
+   * let the delegating agent answer it). The card shows it at once; if it
+   * cannot be delivered, it asks again.
+   */
+  async answerQuestion(sessionId: string, answer: string | null): Promise<void> {
+    if (!this.turn) return;
+    this.flush();
+    const view = this.view;
+    const before = this.turn;
+    this.turn = answerQuestion(before, sessionId, answer);
+    if (this.turn === before) return; // not waiting (already answered, or stopped)
+    this.publish(view);
+    try {
+      await api.answerQuestion(sessionId, answer);
+    } catch (e) {
+      if (this.turn && this.turn.message.key === before.message.key) {
+        this.turn = reopenQuestion(this.turn, sessionId);
         this.publish(view);
       }
       this.fail(e);
@@ -309,6 +348,7 @@ export class Store {
       this.sessionId = s.id;
       this.title = s.title;
       this.messages = s.messages.map(fromView);
+      this.agent = pickAgent(this.agents, s.agent);
       this.editing = false;
       this.error = null;
     } catch (e) {

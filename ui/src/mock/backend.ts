@@ -1,6 +1,7 @@
 // A scripted fake of the Rust side, for the mock build and the browser tests.
 import { emit } from '@tauri-apps/api/event';
 import type {
+  AgentView,
   AttachmentView,
   AudioDevices,
   ChatEvent,
@@ -27,9 +28,15 @@ import { markdownDoc, rng, tokenize } from './content';
  * One streamed step: its events after `delay` ms. With `confirm`, the turn
  * then waits (like the Rust side) until `answer_confirmation` or Stop answers
  * the request its events asked, plays the `allowed` or `denied` steps, and
- * goes on with the rest of the script.
+ * goes on with the rest of the script. With `question`, it waits the same
+ * way for `answer_question` (an answer, or `null`: declined) or Stop.
  */
-type Step = { events: ChatEvent[]; delay: number; confirm?: { id: string; allowed: Step[]; denied: Step[] } };
+type Step = {
+  events: ChatEvent[];
+  delay: number;
+  confirm?: { id: string; allowed: Step[]; denied: Step[] };
+  question?: { id: string; answered: (answer: string) => Step[]; declined: Step[] };
+};
 type Script = Iterable<Step>;
 
 interface Session {
@@ -38,6 +45,8 @@ interface Session {
   updatedMs: number;
   messages: MessageView[];
   deleted: boolean;
+  /** The named agent it talks to (`null`: the default). */
+  agent: string | null;
 }
 
 interface ChannelLike {
@@ -100,6 +109,39 @@ export class MockBackend {
     ocrProvider: null,
   };
   sessions = new Map<string, Session>();
+  /** The named agents (as `agents.json` ships them). */
+  agents: AgentView[] = [
+    {
+      name: 'assistant',
+      description: 'The everyday assistant: answers questions and works with the files and documents in your workspace.',
+      specialisations: ['general', 'files', 'documents', 'summaries'],
+      provider: 'local',
+      model: 'qwen2.5-1.5b-instruct-q4',
+      toolboxes: [{ name: 'FileTool', tools: ['list_directory', 'read_text_file', 'write_text_file', 'move_file', 'search'] }],
+      delegable: false,
+      delegates: true,
+      maxMessages: null,
+      maxIterations: null,
+      tokenBudget: null,
+      isDefault: true,
+      problem: null,
+    },
+    {
+      name: 'researcher',
+      description: 'Finds and reads documents in the workspace and reports what they say, citing the files; never changes a file.',
+      specialisations: ['research', 'reading', 'search'],
+      provider: 'local',
+      model: 'qwen2.5-1.5b-instruct-q4',
+      toolboxes: [{ name: 'FileTool', tools: ['list_directory', 'read_text_file', 'search'] }],
+      delegable: true,
+      delegates: true,
+      maxMessages: null,
+      maxIterations: 20,
+      tokenBudget: null,
+      isDefault: false,
+      problem: null,
+    },
+  ];
   attachments: AttachmentView[] = [];
   index: IndexStatus = { workspace: this.settings.workspace, state: 'idle', documents: 128, done: 0, total: 0, error: null };
   nextScript: Script | null = null;
@@ -162,6 +204,8 @@ export class MockBackend {
   private turnActive = false;
   /** The confirmation the turn waits for, with what answers it. */
   private waiting: { id: string; answer: (approved: boolean) => void } | null = null;
+  /** The subagent's question the turn waits for, with what answers it (`null`: declined, or Stop). */
+  private asking: { id: string; answer: (answer: string | null) => void } | null = null;
   private seq = 1;
   private attSeq = 1;
   private confirmSeq = 1;
@@ -187,12 +231,12 @@ export class MockBackend {
         ],
         attachments: [],
       },
-    ]);
+    ], 'researcher');
   }
 
-  addSession(title: string, updatedMs: number, messages: MessageView[]): string {
+  addSession(title: string, updatedMs: number, messages: MessageView[], agent: string | null = null): string {
     const id = `s${this.seq++}`;
-    this.sessions.set(id, { id, title, updatedMs, messages, deleted: false });
+    this.sessions.set(id, { id, title, updatedMs, messages, deleted: false, agent });
     return id;
   }
 
@@ -304,6 +348,41 @@ export class MockBackend {
     this.nextScript = steps;
   }
 
+  /**
+   * The next reply delegates `task` to a subagent that asks `question` and
+   * waits for the user: answered, the subagent goes on and the parent's
+   * `text(answer)` follows; declined, the parent gets the question and
+   * answers `declinedText`.
+   */
+  askNext(opts: { task?: string; question?: string; text?: (answer: string) => string; declinedText?: string } = {}): void {
+    const task = opts.task ?? 'Book a table for dinner on Friday';
+    const question = opts.question ?? 'For how many people should I book?';
+    const id = `sub_${this.confirmSeq++}`;
+    const call = `call-${id}`;
+    const args = JSON.stringify({ task, agent: 'FileTool' }, null, 2);
+    const text = opts.text ?? ((a: string) => `I booked a table on Friday at 8 pm for: ${a}.`);
+    this.nextScript = [
+      { events: [{ type: 'toolStarted', id: call, name: 'launch_subagent', arguments: args }], delay: 20 },
+      { events: [{ type: 'subagentDelegated', sessionId: id, task }], delay: 20 },
+      {
+        events: [{ type: 'subagentAsked', sessionId: id, question }],
+        delay: 20,
+        question: {
+          id,
+          answered: (answer) =>
+            textScript(text(answer), [], this.pace, [
+              { type: 'subagentAnswered', sessionId: id, answer },
+              { type: 'subagentFinished', sessionId: id },
+              { type: 'toolFinished', id: call, name: 'launch_subagent', result: JSON.stringify({ done: true, result: 'Booked.', sessionId: id }, null, 2), isError: false, durationMs: 930 },
+            ]),
+          declined: textScript(opts.declinedText ?? 'The restaurant needs a number: for how many people should I book?', [], this.pace, [
+            { type: 'toolFinished', id: call, name: 'launch_subagent', result: JSON.stringify({ done: true, question, sessionId: id }, null, 2), isError: false, durationMs: 410 },
+          ]),
+        },
+      },
+    ];
+  }
+
   /** The next reply streams this text (in small deltas), with optional extra events first. */
   replyWith(text: string, before: ChatEvent[] = []): void {
     this.nextScript = textScript(text, before, this.pace);
@@ -326,10 +405,8 @@ export class MockBackend {
       ], this.pace, [{ type: 'toolFinished', id: 'call-1', name: 'workspace.search', result: '{"hits":[{"path":"notes/lisbon.md","score":0.92}]}', isError: false, durationMs: 184 }]);
     }
     if (/\bask\b/i.test(t)) {
-      return [
-        { events: [{ type: 'subagentDelegated', sessionId: 'sub-1', task: 'Book a table' }], delay: 20 },
-        { events: [{ type: 'subagentAsked', sessionId: 'sub-1', question: 'For how many people should I book?' }], delay: 20 },
-      ];
+      this.askNext();
+      return this.scriptFor(req);
     }
     if (/\bfail\b/i.test(t)) {
       return [{ events: [{ type: 'textDelta', text: 'Let me try… ' }, { type: 'error', message: 'The provider did not answer within 60 s.' }], delay: 20 }];
@@ -366,8 +443,10 @@ export class MockBackend {
       }
       case 'stop_generation':
         this.stopFlag = this.turnActive;
-        // Stop answers a pending confirmation too (the action does not run).
+        // Stop answers a pending confirmation too (the action does not run),
+        // and ends the wait for a subagent's answer.
         this.waiting?.answer(false);
+        this.asking?.answer(null);
         return this.turnActive;
       case 'answer_confirmation': {
         const w = this.waiting;
@@ -375,6 +454,16 @@ export class MockBackend {
         w.answer(args.approved as boolean);
         return true;
       }
+      case 'answer_question': {
+        const q = this.asking;
+        if (!q || q.id !== args.questionId) throw ipcError('not_found', 'that question is no longer waiting for an answer');
+        const a = args.answer as string | null;
+        if (a !== null && !a.trim()) throw ipcError('invalid_input', 'the answer is empty');
+        q.answer(a === null ? null : a.trim());
+        return null;
+      }
+      case 'list_agents':
+        return structuredClone(this.agents);
       case 'attach_paths':
         return this.attach((args.paths as string[]).map((p) => ({ name: p.split(/[\\/]/).pop() ?? p, size: 20480 + p.length * 999 })));
       case 'attach_bytes':
@@ -390,7 +479,7 @@ export class MockBackend {
       case 'load_session': {
         const s = this.sessions.get(args.id as string);
         if (!s || s.deleted) throw ipcError('not_found', 'That chat no longer exists.');
-        return { id: s.id, title: s.title, messages: s.messages } satisfies SessionView;
+        return { id: s.id, title: s.title, agent: s.agent, messages: s.messages } satisfies SessionView;
       }
       case 'rename_session': {
         const s = this.sessions.get(args.id as string);
@@ -689,6 +778,8 @@ export class MockBackend {
     if (!req.text.trim()) throw ipcError('invalid_input', 'The message is empty.');
     let s = req.sessionId ? this.sessions.get(req.sessionId) : undefined;
     if (req.sessionId && !s) throw ipcError('not_found', 'That chat no longer exists.');
+    const agent = req.agent ?? null;
+    if (agent !== null && !this.agents.some((a) => a.name === agent)) throw ipcError('not_found', `agent \`${req.agent}\`: no such agent`);
     if (!s) {
       const id = this.addSession(req.text.trim().slice(0, 48), Date.now(), []);
       s = this.sessions.get(id)!;
@@ -702,6 +793,7 @@ export class MockBackend {
     this.attachments = this.attachments.filter((a) => !req.attachmentIds.includes(a.id));
     if (req.attachmentIds.length) void this.emitAttachments();
     s.messages.push({ role: 'user', text: req.text, toolCalls: [], attachments: names });
+    if (agent !== null) s.agent = agent;
     // Slash commands never reach the model (nothing to load).
     return this.run(s, this.scriptFor(req), ch, !req.text.trim().startsWith('/'));
   }
@@ -743,6 +835,16 @@ export class MockBackend {
           this.waiting = null;
           track({ type: 'confirmationResolved', id: c.id, approved });
           if (!(await play(approved ? c.allowed : c.denied))) return false;
+        }
+        if (step.question) {
+          const q = step.question;
+          const answer = await new Promise<string | null>((resolve) => (this.asking = { id: q.id, answer: resolve }));
+          this.asking = null;
+          if (this.stopFlag) {
+            reason = 'stopped';
+            return false;
+          }
+          if (!(await play(answer === null ? q.declined : q.answered(answer)))) return false;
         }
       }
       return true;
