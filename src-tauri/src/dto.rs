@@ -243,6 +243,8 @@ pub struct SessionSummary {
     pub updated_ms: f64,
     /// Number of stored messages.
     pub message_count: u32,
+    /// The named agent it talks to (`None`: the default).
+    pub agent: Option<String>,
 }
 
 /// A whole conversation, as the chat view shows it.

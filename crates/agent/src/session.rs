@@ -82,6 +82,8 @@ pub struct SessionInfo {
     pub modified: std::time::SystemTime,
     /// Stored messages.
     pub messages: usize,
+    /// The named agent it talks to (`None`: the default).
+    pub agent: Option<String>,
 }
 
 /// What a list needs from a session file.
@@ -91,6 +93,8 @@ struct SessionHead {
     title: String,
     #[serde(default)]
     history: Count,
+    #[serde(default)]
+    agent: Option<String>,
 }
 
 /// The length of a JSON array, its elements skipped.
@@ -249,6 +253,7 @@ impl SessionStore {
                     title: s.title,
                     modified,
                     messages: s.history.0,
+                    agent: s.agent,
                 })
             })
             .collect();
@@ -322,12 +327,17 @@ mod tests {
         let mut newer = Session::new();
         newer.title_from("newer chat");
         newer.history.push(Message::user("hi"));
+        newer.agent = Some("researcher".into());
         store.save(&newer).unwrap();
 
         let list = store.summaries();
         assert_eq!(list.len(), 2);
         assert_eq!(list[0].title, "newer chat");
         assert_eq!(list[0].messages, 1);
+        assert_eq!(
+            (list[0].agent.as_deref(), list[1].agent.as_deref()),
+            (Some("researcher"), None)
+        );
 
         store.trash(&newer.id).unwrap();
         assert_eq!(

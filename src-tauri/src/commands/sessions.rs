@@ -17,6 +17,7 @@ fn summary(info: baton_agent::SessionInfo) -> SessionSummary {
         id: info.id,
         title: info.title,
         message_count: info.messages as u32,
+        agent: info.agent,
     }
 }
 

@@ -441,6 +441,8 @@ export type SessionSummary = {
 	updatedMs: number,
 	/**  Number of stored messages. */
 	messageCount: number,
+	/**  The named agent it talks to (`None`: the default). */
+	agent: string | null,
 };
 
 /**  A whole conversation, as the chat view shows it. */

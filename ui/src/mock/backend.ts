@@ -256,7 +256,7 @@ export class MockBackend {
   }
 
   summary(s: Session): SessionSummary {
-    return { id: s.id, title: s.title, updatedMs: s.updatedMs, messageCount: s.messages.length };
+    return { id: s.id, title: s.title, updatedMs: s.updatedMs, messageCount: s.messages.length, agent: s.agent };
   }
 
   async emitAttachments(list?: AttachmentView[]): Promise<void> {

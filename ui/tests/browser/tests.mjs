@@ -240,7 +240,9 @@ test('agent picker: lists the agents (default marked, descriptions as hints); th
   assert.equal(reqs[1].sessionId, await page.evaluate(() => [...window.__mock.sessions.values()].at(-1).id));
   await page.screenshot({ path: join(out, 'agent-picker-1280x800-light.png') });
 
-  // A saved chat shows its own agent; a new chat keeps the last pick.
+  // A saved chat shows its own agent (in the list too); a new chat keeps the last pick.
+  assert.equal(await page.textContent(`${sel('session-item')}[data-id="s2"] ${sel('session-agent')}`), 'researcher');
+  assert.equal(await page.locator(`${sel('session-item')}[data-id="s1"] ${sel('session-agent')}`).count(), 0);
   await page.click(`${sel('session-item')}[data-id="s1"] button.open`);
   await page.waitForFunction(() => document.querySelector('[data-testid="chat-title"]')?.textContent === 'Rust ownership basics');
   assert.equal(await picker.inputValue(), 'assistant');
