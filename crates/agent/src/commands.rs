@@ -80,94 +80,116 @@ pub fn handle_command(
                 None => "instructions cleared".into(),
             })
         }
-        "session" => {
-            let (sub, name) = match arg.split_once(char::is_whitespace) {
-                Some((s, n)) => (s, n.trim()),
-                None => (arg, ""),
-            };
-            let need_name = |what: &str| reply(format!("usage: /session {what} NAME"));
-            match sub.to_ascii_lowercase().as_str() {
-                "info" | "" => reply(format!(
-                    "session {} — {}\n{} messages (history {}); model: {}; instructions: {}\nsaved in {}",
-                    session.id,
-                    if session.title.is_empty() {
-                        "(untitled)"
-                    } else {
-                        &session.title
-                    },
-                    session.history.len(),
-                    if session.history_enabled { "on" } else { "off" },
-                    session.model.as_deref().unwrap_or("(default)"),
-                    session.instructions.as_deref().unwrap_or("(none)"),
-                    store.dir().display()
-                )),
-                "reset" => {
-                    let n = session.history.len();
-                    session.history.clear();
-                    session.title.clear();
-                    reply(format!("conversation cleared ({n} messages)"))
-                }
-                "compact" => {
-                    let r = compact(&mut session.history, policy.keep_exchanges);
-                    reply(format!(
-                        "compacted: {} → {} messages ({} tool messages dropped, {} older messages trimmed)",
-                        r.before, r.after, r.tool_messages_dropped, r.window_trimmed
-                    ))
-                }
-                "bypass" => match bypass_prompt(line) {
-                    Some(prompt) => CommandOutcome::Bypass(prompt.to_string()),
-                    None => reply("usage: /session bypass PROMPT".into()),
-                },
-                "disable" => {
-                    session.history_enabled = false;
-                    reply("history off: each message is answered on its own and nothing is added to this conversation (/session enable turns it back on)".into())
-                }
-                "enable" => {
-                    session.history_enabled = true;
-                    reply("history on: messages are answered with the conversation so far".into())
-                }
-                "save" if name.is_empty() => need_name("save"),
-                "save" => match store.save_as(name, session) {
-                    Ok(p) => reply(format!("saved as `{name}` ({})", p.display())),
-                    Err(e) => reply(format!("error: {e}")),
-                },
-                "load" if name.is_empty() => need_name("load"),
-                "load" => match store.load(name) {
-                    Ok(s) => {
-                        let n = s.history.len();
-                        *session = s;
-                        reply(format!("loaded `{name}` ({n} messages)"))
-                    }
-                    Err(e) => reply(format!("error: {e}")),
-                },
-                "delete" if name.is_empty() => need_name("delete"),
-                "delete" => match store.delete(name) {
-                    Ok(true) => reply(format!("deleted `{name}`")),
-                    Ok(false) => reply(format!("error: no saved session named `{name}`")),
-                    Err(e) => reply(format!("error: {e}")),
-                },
-                "list" => {
-                    let all = store.list();
-                    if all.is_empty() {
-                        reply("no saved sessions".into())
-                    } else {
-                        reply(
-                            all.iter()
-                                .map(|(n, t)| format!("{n}  {t}"))
-                                .collect::<Vec<_>>()
-                                .join("\n"),
-                        )
-                    }
-                }
-                other => reply(format!(
-                    "unknown /session command `{other}`; /help lists the commands"
-                )),
-            }
-        }
+        "session" => session_command(line, arg, session, store, policy),
         other => reply(format!(
             "unknown command /{other}; /help lists the commands"
         )),
     }
+}
+
+/// `/session SUB [NAME]`.
+fn session_command(
+    line: &str,
+    arg: &str,
+    session: &mut Session,
+    store: &SessionStore,
+    policy: &CompactionPolicy,
+) -> CommandOutcome {
+    let reply = |s: String| CommandOutcome::Reply(s);
+    let (sub, name) = match arg.split_once(char::is_whitespace) {
+        Some((s, n)) => (s, n.trim()),
+        None => (arg, ""),
+    };
+    let sub = sub.to_ascii_lowercase();
+    match sub.as_str() {
+        "info" | "" => reply(session_info(session, store)),
+        "reset" => {
+            let n = session.history.len();
+            session.history.clear();
+            session.title.clear();
+            reply(format!("conversation cleared ({n} messages)"))
+        }
+        "compact" => {
+            let r = compact(&mut session.history, policy.keep_exchanges);
+            reply(format!(
+                "compacted: {} → {} messages ({} tool messages dropped, {} older messages trimmed)",
+                r.before, r.after, r.tool_messages_dropped, r.window_trimmed
+            ))
+        }
+        "bypass" => match bypass_prompt(line) {
+            Some(prompt) => CommandOutcome::Bypass(prompt.to_string()),
+            None => reply("usage: /session bypass PROMPT".into()),
+        },
+        "disable" => {
+            session.history_enabled = false;
+            reply("history off: each message is answered on its own and nothing is added to this conversation (/session enable turns it back on)".into())
+        }
+        "enable" => {
+            session.history_enabled = true;
+            reply("history on: messages are answered with the conversation so far".into())
+        }
+        "save" | "load" | "delete" if name.is_empty() => {
+            reply(format!("usage: /session {sub} NAME"))
+        }
+        "save" | "load" | "delete" => reply(saved_session(&sub, name, session, store)),
+        "list" => reply(saved_list(store)),
+        other => reply(format!(
+            "unknown /session command `{other}`; /help lists the commands"
+        )),
+    }
+}
+
+/// `/session info`.
+fn session_info(session: &Session, store: &SessionStore) -> String {
+    format!(
+        "session {} — {}\n{} messages (history {}); model: {}; instructions: {}\nsaved in {}",
+        session.id,
+        if session.title.is_empty() {
+            "(untitled)"
+        } else {
+            &session.title
+        },
+        session.history.len(),
+        if session.history_enabled { "on" } else { "off" },
+        session.model.as_deref().unwrap_or("(default)"),
+        session.instructions.as_deref().unwrap_or("(none)"),
+        store.dir().display()
+    )
+}
+
+/// `/session save|load|delete NAME`.
+fn saved_session(sub: &str, name: &str, session: &mut Session, store: &SessionStore) -> String {
+    match sub {
+        "save" => match store.save_as(name, session) {
+            Ok(p) => format!("saved as `{name}` ({})", p.display()),
+            Err(e) => format!("error: {e}"),
+        },
+        "load" => match store.load(name) {
+            Ok(s) => {
+                let n = s.history.len();
+                *session = s;
+                format!("loaded `{name}` ({n} messages)")
+            }
+            Err(e) => format!("error: {e}"),
+        },
+        _ => match store.delete(name) {
+            Ok(true) => format!("deleted `{name}`"),
+            Ok(false) => format!("error: no saved session named `{name}`"),
+            Err(e) => format!("error: {e}"),
+        },
+    }
+}
+
+/// `/session list`.
+fn saved_list(store: &SessionStore) -> String {
+    let all = store.list();
+    if all.is_empty() {
+        return "no saved sessions".into();
+    }
+    all.iter()
+        .map(|(n, t)| format!("{n}  {t}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[cfg(test)]

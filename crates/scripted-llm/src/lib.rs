@@ -359,17 +359,7 @@ async fn handle(
     if let Some(control) = path.strip_prefix("/_control/") {
         return control_route(&state, control, &body);
     }
-    let recorded = Recorded {
-        method: method.to_string(),
-        path: path.clone(),
-        query: uri.query().map(str::to_string),
-        headers: headers
-            .iter()
-            .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
-            .collect(),
-        body: body.clone(),
-        at,
-    };
+    let recorded = record(&method, &uri, &headers, &body, at);
     if method == Method::POST && path.ends_with("/audio/speech") {
         state.lock().expect("state").requests.push(recorded);
         return speech_route(&body);
@@ -414,6 +404,27 @@ async fn handle(
             last_user_text(dialect, &body)
         )))
     });
+    play(step, dialect, azure).await
+}
+
+/// What the server got, as `requests()` lists it.
+fn record(method: &Method, uri: &Uri, headers: &HeaderMap, body: &Bytes, at: Instant) -> Recorded {
+    Recorded {
+        method: method.to_string(),
+        path: uri.path().to_string(),
+        query: uri.query().map(str::to_string),
+        headers: headers
+            .iter()
+            .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
+            .collect(),
+        body: body.clone(),
+        at,
+    }
+}
+
+/// Answers with one scripted step in `dialect` (Azure's stream starts
+/// with its prompt-filter chunk).
+async fn play(step: Step, dialect: WireDialect, azure: bool) -> Response {
     match step {
         Step::Reply(r) => {
             tokio::time::sleep(Duration::from_millis(r.delay_ms)).await;

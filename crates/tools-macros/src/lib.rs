@@ -129,9 +129,7 @@ fn take_effect(attrs: &mut Vec<Attribute>) -> syn::Result<proc_macro2::TokenStre
 
 fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
     let self_ty = imp.self_ty.clone();
-    let mut arg_structs = Vec::new();
-    let mut specs = Vec::new();
-    let mut arms = Vec::new();
+    let mut methods = Vec::new();
     let mut has_close = false;
     for item in &mut imp.items {
         let ImplItem::Fn(f) = item else { continue };
@@ -141,130 +139,11 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
             }
             continue;
         }
-        if !matches!(f.sig.inputs.first(), Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none())
-        {
-            return Err(syn::Error::new_spanned(
-                &f.sig,
-                "tool methods take `&self` (keep state behind interior mutability)",
-            ));
-        }
-        if matches!(f.sig.output, ReturnType::Default) {
-            return Err(syn::Error::new_spanned(
-                &f.sig,
-                "tool methods return Result<T, E>",
-            ));
-        }
-        let method = f.sig.ident.clone();
-        let method_str = method.to_string();
-        let effect = take_effect(&mut f.attrs)?;
-        let blocking = f.sig.asyncness.is_none();
-        // Docs: description lines and `- name: text` parameter lines.
-        let mut description = Vec::new();
-        let mut param_docs: Vec<(String, String)> = Vec::new();
-        for line in doc_lines(&f.attrs) {
-            let t = line.trim();
-            if let Some(rest) = t.strip_prefix("- ")
-                && let Some((n, d)) = rest.split_once(':')
-                && n.trim().chars().all(|c| c.is_alphanumeric() || c == '_')
-                && !n.trim().is_empty()
-            {
-                param_docs.push((n.trim().to_string(), d.trim().to_string()));
-                continue;
-            }
-            description.push(line);
-        }
-        let description = description.join("\n").trim().to_string();
-        // Parameters.
-        let mut params = Vec::new();
-        let mut call_args = Vec::new();
-        for input in f.sig.inputs.iter_mut().skip(1) {
-            let FnArg::Typed(pt) = input else { continue };
-            if is_context(&pt.ty) {
-                call_args.push(quote! { &__ctx });
-                continue;
-            }
-            let Pat::Ident(pi) = &*pt.pat else {
-                return Err(syn::Error::new_spanned(
-                    &pt.pat,
-                    "tool parameters must be plain names",
-                ));
-            };
-            let mut default = None;
-            let mut kept = Vec::new();
-            for a in pt.attrs.drain(..) {
-                if a.path().is_ident("default") {
-                    default = Some(a.parse_args::<Expr>()?);
-                } else {
-                    kept.push(a);
-                }
-            }
-            pt.attrs = kept;
-            let ident = &pi.ident;
-            call_args.push(quote! { __a.#ident });
-            params.push(Param {
-                ident: pi.ident.clone(),
-                ty: (*pt.ty).clone(),
-                default,
-            });
-        }
-        for (n, _) in &param_docs {
-            if !params.iter().any(|p| p.ident == n.as_str()) {
-                return Err(syn::Error::new_spanned(
-                    &f.sig,
-                    format!("doc comment describes `{n}`, which is not a parameter"),
-                ));
-            }
-        }
-        let args_ty = format_ident!("__BatonArgs_{}", method);
-        let mut fields = Vec::new();
-        let mut default_fns = Vec::new();
-        for p in &params {
-            let ident = &p.ident;
-            let ty = &p.ty;
-            let doc = param_docs
-                .iter()
-                .find(|(n, _)| p.ident == n.as_str())
-                .map(|(_, d)| d.clone())
-                .unwrap_or_default();
-            let mut attrs = vec![quote! { #[doc = #doc] }];
-            if let Some(expr) = &p.default {
-                let fn_name = format_ident!("__baton_default_{}_{}", method, ident);
-                let fn_str = fn_name.to_string();
-                default_fns.push(quote! {
-                    #[allow(non_snake_case, clippy::unnecessary_literal_unwrap)]
-                    fn #fn_name() -> #ty { ::core::convert::Into::into(#expr) }
-                });
-                attrs.push(quote! { #[serde(default = #fn_str)] });
-            }
-            fields.push(quote! { #(#attrs)* #ident: #ty });
-        }
-        let call = if f.sig.asyncness.is_some() {
-            quote! { self.#method(#(#call_args),*).await }
-        } else {
-            quote! { self.#method(#(#call_args),*) }
-        };
-        let docs = param_docs.iter().map(|(n, d)| quote! { (#n, #d) });
-        arg_structs.push(quote! {
-            #(#default_fns)*
-            #[derive(::baton_tools::__private::serde::Deserialize, ::baton_tools::__private::schemars::JsonSchema)]
-            #[serde(crate = "::baton_tools::__private::serde", deny_unknown_fields)]
-            #[schemars(crate = "::baton_tools::__private::schemars")]
-            #[allow(non_camel_case_types, dead_code)]
-            struct #args_ty { #(#fields),* }
-        });
-        specs.push(quote! {
-            ::baton_tools::MethodSpec::new::<#args_ty>(#method_str, #description, &[#(#docs),*])
-                .with_effect(::baton_tools::Effect::#effect)
-                .blocking(#blocking)
-        });
-        arms.push(quote! {
-            #method_str => {
-                let __a: #args_ty = ::baton_tools::__private::serde_json::from_value(args)
-                    .map_err(::baton_tools::ToolError::from_args)?;
-                ::baton_tools::__private::into_outcome(#call)
-            }
-        });
+        methods.push(expand_method(f)?);
     }
+    let arg_structs = methods.iter().map(|m| &m.arg_struct);
+    let specs = methods.iter().map(|m| &m.spec);
+    let arms = methods.iter().map(|m| &m.arm);
     let close = if has_close {
         quote! {
             fn close<'a>(&'a self) -> ::baton_tools::__private::BoxFuture<'a, ()> {
@@ -305,4 +184,173 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
             }
         };
     })
+}
+
+/// What one tool method contributes: its argument struct, its spec and
+/// its dispatch arm.
+struct Expanded {
+    arg_struct: proc_macro2::TokenStream,
+    spec: proc_macro2::TokenStream,
+    arm: proc_macro2::TokenStream,
+}
+
+/// Checks a `pub` method's signature, reads its docs and parameters, and
+/// generates what the toolbox needs of it.
+fn expand_method(f: &mut syn::ImplItemFn) -> syn::Result<Expanded> {
+    check_signature(f)?;
+    let method = f.sig.ident.clone();
+    let method_str = method.to_string();
+    let effect = take_effect(&mut f.attrs)?;
+    let blocking = f.sig.asyncness.is_none();
+    let (description, param_docs) = split_docs(&f.attrs);
+    let (params, call_args) = take_params(f)?;
+    if let Some((n, _)) = param_docs
+        .iter()
+        .find(|(n, _)| !params.iter().any(|p| p.ident == n.as_str()))
+    {
+        return Err(syn::Error::new_spanned(
+            &f.sig,
+            format!("doc comment describes `{n}`, which is not a parameter"),
+        ));
+    }
+    let args_ty = format_ident!("__BatonArgs_{}", method);
+    let (fields, default_fns) = arg_fields(&method, &params, &param_docs);
+    let call = if f.sig.asyncness.is_some() {
+        quote! { self.#method(#(#call_args),*).await }
+    } else {
+        quote! { self.#method(#(#call_args),*) }
+    };
+    let docs = param_docs.iter().map(|(n, d)| quote! { (#n, #d) });
+    Ok(Expanded {
+        arg_struct: quote! {
+            #(#default_fns)*
+            #[derive(::baton_tools::__private::serde::Deserialize, ::baton_tools::__private::schemars::JsonSchema)]
+            #[serde(crate = "::baton_tools::__private::serde", deny_unknown_fields)]
+            #[schemars(crate = "::baton_tools::__private::schemars")]
+            #[allow(non_camel_case_types, dead_code)]
+            struct #args_ty { #(#fields),* }
+        },
+        spec: quote! {
+            ::baton_tools::MethodSpec::new::<#args_ty>(#method_str, #description, &[#(#docs),*])
+                .with_effect(::baton_tools::Effect::#effect)
+                .blocking(#blocking)
+        },
+        arm: quote! {
+            #method_str => {
+                let __a: #args_ty = ::baton_tools::__private::serde_json::from_value(args)
+                    .map_err(::baton_tools::ToolError::from_args)?;
+                ::baton_tools::__private::into_outcome(#call)
+            }
+        },
+    })
+}
+
+/// Tool methods take `&self` and return a `Result`.
+fn check_signature(f: &syn::ImplItemFn) -> syn::Result<()> {
+    if !matches!(f.sig.inputs.first(), Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none())
+    {
+        return Err(syn::Error::new_spanned(
+            &f.sig,
+            "tool methods take `&self` (keep state behind interior mutability)",
+        ));
+    }
+    if matches!(f.sig.output, ReturnType::Default) {
+        return Err(syn::Error::new_spanned(
+            &f.sig,
+            "tool methods return Result<T, E>",
+        ));
+    }
+    Ok(())
+}
+
+/// The doc comment split into the description and `- name: text`
+/// parameter lines.
+fn split_docs(attrs: &[syn::Attribute]) -> (String, Vec<(String, String)>) {
+    let mut description = Vec::new();
+    let mut param_docs = Vec::new();
+    for line in doc_lines(attrs) {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("- ")
+            && let Some((n, d)) = rest.split_once(':')
+            && n.trim().chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !n.trim().is_empty()
+        {
+            param_docs.push((n.trim().to_string(), d.trim().to_string()));
+            continue;
+        }
+        description.push(line);
+    }
+    (description.join("\n").trim().to_string(), param_docs)
+}
+
+/// The method's parameters (their `#[default(…)]` taken off) and the
+/// arguments of the generated call (`&__ctx` for a `ToolContext`).
+fn take_params(
+    f: &mut syn::ImplItemFn,
+) -> syn::Result<(Vec<Param>, Vec<proc_macro2::TokenStream>)> {
+    let mut params = Vec::new();
+    let mut call_args = Vec::new();
+    for input in f.sig.inputs.iter_mut().skip(1) {
+        let FnArg::Typed(pt) = input else { continue };
+        if is_context(&pt.ty) {
+            call_args.push(quote! { &__ctx });
+            continue;
+        }
+        let Pat::Ident(pi) = &*pt.pat else {
+            return Err(syn::Error::new_spanned(
+                &pt.pat,
+                "tool parameters must be plain names",
+            ));
+        };
+        let mut default = None;
+        let mut kept = Vec::new();
+        for a in pt.attrs.drain(..) {
+            if a.path().is_ident("default") {
+                default = Some(a.parse_args::<Expr>()?);
+            } else {
+                kept.push(a);
+            }
+        }
+        pt.attrs = kept;
+        let ident = &pi.ident;
+        call_args.push(quote! { __a.#ident });
+        params.push(Param {
+            ident: pi.ident.clone(),
+            ty: (*pt.ty).clone(),
+            default,
+        });
+    }
+    Ok((params, call_args))
+}
+
+/// The argument struct's fields (documented, with serde defaults) and the
+/// functions those defaults call.
+fn arg_fields(
+    method: &syn::Ident,
+    params: &[Param],
+    param_docs: &[(String, String)],
+) -> (Vec<proc_macro2::TokenStream>, Vec<proc_macro2::TokenStream>) {
+    let mut fields = Vec::new();
+    let mut default_fns = Vec::new();
+    for p in params {
+        let ident = &p.ident;
+        let ty = &p.ty;
+        let doc = param_docs
+            .iter()
+            .find(|(n, _)| p.ident == n.as_str())
+            .map(|(_, d)| d.clone())
+            .unwrap_or_default();
+        let mut attrs = vec![quote! { #[doc = #doc] }];
+        if let Some(expr) = &p.default {
+            let fn_name = format_ident!("__baton_default_{}_{}", method, ident);
+            let fn_str = fn_name.to_string();
+            default_fns.push(quote! {
+                #[allow(non_snake_case, clippy::unnecessary_literal_unwrap)]
+                fn #fn_name() -> #ty { ::core::convert::Into::into(#expr) }
+            });
+            attrs.push(quote! { #[serde(default = #fn_str)] });
+        }
+        fields.push(quote! { #(#attrs)* #ident: #ty });
+    }
+    (fields, default_fns)
 }

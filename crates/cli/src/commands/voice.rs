@@ -49,24 +49,7 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
     // Loading the model blocks for a moment; nothing else runs yet.
     let stt = ctx.start_stt()?;
     let voice = &ctx.settings.voice;
-    let (mic, chunks) = match &args.mic_file {
-        Some(file) => {
-            let mut samples = decode_file(file)?.resampled(STT_SAMPLE_RATE)?.samples;
-            // Room to hear the end of the last utterance.
-            samples.extend(std::iter::repeat_n(0.0, STT_SAMPLE_RATE as usize * 2));
-            (None, paced_source(samples, Duration::from_millis(10)))
-        }
-        None => {
-            let (mic, chunks) = Microphone::open(voice.input_device.as_deref())?;
-            if !args.json {
-                eprintln!(
-                    "listening on {} ({} Hz); speak, and press Ctrl-C to stop",
-                    mic.name, mic.device_rate
-                );
-            }
-            (Some(mic), chunks)
-        }
-    };
+    let (mic, chunks) = open_microphone(&args, voice.input_device.as_deref())?;
     let speaker = match &args.speaker_file {
         Some(_) => Speaker::paced(22_050),
         None => open_speaker(voice.output_device.as_deref())?,
@@ -90,79 +73,107 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
             let _ = ctl_tx.send(Control::Quit).await;
         }
     });
-    let (ev_tx, mut ev_rx) = mpsc::unbounded_channel();
-    let json_out = args.json;
-    let printer = tokio::spawn(async move {
-        let mut answering = false;
-        while let Some(ev) = ev_rx.recv().await {
-            if json_out {
-                if !matches!(ev, VoiceEvent::Level { .. }) {
-                    println!("{}", serde_json::to_string(&ev).unwrap_or_default());
-                }
-                continue;
-            }
-            let mut err = std::io::stderr().lock();
-            match ev {
-                VoiceEvent::SpeechStarted => {
-                    let _ = write!(err, "\r\x1b[2K🎤 …");
-                }
-                VoiceEvent::Partial { text } => {
-                    let _ = write!(err, "\r\x1b[2K🎤 {text}");
-                }
-                VoiceEvent::Transcript { text, .. } => {
-                    let _ = writeln!(err, "\r\x1b[2Kyou: {text}");
-                }
-                VoiceEvent::AnswerText { text } => {
-                    if !answering {
-                        answering = true;
-                        print!("baton: ");
-                    }
-                    print!("{text}");
-                    let _ = std::io::stdout().flush();
-                }
-                VoiceEvent::AnswerDone {
-                    interrupted,
-                    timing,
-                } => {
-                    if answering {
-                        println!("{}", if interrupted { " [interrupted]" } else { "" });
-                    }
-                    answering = false;
-                    if let (true, Some(t)) = (verbose, timing) {
-                        let _ = writeln!(
-                            err,
-                            "  first audio {:.0} ms (silence wait {:.0}, transcription {:.0}, first sentence {:.0}, speech {:.0})",
-                            t.first_audio_ms,
-                            t.vad_tail_ms,
-                            t.stt_ms,
-                            t.first_sentence_ms,
-                            t.tts_ms
-                        );
-                    }
-                }
-                VoiceEvent::Error { message } => {
-                    let _ = writeln!(err, "\nerror: {message}");
-                }
-                VoiceEvent::BargeIn { .. }
-                | VoiceEvent::Level { .. }
-                | VoiceEvent::Speaking { .. } => {}
-            }
-        }
-    });
+    let (ev_tx, ev_rx) = mpsc::unbounded_channel();
+    let printer = tokio::spawn(print_events(ev_rx, args.json, verbose));
     let turns = run_voice_loop(chunks, parts, ctx.voice_loop_options(), ctl_rx, ev_tx).await;
     drop(mic);
     let _ = printer.await;
     if let Some(path) = &args.speaker_file {
-        // Let the last sentence finish playing into the recording.
-        while speaker.is_playing() {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        if let Some(rec) = speaker.recording() {
-            rec.write_wav(path)?;
-        }
+        save_recording(&speaker, path).await?;
     }
     if args.json {
         println!("{}", json!({"kind": "summary", "turns": turns}));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The microphone, or the recording played in real time (`--mic-file`).
+fn open_microphone(
+    args: &VoiceArgs,
+    device: Option<&str>,
+) -> anyhow::Result<(Option<Microphone>, baton_voice::audio::AudioChunks)> {
+    Ok(match &args.mic_file {
+        Some(file) => {
+            let mut samples = decode_file(file)?.resampled(STT_SAMPLE_RATE)?.samples;
+            // Room to hear the end of the last utterance.
+            samples.extend(std::iter::repeat_n(0.0, STT_SAMPLE_RATE as usize * 2));
+            (None, paced_source(samples, Duration::from_millis(10)))
+        }
+        None => {
+            let (mic, chunks) = Microphone::open(device)?;
+            if !args.json {
+                eprintln!(
+                    "listening on {} ({} Hz); speak, and press Ctrl-C to stop",
+                    mic.name, mic.device_rate
+                );
+            }
+            (Some(mic), chunks)
+        }
+    })
+}
+
+/// Shows the loop's events: JSON lines with `--json`, else the transcript
+/// on stderr and the answer on stdout.
+async fn print_events(mut ev_rx: mpsc::UnboundedReceiver<VoiceEvent>, json: bool, verbose: bool) {
+    let mut answering = false;
+    while let Some(ev) = ev_rx.recv().await {
+        if json {
+            if !matches!(ev, VoiceEvent::Level { .. }) {
+                println!("{}", serde_json::to_string(&ev).unwrap_or_default());
+            }
+            continue;
+        }
+        let mut err = std::io::stderr().lock();
+        match ev {
+            VoiceEvent::SpeechStarted => {
+                let _ = write!(err, "\r\x1b[2K🎤 …");
+            }
+            VoiceEvent::Partial { text } => {
+                let _ = write!(err, "\r\x1b[2K🎤 {text}");
+            }
+            VoiceEvent::Transcript { text, .. } => {
+                let _ = writeln!(err, "\r\x1b[2Kyou: {text}");
+            }
+            VoiceEvent::AnswerText { text } => {
+                if !answering {
+                    answering = true;
+                    print!("baton: ");
+                }
+                print!("{text}");
+                let _ = std::io::stdout().flush();
+            }
+            VoiceEvent::AnswerDone {
+                interrupted,
+                timing,
+            } => {
+                if answering {
+                    println!("{}", if interrupted { " [interrupted]" } else { "" });
+                }
+                answering = false;
+                if let (true, Some(t)) = (verbose, timing) {
+                    let _ = writeln!(
+                        err,
+                        "  first audio {:.0} ms (silence wait {:.0}, transcription {:.0}, first sentence {:.0}, speech {:.0})",
+                        t.first_audio_ms, t.vad_tail_ms, t.stt_ms, t.first_sentence_ms, t.tts_ms
+                    );
+                }
+            }
+            VoiceEvent::Error { message } => {
+                let _ = writeln!(err, "\nerror: {message}");
+            }
+            VoiceEvent::BargeIn { .. } | VoiceEvent::Level { .. } | VoiceEvent::Speaking { .. } => {
+            }
+        }
+    }
+}
+
+/// Writes what was "played" into `path` once the last sentence ends.
+async fn save_recording(speaker: &Speaker, path: &std::path::Path) -> anyhow::Result<()> {
+    while speaker.is_playing() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    if let Some(rec) = speaker.recording() {
+        rec.write_wav(path)?;
+    }
+    Ok(())
 }
