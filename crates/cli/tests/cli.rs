@@ -618,7 +618,7 @@ async fn ask_runs_the_agent_loop_with_file_tool() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(o.stdout, "There is one report.\n");
     let req = server.requests()[2].json();
-    // FileTool's nine, and delegation to the subagents (its own, and
+    // FileTool's eleven, and delegation to the subagents (its own, and
     // the shipped researcher).
     let names: Vec<&str> = req["tools"]
         .as_array()
@@ -626,7 +626,7 @@ async fn ask_runs_the_agent_loop_with_file_tool() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 11, "native tools in API mode: {names:?}");
+    assert_eq!(names.len(), 13, "native tools in API mode: {names:?}");
     assert!(
         names.ends_with(&["launch_subagent", "provide_subagent_input"]),
         "{names:?}"
@@ -642,7 +642,7 @@ async fn tools_catalog_and_tools_call() {
     let o = run(c, None).await;
     let v: Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(v[0]["toolbox"], "FileTool");
-    assert_eq!(v[0]["methods"].as_array().unwrap().len(), 9);
+    assert_eq!(v[0]["methods"].as_array().unwrap().len(), 11);
     let mut c = env.cmd();
     c.arg("--workspace").arg(&dir).arg("tools");
     assert!(run(c, None).await.stdout.contains("### write_text_file"));

@@ -5,9 +5,13 @@
 //! touch that file: they live in the keychain (Secret Service, macOS
 //! Keychain, Windows Credential Manager) and environment variables override
 //! them.
+//!
+//! Files are written atomically ([`atomic_write`]) and backed up as
+//! numbered copies beside them ([`backup_file`], [`restore_backup`]).
 
 mod agents;
 mod atomic;
+mod backups;
 mod paths;
 mod secrets;
 mod settings;
@@ -17,6 +21,7 @@ pub use agents::{
     ToolboxRef, parse_agents,
 };
 pub use atomic::atomic_write;
+pub use backups::{Backup, RestoreError, Restored, backup_file, list_backups, restore_backup};
 pub use paths::{BatonPaths, PathsError};
 pub use secrets::{
     KEYCHAIN_SERVICE, KeySource, ResolvedKey, SecretError, Secrets, conventional_env,

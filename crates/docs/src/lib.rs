@@ -11,7 +11,7 @@ pub use attachments::{
     AttachmentContext, AttachmentSummary, ConversionCache, FileAttachment, split_prompt,
 };
 pub use file_tool::{
-    DocumentOutline, DocumentSlice, FileEntry, FileInfo, FileTool, FileToolError, OutlineEntry,
-    ReadResult, WriteResult,
+    BackupEntry, DocumentOutline, DocumentSlice, FileEntry, FileInfo, FileTool, FileToolError,
+    OutlineEntry, ReadResult, RestoreResult, WriteResult,
 };
 pub use vision_ocr::ProviderOcr;

@@ -40,7 +40,7 @@ async fn err(c: &Catalog, method: &str, args: Value) -> String {
 }
 
 #[tokio::test]
-async fn catalog_lists_the_nine_methods_with_docs() {
+async fn catalog_lists_the_eleven_methods_with_docs() {
     let (_d, c) = setup();
     assert_eq!(
         c.method_names(),
@@ -50,6 +50,8 @@ async fn catalog_lists_the_nine_methods_with_docs() {
             "write_text_file",
             "find_files",
             "move_file",
+            "list_backups",
+            "restore",
             "get_file_info",
             "search_documents",
             "read_document",
@@ -223,6 +225,106 @@ async fn failures_are_clear_results() {
         err(&c, "read_text_file", json!({}))
             .await
             .contains("missing required parameter `path`")
+    );
+}
+
+#[tokio::test]
+async fn backups_are_listed_and_restored_without_losing_the_current_version() {
+    let (d, c) = setup();
+    let none = ok(&c, "list_backups", json!({"path": "/notes.md"})).await;
+    assert_eq!(none, json!([]));
+    for text in ["v1", "v2", "v3"] {
+        ok(
+            &c,
+            "write_text_file",
+            json!({"path": "/notes.md", "text": text}),
+        )
+        .await;
+    }
+    let list = ok(&c, "list_backups", json!({"path": "/notes.md"})).await;
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), 2);
+    assert_eq!(list[0]["path"], "/notes.md.001.bak");
+    assert_eq!(list[0]["number"], 1);
+    assert_eq!(list[1]["size"], 2);
+    assert!(list[1]["modified_unix"].as_u64().unwrap() > 1_700_000_000);
+
+    // The most recent backup (v2); v3 is saved first since no backup holds it.
+    let r = ok(&c, "restore", json!({"path": "/notes.md"})).await;
+    assert_eq!(
+        r,
+        json!({"path": "/notes.md", "restored_from": "/notes.md.002.bak", "saved_current": "/notes.md.003.bak"})
+    );
+    let read = |name: &str| std::fs::read_to_string(d.path().join(name)).unwrap();
+    assert_eq!(
+        (read("notes.md"), read("notes.md.003.bak")),
+        ("v2".into(), "v3".into())
+    );
+
+    // A named backup, by file name or path; v2 is already backed up.
+    let r = ok(
+        &c,
+        "restore",
+        json!({"path": "/notes.md", "backup": "notes.md.001.bak"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        json!({"path": "/notes.md", "restored_from": "/notes.md.001.bak"})
+    );
+    assert_eq!(read("notes.md"), "v1");
+    let r = ok(
+        &c,
+        "restore",
+        json!({"path": "/notes.md", "backup": "/notes.md.003.bak"}),
+    )
+    .await;
+    assert_eq!(r["restored_from"], "/notes.md.003.bak");
+    assert_eq!(read("notes.md"), "v3");
+    assert_eq!(
+        ok(&c, "list_backups", json!({"path": "/notes.md"}))
+            .await
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+}
+
+#[tokio::test]
+async fn restore_failures_are_clear_results() {
+    let (_d, c) = setup();
+    assert_eq!(
+        err(&c, "restore", json!({"path": "/reports/q1.txt"})).await,
+        "`/reports/q1.txt` has no backups to restore"
+    );
+    ok(
+        &c,
+        "write_text_file",
+        json!({"path": "/reports/q1.txt", "text": "new"}),
+    )
+    .await;
+    assert_eq!(
+        err(
+            &c,
+            "restore",
+            json!({"path": "/reports/q1.txt", "backup": "/reports/2026/plan.md"})
+        )
+        .await,
+        "`/reports/2026/plan.md` is not a backup of `/reports/q1.txt`; list_backups gives its backups"
+    );
+    assert_eq!(
+        err(&c, "list_backups", json!({"path": "/reports"})).await,
+        "`/reports` is a folder, not a file"
+    );
+    assert!(
+        err(
+            &c,
+            "restore",
+            json!({"path": "/reports/q1.txt", "backup": "/../q1.txt.001.bak"})
+        )
+        .await
+        .contains("climbs above the workspace root")
     );
 }
 

@@ -1,11 +1,12 @@
 //! `FileTool`: list, read, write, find, move and inspect files in the
 //! workspace, through the [`Sandbox`] only.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::UNIX_EPOCH;
 
 use std::sync::Arc;
 
+use baton_config::RestoreError;
 use baton_convert::ConvertOptions;
 use baton_index::{SearchHit, WorkspaceIndex};
 use baton_tools::{Sandbox, SandboxError, toolbox};
@@ -59,6 +60,17 @@ pub enum FileToolError {
     /// Search is unavailable or failed.
     #[error("{0}")]
     Search(String),
+    /// The file has no backups to restore.
+    #[error("`{0}` has no backups to restore")]
+    NoBackups(String),
+    /// The named backup is not one of the file's.
+    #[error("`{backup}` is not a backup of `{path}`; list_backups gives its backups")]
+    NotABackup {
+        /// The named backup (agent path).
+        backup: String,
+        /// The file (agent path).
+        path: String,
+    },
     /// Any other I/O failure.
     #[error("cannot {action} `{path}`: {source}")]
     Io {
@@ -125,6 +137,31 @@ pub struct WriteResult {
     pub backup: Option<String>,
 }
 
+/// One backup of a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BackupEntry {
+    /// Agent path of the backup.
+    pub path: String,
+    /// Its number; higher is more recent.
+    pub number: u32,
+    /// Size in bytes.
+    pub size: u64,
+    /// When it was made, seconds since 1970.
+    pub modified_unix: Option<u64>,
+}
+
+/// What a restore did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RestoreResult {
+    /// Agent path restored.
+    pub path: String,
+    /// The backup put back (it is kept).
+    pub restored_from: String,
+    /// Where the replaced version was saved, when no backup held it yet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saved_current: Option<String>,
+}
+
 /// Files in the user's workspace: list, read, write, find, move, inspect; read any document (PDF, Word, Excel, PowerPoint, e-mail…) as Markdown; search all documents.
 #[toolbox]
 pub struct FileTool {
@@ -147,18 +184,6 @@ fn io<'a>(
             }
         }
     }
-}
-
-/// `name.ext` → `name.ext.NNN.bak`, the first free number.
-fn backup_path(file: &Path) -> PathBuf {
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    (1..)
-        .map(|n| file.with_file_name(format!("{name}.{n:03}.bak")))
-        .find(|p| !p.exists())
-        .expect("a free backup name")
 }
 
 impl FileTool {
@@ -195,9 +220,24 @@ impl FileTool {
     }
 
     fn backup(&self, host: &Path, path: &str) -> Result<String, FileToolError> {
-        let bak = backup_path(host);
-        std::fs::copy(host, &bak).map_err(io("back up", path))?;
+        let bak = baton_config::backup_file(host).map_err(io("back up", path))?;
         Ok(self.agent(&bak))
+    }
+
+    /// A [`RestoreError`] in agent paths.
+    fn restore_error(&self, e: RestoreError) -> FileToolError {
+        match e {
+            RestoreError::NoBackups(p) => FileToolError::NoBackups(self.agent(&p)),
+            RestoreError::NotABackup { backup, path } => FileToolError::NotABackup {
+                backup: self.agent(&backup),
+                path: self.agent(&path),
+            },
+            RestoreError::Io {
+                action,
+                path,
+                source,
+            } => io(action, &self.agent(&path))(source),
+        }
     }
 }
 
@@ -362,6 +402,53 @@ impl FileTool {
             path: self.agent(&dst),
             bytes: meta.len() as usize,
             backup,
+        })
+    }
+
+    /// Lists a file's backups (made before each overwrite), oldest first: path, number, size and modification time.
+    /// - path: the file, e.g. `/drafts/letter.md`
+    pub fn list_backups(&self, path: String) -> Result<Vec<BackupEntry>, FileToolError> {
+        let host = self.sandbox.resolve(&path)?;
+        if host.is_dir() {
+            return Err(FileToolError::IsDir(path));
+        }
+        let backups =
+            baton_config::list_backups(&host).map_err(io("list the backups of", &path))?;
+        Ok(backups
+            .into_iter()
+            .map(|b| BackupEntry {
+                path: self.agent(&b.path),
+                number: b.number,
+                size: b.size,
+                modified_unix: b.modified_unix,
+            })
+            .collect())
+    }
+
+    /// Restores a file from a backup: the most recent one, or the one named. The current version is backed up first unless a backup already holds it.
+    /// - path: the file to restore, e.g. `/drafts/letter.md`
+    /// - backup: the backup to restore (its path or file name, e.g. `letter.md.002.bak`); the most recent when omitted
+    #[effect(write)]
+    pub fn restore(
+        &self,
+        path: String,
+        backup: Option<String>,
+    ) -> Result<RestoreResult, FileToolError> {
+        let host = self.sandbox.resolve(&path)?;
+        if host.is_dir() {
+            return Err(FileToolError::IsDir(path));
+        }
+        let which = match backup.as_deref() {
+            Some(b) if !b.contains('/') => Some(host.with_file_name(b)),
+            Some(b) => Some(self.sandbox.resolve(b)?),
+            None => None,
+        };
+        let r = baton_config::restore_backup(&host, which.as_deref())
+            .map_err(|e| self.restore_error(e))?;
+        Ok(RestoreResult {
+            path: self.agent(&host),
+            restored_from: self.agent(&r.restored_from),
+            saved_current: r.saved_current.map(|p| self.agent(&p)),
         })
     }
 
