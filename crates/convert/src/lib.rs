@@ -10,6 +10,12 @@
 //! archives that would unpack beyond [`ConvertOptions::max_unpacked_bytes`]
 //! are refused before any work, and [`convert_bounded`] adds a wall-clock
 //! deadline and turns a converter panic into an error.
+//!
+//! Office files that bend the package rules the way Office tolerates
+//! (backslashes in part names, a lower-case `[content_types].xml`, the main
+//! part away from its usual place) are repaired in memory by
+//! [`normalize_package`] before they are read; other readers of Office
+//! files (umya-spreadsheet) can call it too.
 
 mod bounded;
 mod error;
@@ -17,6 +23,7 @@ mod format;
 mod formats;
 mod markdown;
 mod ocr;
+mod ooxml_package;
 mod options;
 mod sniff;
 mod zipped;
@@ -24,7 +31,10 @@ mod zipped;
 pub use bounded::convert_bounded;
 pub use error::{ConvertError, human_size};
 pub use format::Format;
+pub use formats::csv::sniff_delimiter;
+pub use formats::text::decode as decode_text;
 pub use ocr::{OcrEngine, OcrError, OcrText, TesseractOcr};
+pub use ooxml_package::{PackageError, normalize_package};
 pub use options::ConvertOptions;
 pub use sniff::{image_mime_type, sniff};
 

@@ -1,9 +1,13 @@
 //! Recognising a file's format from its content, the name breaking ties.
 
+use std::collections::HashSet;
 use std::io::Cursor;
+
+use zip::ZipArchive;
 
 use crate::ConvertError;
 use crate::format::{Format, extension};
+use crate::ooxml_package::{OfficeKind, canonical_name, office_kind};
 
 /// The format of `bytes`, judged by content first and `name`'s extension
 /// second. Binary content nothing recognises is [`ConvertError::Unsupported`].
@@ -56,37 +60,19 @@ fn unsupported(what: &str, hint: &str) -> ConvertError {
 }
 
 fn sniff_zip(name: &str, bytes: &[u8]) -> Result<Format, ConvertError> {
-    let archive = match zip::ZipArchive::new(Cursor::new(bytes)) {
-        Ok(a) => a,
-        Err(e) => {
-            // A damaged zip: trust the extension for the error message.
-            let format = Format::from_extension(name).filter(|f| {
-                matches!(
-                    f,
-                    Format::Docx
-                        | Format::Xlsx
-                        | Format::Pptx
-                        | Format::Epub
-                        | Format::Ods
-                        | Format::Odt
-                )
-            });
-            return Err(ConvertError::Corrupt {
-                format: format.map(Format::label).unwrap_or("zip"),
-                reason: e.to_string(),
-            });
-        }
-    };
-    let has = |n: &str| archive.index_for_name(n).is_some();
-    if has("word/document.xml") {
-        return Ok(Format::Docx);
+    let mut archive =
+        ZipArchive::new(Cursor::new(bytes)).map_err(|e| damaged_zip(name, e.to_string()))?;
+    // Office tolerates `\` separators, a leading `/` and any case in part
+    // names, and a main part anywhere `_rels/.rels` points; so does this.
+    let names: HashSet<String> = archive
+        .file_names()
+        .filter_map(Result::ok)
+        .map(|n| canonical_name(&n).to_ascii_lowercase())
+        .collect();
+    if let Some(format) = office_format(&names, &mut archive) {
+        return Ok(format);
     }
-    if has("xl/workbook.xml") || has("xl/workbook.bin") {
-        return Ok(Format::Xlsx);
-    }
-    if has("ppt/presentation.xml") {
-        return Ok(Format::Pptx);
-    }
+    let has = |n: &str| names.contains(&n.to_ascii_lowercase());
     // ODF and EPUB store their type uncompressed in `mimetype` at offset 38.
     let mime = bytes
         .get(30..38)
@@ -107,11 +93,7 @@ fn sniff_zip(name: &str, bytes: &[u8]) -> Result<Format, ConvertError> {
     if mime.starts_with("application/vnd.oasis.opendocument.text") {
         return Ok(Format::Odt);
     }
-    if has("word/")
-        || archive
-            .file_names()
-            .any(|n| n.is_ok_and(|n| n.starts_with("word/")))
-    {
+    if names.iter().any(|n| n.starts_with("word/")) {
         return Err(ConvertError::Corrupt {
             format: "Word document",
             reason: "`word/document.xml` is missing".into(),
@@ -121,6 +103,45 @@ fn sniff_zip(name: &str, bytes: &[u8]) -> Result<Format, ConvertError> {
         "a zip archive",
         "unpack it and attach the files inside",
     ))
+}
+
+/// A zip that cannot be opened: the extension names the format in the
+/// message.
+fn damaged_zip(name: &str, reason: String) -> ConvertError {
+    let format = Format::from_extension(name).filter(|f| {
+        matches!(
+            f,
+            Format::Docx | Format::Xlsx | Format::Pptx | Format::Epub | Format::Ods | Format::Odt
+        )
+    });
+    ConvertError::Corrupt {
+        format: format.map(Format::label).unwrap_or("zip"),
+        reason,
+    }
+}
+
+/// The Office format of a zip whose lower-cased canonical entry names are
+/// `names`: by the usual main part names, else by what `_rels/.rels`
+/// points at.
+fn office_format(
+    names: &HashSet<String>,
+    archive: &mut ZipArchive<Cursor<&[u8]>>,
+) -> Option<Format> {
+    let has = |n: &str| names.contains(n);
+    if has("word/document.xml") {
+        return Some(Format::Docx);
+    }
+    if has("xl/workbook.xml") || has("xl/workbook.bin") {
+        return Some(Format::Xlsx);
+    }
+    if has("ppt/presentation.xml") {
+        return Some(Format::Pptx);
+    }
+    Some(match office_kind(archive)? {
+        OfficeKind::Document => Format::Docx,
+        OfficeKind::Workbook | OfficeKind::BinaryWorkbook => Format::Xlsx,
+        OfficeKind::Presentation => Format::Pptx,
+    })
 }
 
 /// The MIME type of encoded image bytes, judged by their signature.

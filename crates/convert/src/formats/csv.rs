@@ -6,8 +6,8 @@ use crate::{Conversion, ConvertOptions, Format};
 use super::text::decode;
 
 /// The delimiter that splits the first lines into the most consistent,
-/// widest rows.
-fn sniff_delimiter(text: &str) -> u8 {
+/// widest rows (`,`, `;`, tab or `|`).
+pub fn sniff_delimiter(text: &str) -> u8 {
     let lines: Vec<&str> = text
         .lines()
         .filter(|l| !l.trim().is_empty())

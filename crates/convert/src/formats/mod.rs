@@ -1,6 +1,6 @@
 //! One converter per format.
 
-mod csv;
+pub(crate) mod csv;
 mod docx;
 mod eml;
 mod epub;
@@ -11,10 +11,10 @@ mod pdf;
 mod pptx;
 mod rtf;
 mod sheet;
-mod text;
+pub(crate) mod text;
 pub(crate) mod xml;
 
-use crate::{Conversion, ConvertError, ConvertOptions, Format};
+use crate::{Conversion, ConvertError, ConvertOptions, Format, normalize_package};
 
 /// Runs the converter for `format`.
 pub(crate) fn convert_as(
@@ -23,6 +23,11 @@ pub(crate) fn convert_as(
     bytes: &[u8],
     options: &ConvertOptions,
 ) -> Result<Conversion, ConvertError> {
+    let repaired = match format {
+        Format::Docx | Format::Xlsx | Format::Pptx => repair(bytes),
+        _ => None,
+    };
+    let bytes = repaired.as_deref().unwrap_or(bytes);
     match format {
         Format::Pdf => pdf::convert(bytes, options),
         Format::Docx => docx::convert(bytes, options),
@@ -41,5 +46,22 @@ pub(crate) fn convert_as(
         | Format::Yaml
         | Format::Code
         | Format::Text => Ok(text::convert(format, name, bytes)),
+    }
+}
+
+/// An Office package re-packed into the standard layout, `None` when it is
+/// standard already or cannot be repaired (its reader then reports why).
+fn repair(bytes: &[u8]) -> Option<Vec<u8>> {
+    match normalize_package(bytes) {
+        Ok(repaired) => {
+            if repaired.is_some() {
+                tracing::debug!("re-packed a non-standard Office package before reading it");
+            }
+            repaired
+        }
+        Err(e) => {
+            tracing::debug!("the Office package could not be repaired: {e}");
+            None
+        }
     }
 }

@@ -7,7 +7,7 @@ use crate::{Conversion, Format};
 
 /// Bytes to a string: UTF-8 (with or without BOM), UTF-16 with a BOM, else
 /// Windows-1252 (what "ANSI" text files on a desktop usually are).
-pub(crate) fn decode(bytes: &[u8]) -> String {
+pub fn decode(bytes: &[u8]) -> String {
     if let Some((encoding, bom_len)) = encoding_rs::Encoding::for_bom(bytes) {
         let (text, _) = encoding.decode_without_bom_handling(&bytes[bom_len..]);
         return text.into_owned();
