@@ -63,6 +63,7 @@ package: setup ui
 ## test: set up, then every test: Rust (keychain tests on a private Secret Service),
 ## the UI (type check, unit, browser with mocked IPC) and the real app end to end
 test: setup ui
+	scripts/make-fixtures.sh --tools-only
 	cp providers.json $(BIN_DIR)/providers.json 2>/dev/null || true
 	scripts/with-keyring.sh $(CARGO) nextest run --workspace --all-targets --no-fail-fast
 	$(MAKE) --no-print-directory test-ui test-e2e

@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# Builds the document fixture corpus in tests/fixtures/docs/ (see the README
+# Builds the document fixture corpus in tests/fixtures/docs/ and the
+# spreadsheet toolbox fixtures in tests/fixtures/sheets/ (see the READMEs
 # there): installs the producers, then runs scripts/make_fixtures.py, which
-# writes every fixture plus truth.json and re-opens each file to check it.
-# Idempotent: installs only what is missing and rewrites the same bytes.
+# writes every fixture (plus truth.json for docs) and re-opens each file to
+# check it. Idempotent: installs only what is missing and rewrites the same
+# bytes.
 #
-#   scripts/make-fixtures.sh [--out DIR] [--verify-only]
+#   scripts/make-fixtures.sh [--out DIR] [--sheets-out DIR] [--only docs|sheets] [--verify-only]
+#   scripts/make-fixtures.sh --tools-only
+#
+# --tools-only installs the producers and exits: LibreOffice (soffice),
+# poppler-utils (pdftotext, pdftoppm), python3-uno and the virtualenv whose
+# Python runs scripts/sheet_dump.py. Silent and well under a second when all
+# of it is there; `make test` calls it.
 #
 # The Python producers live in a private virtualenv, by default
 # ~/.cache/baton-fixtures-venv (override with BATON_FIXTURES_VENV).
@@ -12,11 +20,18 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
+tools_only=0
+args=()
+for a in "$@"; do
+  if [ "$a" = "--tools-only" ]; then tools_only=1; else args+=("$a"); fi
+done
+
 APT_PACKAGES=(
   libreoffice-writer-nogui libreoffice-calc-nogui  # soffice --headless --convert-to
   fonts-dejavu-core                                # rendered text in images/scans
   fonts-crosextra-carlito fonts-crosextra-caladea  # Calibri/Cambria metrics for docx→pdf
-  poppler-utils                                    # pdftotext, used by the self-check
+  poppler-utils                                    # pdftotext, pdftoppm
+  python3-uno                                      # LibreOffice scripting (pivot.xlsx)
 )
 # Exact versions, transitive dependencies included.
 PIP_PACKAGES=(
@@ -65,15 +80,26 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$py" -m venv "$VENV"
 fi
 
-norm() { tr '[:upper:]_' '[:lower:]-' | sort; }
-have="$("$VENV/bin/python" -m pip freeze --disable-pip-version-check 2>/dev/null | norm)"
-need=()
-for p in "${PIP_PACKAGES[@]}"; do
-  grep -qxF "$(printf '%s' "$p" | norm)" <<<"$have" || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  echo "make-fixtures: pip installing ${need[*]}"
+# The pins that are not installed at exactly that version (importlib.metadata
+# normalizes names as pip does; much faster than `pip freeze`).
+need="$("$VENV/bin/python" - "${PIP_PACKAGES[@]}" <<'PY'
+import sys
+from importlib import metadata
+
+for spec in sys.argv[1:]:
+    name, _, want = spec.partition("==")
+    try:
+        have = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        have = None
+    if have != want:
+        print(spec)
+PY
+)"
+if [ -n "$need" ]; then
+  echo "make-fixtures: pip installing" $need
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PIP_PACKAGES[@]}"
 fi
 
-exec "$VENV/bin/python" scripts/make_fixtures.py "$@"
+[ "$tools_only" -eq 1 ] && exit 0
+exec "$VENV/bin/python" scripts/make_fixtures.py ${args[@]+"${args[@]}"}

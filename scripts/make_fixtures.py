@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Builds the document fixture corpus in tests/fixtures/docs/.
+"""Builds the document fixture corpus in tests/fixtures/docs/ and the
+spreadsheet toolbox fixtures in tests/fixtures/sheets/.
 
 Every fixture is made by a real producer (python-docx, openpyxl, python-pptx,
 ReportLab, Pillow, EbookLib, Python's email package, LibreOffice) from source
 strings defined in this file, and truth.json is written from the SAME
-strings, never by extracting text back out of the files.
+strings, never by extracting text back out of the files. The sheet fixtures
+are checked through scripts/sheet_dump.py against the same constants.
 
 Run through scripts/make-fixtures.sh, which installs the producers. Usage:
 
-    make_fixtures.py [--out DIR] [--verify-only]
+    make_fixtures.py [--out DIR] [--sheets-out DIR] [--only docs|sheets] [--verify-only]
 
 The script rewrites every fixture on each run (idempotent). Outputs of the
 Python producers are byte-for-byte reproducible; LibreOffice outputs have
@@ -43,6 +45,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "tests" / "fixtures" / "docs"
+DEFAULT_SHEETS_OUT = ROOT / "tests" / "fixtures" / "sheets"
 
 FIXED_DT = dt.datetime(2024, 1, 2, 3, 4, 5)
 FIXED_ZIP_TIME = (2024, 1, 2, 3, 4, 6)  # even seconds: DOS time has 2 s steps
@@ -314,6 +317,28 @@ fn main() {
 }
 """
 
+# Spreadsheet toolbox fixtures (tests/fixtures/sheets/).
+SALES_HEADER = ["Month", "Units", "Price", "Share", "Date", "Revenue"]
+SALES_MONTHS = ["January", "February", "March", "April", "May", "June", "July",
+                "August", "September", "October", "November", "December"]
+SALES_UNITS = [120, 135, 150, 98, 101, 117, 160, 142, 128, 110, 175, 190]
+# Exact binary fractions, so every product and sum prints the same anywhere.
+SALES_PRICES = [12.5, 12.75, 13.0, 13.25, 12.5, 12.0, 11.75, 12.25, 12.5, 13.5, 14.0, 14.25]
+SALES_NOTE = "Prices are in US dollars; revenue is units times price."
+SALES_CHART_TITLE = "Units by month"
+SALES_TABLE = "SalesTable"
+NOTES_TITLE = "Notes for the sales sheet"
+NOTES_LINES = [
+    "The sales figures are samples made for tests.",
+    "Figures for 2024 are provisional.",  # italic, filled
+]
+NOTES_LINK = ("Baton website", "https://example.com/baton/sheets")
+NOTES_COMMENT = ("Checked by the fixtures script.", "Baton Fixtures")
+PIVOT_REGIONS = ["North", "South", "East", "West"]
+PIVOT_PRODUCTS = ["Bolts", "Nuts", "Washers"]
+EXTERNAL_TARGET = "other.xlsx"
+EXTERNAL_VALUE = 42
+
 ENCRYPTED_USER_PASSWORD = "baton-user"
 ENCRYPTED_OWNER_PASSWORD = "baton-owner"
 ENCRYPTED_TEXT = "This document is encrypted with a user password."
@@ -345,9 +370,20 @@ _ODF_RSID_RE = re.compile(rb'(config:name="Rsid(?:Root)?" config:type="int">)\d+
 _ODF_LIST_ID_RE = re.compile(rb'((?:xml:id|text:continue-list)=")(list\d+)(")')
 
 
+_CHART_AX_ID_RE = re.compile(rb'(<c:(?:axId|crossAx) val=")(\d+)(")')
+
+
 def _normalize_odf_member(name: str, data: bytes) -> bytes:
-    """LibreOffice draws list xml:ids and the session rsid at random: number
-    them by first appearance instead."""
+    """LibreOffice draws list xml:ids, the session rsid and chart axis ids at
+    random: number them by first appearance instead."""
+    if name.startswith("xl/charts/chart") and name.endswith(".xml"):
+        axes: dict[bytes, bytes] = {}
+
+        def renumber_axis(m: re.Match) -> bytes:
+            new = axes.setdefault(m.group(2), b"%d" % (10000 + len(axes)))
+            return m.group(1) + new + m.group(3)
+
+        return _CHART_AX_ID_RE.sub(renumber_axis, data)
     if name == "settings.xml":
         return _ODF_RSID_RE.sub(rb"\g<1>1", data)
     if name in ("content.xml", "styles.xml"):
@@ -490,8 +526,48 @@ class Soffice:
             raise RuntimeError(f"soffice --cat {src.name} failed: {r.stderr.decode(errors='replace')}")
         return r.stdout.decode("utf-8", errors="replace")
 
+    def run_uno(self, script_args: list[str]) -> None:
+        """Starts soffice listening on a private pipe, runs `python3
+        script_args...` (the system Python that has python3-uno) with the
+        pipe name inserted after the first argument, then ends that soffice
+        (its process group) if the script did not."""
+        py = uno_python()
+        pipe = f"baton_fixtures_{os.getpid()}"
+        cmd = [
+            self.exe,
+            f"-env:UserInstallation={self.profile.as_uri()}",
+            "--headless", "--invisible", "--norestore", "--nologo",
+            "--nodefault", "--nolockcheck",
+            f"--accept=pipe,name={pipe};urp;StarOffice.ComponentContext",
+        ]
+        office = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  start_new_session=True)
+        try:
+            r = subprocess.run([py, script_args[0], script_args[1], pipe, *script_args[2:]],
+                               capture_output=True, timeout=SOFFICE_TIMEOUT_S)
+            if r.returncode != 0:
+                raise RuntimeError(f"UNO script {script_args[1]} failed: rc={r.returncode}\n"
+                                   f"{r.stdout.decode(errors='replace')}{r.stderr.decode(errors='replace')}")
+            try:
+                office.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pass
+        finally:
+            if office.poll() is None:
+                os.killpg(office.pid, signal.SIGKILL)
+                office.wait()
+
     def close(self) -> None:
         shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def uno_python() -> str:
+    """A Python that can `import uno` (Debian's python3-uno is built for the
+    system /usr/bin/python3, not for the fixture venv)."""
+    for py in ("/usr/bin/python3", shutil.which("python3")):
+        if py and subprocess.run([py, "-c", "import uno"], capture_output=True).returncode == 0:
+            return py
+    raise SystemExit("no Python with the uno module: run scripts/make-fixtures.sh (installs python3-uno)")
 
 
 # --------------------------------------------------------------------------
@@ -846,6 +922,350 @@ def make_big_xlsx(path: Path) -> None:
     wb.properties.created = FIXED_DT
     wb.save(path)
     normalize_zip(path)
+
+
+# --------------------------------------------------------------------------
+# Spreadsheet toolbox fixtures (tests/fixtures/sheets/)
+# --------------------------------------------------------------------------
+
+
+def sales_rows() -> list[list]:
+    total = sum(SALES_UNITS)
+    rows = []
+    for i, (month, units, price) in enumerate(zip(SALES_MONTHS, SALES_UNITS, SALES_PRICES)):
+        rows.append([month, units, price, round(units / total, 4), dt.datetime(2024, i + 1, 1)])
+    return rows
+
+
+def sales_totals() -> dict[str, float]:
+    """Values LibreOffice caches for the Sales formulas (F2.., B14, F14)."""
+    revenue = [u * p for u, p in zip(SALES_UNITS, SALES_PRICES)]
+    out = {f"F{r}": v for r, v in enumerate(revenue, start=2)}
+    last = len(SALES_UNITS) + 2
+    out[f"B{last}"] = sum(SALES_UNITS)
+    out[f"F{last}"] = sum(revenue)
+    return out
+
+
+def tiny_logo_png() -> bytes:
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGB", (48, 48), (0x1F, 0x4E, 0x79))
+    ImageDraw.Draw(img).rectangle((12, 12, 35, 35), fill=(0xF2, 0xC8, 0x11))
+    buf = io.BytesIO()
+    img.save(buf, "PNG", optimize=True)
+    return buf.getvalue()
+
+
+def build_rich_workbook(external_formula: bool = False):
+    from openpyxl import Workbook
+    from openpyxl.chart import BarChart, Reference
+    from openpyxl.comments import Comment
+    from openpyxl.drawing.image import Image as XLImage
+    from openpyxl.formatting.rule import CellIsRule
+    from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
+    from openpyxl.workbook.defined_name import DefinedName
+    from openpyxl.worksheet.datavalidation import DataValidation
+    from openpyxl.worksheet.table import Table, TableStyleInfo
+
+    def font(**kw) -> Font:
+        """A full font record (name, size, family), as Excel writes them."""
+        kw.setdefault("size", 11)
+        return Font(name="Calibri", family=2, **kw)
+
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Sales"
+    ws.append(SALES_HEADER)
+    header_fill = PatternFill("solid", fgColor="FFDDEBF7")
+    header_border = Border(bottom=Side(style="medium", color="FF1F4E79"))
+    for c in ws[1]:
+        c.font = font(bold=True, color="FF1F4E79")
+        c.fill = header_fill
+        c.border = header_border
+        c.alignment = Alignment(horizontal="center")
+    for r, row in enumerate(sales_rows(), start=2):
+        ws.append([*row, f"=B{r}*C{r}"])
+        ws.cell(row=r, column=3).number_format = '"$"#,##0.00'
+        ws.cell(row=r, column=4).number_format = "0.0%"
+        ws.cell(row=r, column=5).number_format = "yyyy-mm-dd"
+        ws.cell(row=r, column=6).number_format = '"$"#,##0.00'
+    last = len(SALES_UNITS) + 1
+    total = last + 1
+    ws.cell(row=total, column=1, value="Total").font = font(bold=True)
+    ws.cell(row=total, column=2, value=f"=SUM(B2:B{last})").font = font(bold=True)
+    c = ws.cell(row=total, column=6, value=f"=SUM(F2:F{last})")
+    c.font = font(bold=True)
+    c.number_format = '"$"#,##0.00'
+    note_row = total + 2
+    ws.cell(row=note_row, column=1, value=SALES_NOTE).font = font(italic=True)
+    ws.merge_cells(start_row=note_row, start_column=1, end_row=note_row, end_column=4)
+    for col, width in zip("ABCDEF", (14, 9, 11, 9, 12, 13)):
+        ws.column_dimensions[col].width = width
+    ws.freeze_panes = "A2"
+    table = Table(displayName=SALES_TABLE, ref=f"A1:F{last}")
+    table.tableStyleInfo = TableStyleInfo(name="TableStyleMedium9", showRowStripes=True,
+                                          showColumnStripes=False, showFirstColumn=False,
+                                          showLastColumn=False)
+    ws.add_table(table)
+    ws.conditional_formatting.add(
+        f"B2:B{last}", CellIsRule(operator="greaterThan", formula=["150"],
+                                  font=Font(color="FF9C0006"),  # dxf: colour only
+                                  fill=PatternFill("solid", bgColor="FFFFC7CE")))
+    # One landscape page holding the data and the chart (H2, ~9 columns wide).
+    ws.print_area = f"A1:Q{max(note_row, 18)}"
+    ws.page_setup.orientation = "landscape"
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 1
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    chart = BarChart()
+    chart.type = "col"
+    chart.title = SALES_CHART_TITLE
+    chart.y_axis.title = "Units"
+    chart.x_axis.title = "Month"
+    chart.add_data(Reference(ws, min_col=2, min_row=1, max_row=last), titles_from_data=True)
+    chart.set_categories(Reference(ws, min_col=1, min_row=2, max_row=last))
+    chart.width, chart.height = 16, 8
+    ws.add_chart(chart, "H2")
+
+    notes = wb.create_sheet("Notes")
+    notes["A1"] = NOTES_TITLE
+    notes["A1"].font = font(bold=True, size=14)
+    notes.merge_cells("A1:D1")
+    notes["A3"] = NOTES_LINES[0]
+    notes["A3"].comment = Comment(*NOTES_COMMENT, width=200, height=60)
+    notes["A4"] = NOTES_LINES[1]
+    notes["A4"].font = font(italic=True)
+    notes["A4"].fill = PatternFill("solid", fgColor="FFFFF2CC")
+    notes["A6"] = NOTES_LINK[0]
+    notes["A6"].hyperlink = NOTES_LINK[1]
+    notes["A6"].font = font(underline="single", color="FF0563C1")
+    notes["A8"] = "Status"
+    notes["B8"] = "Open"
+    dv = DataValidation(type="list", formula1='"Open,Closed,Deferred"', allow_blank=True)
+    dv.add("B8")
+    notes.add_data_validation(dv)
+    notes["A9"] = "Total units"
+    notes["B9"] = "=TotalUnits"
+    if external_formula:
+        notes["A10"] = "Linked value"
+        notes["B10"] = "=[1]Sheet1!$A$1"
+    notes.column_dimensions["A"].width = 48
+    logo = XLImage(io.BytesIO(tiny_logo_png()))
+    notes.add_image(logo, "D3")
+
+    wb.defined_names["TotalUnits"] = DefinedName("TotalUnits", attr_text=f"Sales!$B${total}")
+    wb.properties.creator = "Baton Fixtures"
+    wb.properties.created = FIXED_DT
+    wb.properties.modified = FIXED_DT
+    return wb
+
+
+def make_rich_xlsx(path: Path, external_formula: bool = False) -> None:
+    build_rich_workbook(external_formula).save(path)
+    normalize_zip(path)
+
+
+_EXTERNAL_LINK_XML = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n'
+    '<externalLink xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
+    'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" '
+    'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" mc:Ignorable="x14" '
+    'xmlns:x14="http://schemas.microsoft.com/office/spreadsheetml/2009/9/main">'
+    '<externalBook r:id="rId1">'
+    '<sheetNames><sheetName val="Sheet1"/></sheetNames>'
+    '<sheetDataSet><sheetData sheetId="0"><row r="1"><cell r="A1"><v>{value}</v></cell></row>'
+    "</sheetData></sheetDataSet></externalBook></externalLink>")
+_EXTERNAL_LINK_RELS = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n'
+    '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+    '<Relationship Id="rId1" '
+    'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/externalLinkPath" '
+    'Target="{target}" TargetMode="External"/></Relationships>')
+
+
+def inject_external_link(src: Path, dest: Path) -> None:
+    """Adds an external workbook link the way Excel writes one: the
+    externalLink part with its cached sheet data, its rels (TargetMode
+    External), the workbook relationship, <externalReferences> in
+    workbook.xml and the content-type Override. The Notes!B10 formula
+    '[1]Sheet1!$A$1' (written by build_rich_workbook) gets the cached value."""
+    with zipfile.ZipFile(src) as z:
+        entries = [(info, z.read(info.filename)) for info in z.infolist()]
+    files = {info.filename: data for info, data in entries}
+    rels = files["xl/_rels/workbook.xml.rels"].decode()
+    ids = [int(m) for m in re.findall(r'Id="rId(\d+)"', rels)]
+    rid = f"rId{max(ids) + 1}"
+    rels = rels.replace(
+        "</Relationships>",
+        f'<Relationship Id="{rid}" '
+        'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/externalLink" '
+        'Target="externalLinks/externalLink1.xml"/></Relationships>')
+    wbxml = files["xl/workbook.xml"].decode()
+    assert "</sheets>" in wbxml and "externalReferences" not in wbxml
+    wbxml = wbxml.replace(
+        "</sheets>",
+        f'</sheets><externalReferences><externalReference '
+        f'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:id="{rid}"/>'
+        "</externalReferences>", 1)
+    ct = files["[Content_Types].xml"].decode()
+    ct = ct.replace(
+        "</Types>",
+        '<Override PartName="/xl/externalLinks/externalLink1.xml" '
+        'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.externalLink+xml"/>'
+        "</Types>")
+    sheet = files["xl/worksheets/sheet2.xml"].decode()
+    cell_re = re.compile(r'<c r="B10"([^>]*)><f>(\[1\]Sheet1!\$A\$1)</f>(?:<v\s*/>|<v></v>)?</c>')
+    assert cell_re.search(sheet), "Notes!B10 external formula not found"
+    sheet = cell_re.sub(lambda m: f'<c r="B10"{m.group(1)}><f>{m.group(2)}</f><v>{EXTERNAL_VALUE}</v></c>',
+                        sheet, count=1)
+    files["xl/_rels/workbook.xml.rels"] = rels.encode()
+    files["xl/workbook.xml"] = wbxml.encode()
+    files["[Content_Types].xml"] = ct.encode()
+    files["xl/worksheets/sheet2.xml"] = sheet.encode()
+    new = [
+        ("xl/externalLinks/externalLink1.xml", _EXTERNAL_LINK_XML.replace("{value}", str(EXTERNAL_VALUE))),
+        ("xl/externalLinks/_rels/externalLink1.xml.rels",
+         _EXTERNAL_LINK_RELS.replace("{target}", EXTERNAL_TARGET)),
+    ]
+    tmp = dest.with_suffix(dest.suffix + ".tmp")
+    with zipfile.ZipFile(tmp, "w") as out:
+        names = [info.filename for info, _ in entries] + [n for n, _ in new]
+        files.update({n: d.encode() for n, d in new})
+        for name in names:
+            zi = zipfile.ZipInfo(name, FIXED_ZIP_TIME)
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            zi.create_system = 3
+            zi.external_attr = 0o600 << 16
+            out.writestr(zi, files[name], compresslevel=9)
+    tmp.replace(dest)
+
+
+def pivot_rows() -> list[list]:
+    rows = []
+    for i in range(16):
+        region = PIVOT_REGIONS[i % len(PIVOT_REGIONS)]
+        product = PIVOT_PRODUCTS[(i // 2) % len(PIVOT_PRODUCTS)]
+        rows.append([region, product, 10 + (i * 7) % 23])
+    return rows
+
+
+def pivot_sums() -> dict[tuple[str, str], int]:
+    sums: dict[tuple[str, str], int] = {}
+    for region, product, units in pivot_rows():
+        sums[(region, product)] = sums.get((region, product), 0) + units
+    return sums
+
+
+def make_pivot_source(path: Path) -> None:
+    from openpyxl import Workbook
+    from openpyxl.styles import Font
+
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Data"
+    ws.append(["Region", "Product", "Units"])
+    for c in ws[1]:
+        c.font = Font(bold=True)
+    for row in pivot_rows():
+        ws.append(row)
+    wb.properties.creator = "Baton Fixtures"
+    wb.properties.created = FIXED_DT
+    wb.save(path)
+
+
+def uno_make_pivot(pipe: str, src: str, dest: str) -> int:
+    """Runs under the system Python with python3-uno (not the venv): loads
+    src in the LibreOffice listening on `pipe`, adds a sheet "Pivot" with a
+    DataPilot (rows Region, columns Product, data Sum of Units) over Data,
+    and stores it as xlsx at dest."""
+    import time
+
+    import uno
+    from com.sun.star.beans import PropertyValue
+    from com.sun.star.connection import NoConnectException
+    from com.sun.star.table import CellAddress
+
+    def prop(name, value):
+        p = PropertyValue()
+        p.Name, p.Value = name, value
+        return p
+
+    local = uno.getComponentContext()
+    resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            ctx = resolver.resolve(f"uno:pipe,name={pipe};urp;StarOffice.ComponentContext")
+            break
+        except NoConnectException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+    desktop = ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+    try:
+        doc = desktop.loadComponentFromURL(uno.systemPathToFileUrl(src), "_blank", 0,
+                                           (prop("Hidden", True),))
+        sheets = doc.Sheets
+        data = sheets.getByName("Data")
+        cursor = data.createCursor()
+        cursor.gotoEndOfUsedArea(False)
+        end_row = cursor.RangeAddress.EndRow
+        sheets.insertNewByName("Pivot", 1)
+        tables = sheets.getByName("Pivot").getDataPilotTables()
+        desc = tables.createDataPilotDescriptor()
+        desc.setSourceRange(data.getCellRangeByPosition(0, 0, 2, end_row).getRangeAddress())
+        fields = desc.getDataPilotFields()
+        orient = "com.sun.star.sheet.DataPilotFieldOrientation"
+        fields.getByIndex(0).Orientation = uno.Enum(orient, "ROW")
+        fields.getByIndex(1).Orientation = uno.Enum(orient, "COLUMN")
+        units = fields.getByIndex(2)
+        units.Orientation = uno.Enum(orient, "DATA")
+        units.Function = uno.Enum("com.sun.star.sheet.GeneralFunction", "SUM")
+        at = CellAddress()
+        at.Sheet, at.Column, at.Row = 1, 0, 0
+        tables.insertNewByName("SalesPivot", at, desc)
+        doc.storeToURL(uno.systemPathToFileUrl(dest),
+                       (prop("FilterName", "Calc MS Excel 2007 XML"), prop("Overwrite", True)))
+        doc.close(True)
+    finally:
+        try:
+            desktop.terminate()
+        except Exception:  # the bridge drops as soffice exits
+            pass
+    return 0
+
+
+def make_pivot_xlsx(lo: "Soffice", path: Path) -> None:
+    with tempfile.TemporaryDirectory(prefix="baton-fixtures-pivot-") as td:
+        src = Path(td) / "pivot_src.xlsx"
+        make_pivot_source(src)
+        lo.run_uno([__file__, "--uno-pivot", str(src), str(path)])
+    normalize_zip(path)
+
+
+def make_sheets(out: Path, lo: "Soffice") -> None:
+    steps = [
+        ("rich.xlsx", lambda: make_rich_xlsx(out / "rich.xlsx")),
+        ("external_link.xlsx", lambda: make_external_link_xlsx(out / "external_link.xlsx")),
+        ("rich_lo.xlsx (LibreOffice)", lambda: make_lo_copy(lo, out / "rich.xlsx", out / "rich_lo.xlsx")),
+        ("pivot.xlsx (LibreOffice UNO)", lambda: make_pivot_xlsx(lo, out / "pivot.xlsx")),
+    ]
+    for label, fn in steps:
+        print(f"make_fixtures: sheets/{label}", flush=True)
+        fn()
+
+
+def make_external_link_xlsx(path: Path) -> None:
+    with tempfile.TemporaryDirectory(prefix="baton-fixtures-ext-") as td:
+        src = Path(td) / "src.xlsx"
+        make_rich_xlsx(src, external_formula=True)
+        inject_external_link(src, path)
+
+
+def make_lo_copy(lo: "Soffice", src: Path, dest: Path) -> None:
+    lo.convert(src, "xlsx:Calc MS Excel 2007 XML", dest)
+    normalize_zip(dest)
 
 
 # --------------------------------------------------------------------------
@@ -1505,22 +1925,120 @@ def verify(out: Path, lo: Soffice | None) -> list[str]:
     return errors
 
 
+def verify_sheets(out: Path) -> list[str]:
+    """Re-reads the sheet fixtures with openpyxl through scripts/sheet_dump.py
+    (the same dump the Rust tests compare) and checks what each must hold."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import sheet_dump
+
+    errors: list[str] = []
+    names = ("rich.xlsx", "rich_lo.xlsx", "external_link.xlsx", "pivot.xlsx")
+    for name in names:
+        if not (out / name).exists():
+            errors.append(f"sheets/{name}: missing")
+    if errors:
+        return errors
+    dumps = {}
+    for name in names:
+        with zipfile.ZipFile(out / name) as z:
+            bad = z.testzip()
+            if bad:
+                errors.append(f"sheets/{name}: bad zip member {bad}")
+        dumps[name] = sheet_dump.dump(out / name)
+    last = len(SALES_UNITS) + 1
+
+    def check(name: str, what: str, got, want, *also) -> None:
+        """also: other values accepted, for what LibreOffice rewrites or drops."""
+        if got != want and got not in also:
+            errors.append(f"sheets/{name}: {what}: got {got!r}, want {want!r}")
+
+    for name in ("rich.xlsx", "rich_lo.xlsx", "external_link.xlsx"):
+        d = dumps[name]
+        # LibreOffice 7.4 writes "$" as \$ in formats (same meaning), and its
+        # headless conversion drops the freeze pane and the table style (see
+        # tests/fixtures/sheets/README.md).
+        lo = name == "rich_lo.xlsx"
+        check(name, "sheet names", d["sheet_names"], ["Sales", "Notes"])
+        s = d["sheets"]["Sales"]
+        check(name, "header", [s["cells"].get(f"{c}1") for c in "ABCDEF"], SALES_HEADER)
+        check(name, "F2", s["cells"].get("F2"), "=B2*C2")
+        check(name, f"B{last + 1}", s["cells"].get(f"B{last + 1}"), f"=SUM(B2:B{last})")
+        check(name, "E2", s["cells"].get("E2"), "2024-01-01T00:00:00")
+        check(name, "C2 format", s["number_formats"].get("C2"), '"$"#,##0.00', *(["\\$#,##0.00"] if lo else []))
+        check(name, "D2 format", s["number_formats"].get("D2"), "0.0%")
+        check(name, "A1 bold", s["fonts"].get("A1", {}).get("bold"), True)
+        check(name, "A1 fill", bool(s["fills"].get("A1")), True)
+        check(name, "A1 bottom border", "bottom" in s["borders"].get("A1", {}), True)
+        check(name, "merged", s["merged"], [f"A{last + 3}:D{last + 3}"])
+        check(name, "freeze", s["freeze_panes"], "A2", *([None] if lo else []))
+        check(name, "charts", [(c["types"], c["anchor"], c["title"]) for c in s["charts"]],
+              [(["BarChart"], "H2", SALES_CHART_TITLE)])
+        check(name, "table", [(t["name"], t["ref"], t["style"]) for t in s["tables"]],
+              [(SALES_TABLE, f"A1:F{last}", "TableStyleMedium9")],
+              *([[(SALES_TABLE, f"A1:F{last}", None)]] if lo else []))
+        check(name, "conditional formatting", len(s["conditional_formatting"]), 1)
+        n = d["sheets"]["Notes"]
+        check(name, "Notes merged", n["merged"], ["A1:D1"])
+        check(name, "Notes A4 italic", n["fonts"].get("A4", {}).get("italic"), True)
+        check(name, "Notes hyperlink", n["hyperlinks"].get("A6", {}).get("target"), NOTES_LINK[1])
+        check(name, "Notes data validations", len(n["data_validations"]), 1)
+        check(name, "Notes images", len(n["images"]), 1)
+        check(name, "Notes comment", n["comments"].get("A3", {}).get("text"), NOTES_COMMENT[0])
+        check(name, "defined name", d["defined_names"].get("TotalUnits", {}).get("value"),
+              f"Sales!$B${last + 1}")
+    for name in ("rich.xlsx", "external_link.xlsx"):
+        check(name, "fullCalcOnLoad", dumps[name]["full_calc_on_load"], True)
+        check(name, "cached values", set(dumps[name]["sheets"]["Sales"]["cached"].values()), {None})
+    lo_cached = dumps["rich_lo.xlsx"]["sheets"]["Sales"]["cached"]
+    check("rich_lo.xlsx", "cached values", {k: lo_cached.get(k) for k in sales_totals()},
+          {k: (int(v) if float(v).is_integer() else v) for k, v in sales_totals().items()})
+    ext = dumps["external_link.xlsx"]
+    check("external_link.xlsx", "external links", ext["external_links"], [EXTERNAL_TARGET])
+    check("external_link.xlsx", "B10", ext["sheets"]["Notes"]["cells"].get("B10"), "=[1]Sheet1!$A$1")
+    check("external_link.xlsx", "B10 cached", ext["sheets"]["Notes"]["cached"].get("B10"), EXTERNAL_VALUE)
+    for part in ("xl/externalLinks/externalLink1.xml", "xl/externalLinks/_rels/externalLink1.xml.rels"):
+        if part not in ext["parts"]:
+            errors.append(f"sheets/external_link.xlsx: no {part}")
+    pv = dumps["pivot.xlsx"]
+    check("pivot.xlsx", "sheet names", pv["sheet_names"], ["Data", "Pivot"])
+    check("pivot.xlsx", "pivots", [p["name"] for p in pv["sheets"]["Pivot"]["pivots"]], ["SalesPivot"])
+    if not any(p.startswith("xl/pivotCache/") for p in pv["parts"]):
+        errors.append("sheets/pivot.xlsx: no pivot cache part")
+    # Grand total of the pivot: the largest number on the Pivot sheet.
+    nums = [v for v in pv["sheets"]["Pivot"]["cells"].values() if isinstance(v, (int, float))
+            and not isinstance(v, bool)]
+    check("pivot.xlsx", "grand total", max(nums, default=None), sum(pivot_sums().values()))
+    return errors
+
+
 # --------------------------------------------------------------------------
 
 
 def main() -> int:
+    if len(sys.argv) >= 2 and sys.argv[1] == "--uno-pivot":  # run by Soffice.run_uno
+        return uno_make_pivot(*sys.argv[2:5])
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="document fixtures folder")
+    ap.add_argument("--sheets-out", type=Path, default=DEFAULT_SHEETS_OUT,
+                    help="spreadsheet toolbox fixtures folder")
+    ap.add_argument("--only", choices=("docs", "sheets"), help="build/verify one corpus only")
     ap.add_argument("--verify-only", action="store_true")
     args = ap.parse_args()
     out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
+    sheets_out: Path = args.sheets_out
+    do_docs = args.only in (None, "docs")
+    do_sheets = args.only in (None, "sheets")
+    if do_docs:
+        out.mkdir(parents=True, exist_ok=True)
+    if do_sheets:
+        sheets_out.mkdir(parents=True, exist_ok=True)
     if not FONT_REGULAR.exists():
         raise SystemExit(f"{FONT_REGULAR} missing: install fonts-dejavu-core")
 
     lo = Soffice()
+    errors: list[str] = []
     try:
-        if not args.verify_only:
+        if not args.verify_only and do_docs:
             steps = [
                 ("report.docx", lambda: make_docx(out / "report.docx")),
                 ("layout.pdf", lambda: make_layout_pdf(out / "layout.pdf")),
@@ -1560,15 +2078,23 @@ def main() -> int:
             truth = build_truth(lo.version())
             (out / "truth.json").write_text(json.dumps(truth, indent=2, ensure_ascii=False) + "\n",
                                             encoding="utf-8")
+        if not args.verify_only and do_sheets:
+            make_sheets(sheets_out, lo)
         print("make_fixtures: verifying", flush=True)
-        errors = verify(out, lo)
+        if do_docs:
+            errors += verify(out, lo)
+        if do_sheets:
+            errors += verify_sheets(sheets_out)
     finally:
         lo.close()
     for e in errors:
         print(f"make_fixtures: FAIL {e}", file=sys.stderr)
-    total = sum(p.stat().st_size for p in out.iterdir() if p.is_file())
-    print(f"make_fixtures: {len(list(out.iterdir()))} files, {total} bytes, "
-          f"{'ok' if not errors else f'{len(errors)} problem(s)'}")
+    for folder, on in ((out, do_docs), (sheets_out, do_sheets)):
+        if on:
+            files = [p for p in folder.iterdir() if p.is_file()]
+            print(f"make_fixtures: {folder.name}: {len(files)} files, "
+                  f"{sum(p.stat().st_size for p in files)} bytes")
+    print(f"make_fixtures: {'ok' if not errors else f'{len(errors)} problem(s)'}")
     return 1 if errors else 0
 
 
