@@ -24,6 +24,7 @@
 
 use proc_macro::TokenStream;
 use quote::{format_ident, quote};
+use syn::ext::IdentExt;
 use syn::{
     Attribute, Expr, FnArg, ImplItem, Item, ItemImpl, ItemStruct, Lit, Meta, Pat, ReturnType, Type,
     Visibility, parse_macro_input,
@@ -206,7 +207,7 @@ fn expand_method(f: &mut syn::ImplItemFn) -> syn::Result<Expanded> {
     let (params, call_args) = take_params(f)?;
     if let Some((n, _)) = param_docs
         .iter()
-        .find(|(n, _)| !params.iter().any(|p| p.ident == n.as_str()))
+        .find(|(n, _)| !params.iter().any(|p| p.ident.unraw() == n.as_str()))
     {
         return Err(syn::Error::new_spanned(
             &f.sig,
@@ -337,7 +338,7 @@ fn arg_fields(
         let ty = &p.ty;
         let doc = param_docs
             .iter()
-            .find(|(n, _)| p.ident == n.as_str())
+            .find(|(n, _)| p.ident.unraw() == n.as_str())
             .map(|(_, d)| d.clone())
             .unwrap_or_default();
         let mut attrs = vec![quote! { #[doc = #doc] }];

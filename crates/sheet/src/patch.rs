@@ -1,0 +1,638 @@
+//! Cell edits written into the user's own package: only the edited
+//! cells of the edited sheets change (and a cell format added to the
+//! styles when a number format changed); every other byte of every other
+//! part is copied. This is how a value, formula or number-format edit
+//! keeps everything, including what umya-spreadsheet cannot write back
+//! (charts it cannot read, data-validation lists, pivot tables…).
+//! Structural edits (rows, columns, sheets, tables, charts, looks) go
+//! through the model instead, with the loss check of [`crate::save`].
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{Cursor, Read, Write};
+
+use quick_xml::events::{BytesStart, Event};
+use umya_spreadsheet::{CellRawValue, Workbook, Worksheet};
+
+use crate::addr::Cell;
+
+/// Edited cells per sheet name: (row, column) → the number format to
+/// give the cell, when it changed.
+pub type Touched = BTreeMap<String, BTreeMap<(u32, u32), Option<String>>>;
+
+/// The package `original` with the `touched` cells of `book` written in.
+pub fn patch(original: &[u8], book: &Workbook, touched: &Touched) -> Result<Vec<u8>, String> {
+    let mut zip = zip::ZipArchive::new(Cursor::new(original)).map_err(|e| e.to_string())?;
+    let parts = sheet_parts(&mut zip)?;
+    let mut styles = Styles::read(&mut zip)?;
+    let mut replaced: HashMap<String, String> = HashMap::new();
+    for (name, cells) in touched {
+        let ws = book
+            .sheet_by_name(name)
+            .map_err(|_| format!("no sheet `{name}`"))?;
+        let part = parts
+            .get(name)
+            .ok_or_else(|| format!("the package has no part for sheet `{name}`"))?;
+        let xml = read_text(&mut zip, part)?;
+        replaced.insert(part.clone(), patch_sheet(&xml, ws, cells, &mut styles)?);
+    }
+    if let Some(s) = styles.finish() {
+        replaced.insert("xl/styles.xml".into(), s);
+    }
+    let workbook = read_text(&mut zip, "xl/workbook.xml")?;
+    replaced.insert(
+        "xl/workbook.xml".into(),
+        crate::package::with_full_calc(&workbook),
+    );
+    for (part, text) in [
+        (
+            "[Content_Types].xml",
+            read_text(&mut zip, "[Content_Types].xml")?,
+        ),
+        (
+            "xl/_rels/workbook.xml.rels",
+            read_text(&mut zip, "xl/_rels/workbook.xml.rels")?,
+        ),
+    ] {
+        replaced.insert(part.into(), without_calc_chain(&text));
+    }
+    repack(&mut zip, &replaced)
+}
+
+/// Every entry copied (still compressed), `replaced` ones written anew,
+/// the calculation chain left out (Excel rebuilds it).
+fn repack(
+    zip: &mut zip::ZipArchive<Cursor<&[u8]>>,
+    replaced: &HashMap<String, String>,
+) -> Result<Vec<u8>, String> {
+    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for i in 0..zip.len() {
+        let entry = zip.by_index_raw(i).map_err(|e| e.to_string())?;
+        let name = entry.name().map_err(|e| e.to_string())?.into_owned();
+        if name.eq_ignore_ascii_case("xl/calcChain.xml") {
+            continue;
+        }
+        match replaced.get(&name) {
+            Some(text) => {
+                drop(entry);
+                out.start_file(name, options).map_err(|e| e.to_string())?;
+                out.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
+            }
+            None => out.raw_copy_file(entry).map_err(|e| e.to_string())?,
+        }
+    }
+    Ok(out.finish().map_err(|e| e.to_string())?.into_inner())
+}
+
+fn read_text(zip: &mut zip::ZipArchive<Cursor<&[u8]>>, name: &str) -> Result<String, String> {
+    let mut s = String::new();
+    zip.by_name(name)
+        .map_err(|e| format!("{name}: {e}"))?
+        .read_to_string(&mut s)
+        .map_err(|e| format!("{name}: {e}"))?;
+    Ok(s)
+}
+
+/// The attributes of every element named `local` (any prefix), keys
+/// without their prefix, values unescaped.
+fn elements(xml: &str, local: &str) -> Vec<HashMap<String, String>> {
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut out = Vec::new();
+    while let Ok(ev) = reader.read_event() {
+        match ev {
+            Event::Start(e) | Event::Empty(e) if e.local_name().into_inner() == local => {
+                out.push(attrs(&e))
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    out
+}
+
+fn attrs(e: &BytesStart<'_>) -> HashMap<String, String> {
+    e.attributes()
+        .flatten()
+        .map(|a| {
+            let key = a.key.as_ref().to_string();
+            let key = key.rsplit(':').next().unwrap_or_default().to_string();
+            (key, unescape(&a.value))
+        })
+        .collect()
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Sheet name → its part (`xl/worksheets/sheet1.xml`).
+fn sheet_parts(
+    zip: &mut zip::ZipArchive<Cursor<&[u8]>>,
+) -> Result<HashMap<String, String>, String> {
+    let workbook = read_text(zip, "xl/workbook.xml")?;
+    let rels = read_text(zip, "xl/_rels/workbook.xml.rels")?;
+    let targets: HashMap<String, String> = elements(&rels, "Relationship")
+        .into_iter()
+        .filter_map(|a| Some((a.get("Id")?.clone(), a.get("Target")?.clone())))
+        .collect();
+    Ok(elements(&workbook, "sheet")
+        .into_iter()
+        .filter_map(|a| {
+            let target = targets.get(a.get("id")?)?;
+            let part = match target.strip_prefix('/') {
+                Some(abs) => abs.to_string(),
+                None => format!("xl/{target}"),
+            };
+            Some((a.get("name")?.clone(), part))
+        })
+        .collect())
+}
+
+/// `text` without the element that names the calculation chain.
+fn without_calc_chain(text: &str) -> String {
+    let Some(at) = text.find("calcChain.xml") else {
+        return text.to_string();
+    };
+    let start = text[..at].rfind('<').unwrap_or(at);
+    let end = text[at..].find("/>").map_or(text.len(), |e| at + e + 2);
+    format!("{}{}", &text[..start], &text[end..])
+}
+
+/// The styles part, with cell formats added for changed number formats.
+struct Styles {
+    xml: Option<String>,
+    /// Custom number formats: code → id.
+    codes: HashMap<String, u32>,
+    next_id: u32,
+    /// The cell formats (`<xf …>`) as written, in order.
+    xfs: Vec<String>,
+    added_fmts: Vec<String>,
+    added_xfs: Vec<String>,
+    made: HashMap<(u32, String), u32>,
+}
+
+impl Styles {
+    fn read(zip: &mut zip::ZipArchive<Cursor<&[u8]>>) -> Result<Styles, String> {
+        let xml = read_text(zip, "xl/styles.xml").ok();
+        let text = xml.clone().unwrap_or_default();
+        let codes: HashMap<String, u32> = elements(&text, "numFmt")
+            .into_iter()
+            .filter_map(|a| {
+                Some((
+                    a.get("formatCode")?.clone(),
+                    a.get("numFmtId")?.parse().ok()?,
+                ))
+            })
+            .collect();
+        let next_id = codes.values().copied().max().unwrap_or(163).max(163) + 1;
+        let xfs = section_items(&text, "cellXfs", "xf");
+        Ok(Styles {
+            xml,
+            codes,
+            next_id,
+            xfs,
+            added_fmts: Vec::new(),
+            added_xfs: Vec::new(),
+            made: HashMap::new(),
+        })
+    }
+
+    /// The index of a cell format like `base` with number format `code`.
+    fn with_format(&mut self, base: u32, code: &str) -> Result<u32, String> {
+        if let Some(i) = self.made.get(&(base, code.to_string())) {
+            return Ok(*i);
+        }
+        let id = match self.codes.get(code) {
+            Some(id) => *id,
+            None => {
+                let id = self.next_id;
+                self.next_id += 1;
+                self.codes.insert(code.to_string(), id);
+                self.added_fmts.push(format!(
+                    "<numFmt numFmtId=\"{id}\" formatCode=\"{}\"/>",
+                    escape(code)
+                ));
+                id
+            }
+        };
+        let template = self
+            .xfs
+            .get(base as usize)
+            .cloned()
+            .ok_or("the styles part has no cell formats")?;
+        let xf = set_attr(
+            &set_attr(&template, "numFmtId", &id.to_string()),
+            "applyNumberFormat",
+            "1",
+        );
+        let index = (self.xfs.len() + self.added_xfs.len()) as u32;
+        self.added_xfs.push(xf);
+        self.made.insert((base, code.to_string()), index);
+        Ok(index)
+    }
+
+    /// The styles part with what was added, if anything was.
+    fn finish(self) -> Option<String> {
+        if self.added_xfs.is_empty() {
+            return None;
+        }
+        let mut xml = self.xml?;
+        if !self.added_fmts.is_empty() {
+            xml = append_items(&xml, "numFmts", &self.added_fmts, Some("fonts"));
+        }
+        Some(append_items(&xml, "cellXfs", &self.added_xfs, None))
+    }
+}
+
+/// The raw text of each `item` element directly inside `section`.
+fn section_items(xml: &str, section: &str, item: &str) -> Vec<String> {
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let (mut inside, mut depth, mut start) = (false, 0usize, 0usize);
+    let mut out = Vec::new();
+    loop {
+        let before = reader.buffer_position() as usize;
+        let Ok(ev) = reader.read_event() else { break };
+        let after = reader.buffer_position() as usize;
+        match ev {
+            Event::Start(e) if e.local_name().into_inner() == section => inside = true,
+            Event::End(e) if e.local_name().into_inner() == section => break,
+            Event::Empty(e) if inside && depth == 0 && e.local_name().into_inner() == item => {
+                out.push(xml[before..after].to_string())
+            }
+            Event::Start(e) if inside && e.local_name().into_inner() == item => {
+                if depth == 0 {
+                    start = before;
+                }
+                depth += 1;
+            }
+            Event::End(e) if inside && e.local_name().into_inner() == item => {
+                depth -= 1;
+                if depth == 0 {
+                    out.push(xml[start..after].to_string());
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `element`'s start tag with `name="value"` set.
+fn set_attr(element: &str, name: &str, value: &str) -> String {
+    let tag_end = element.find('>').unwrap_or(element.len());
+    let tag = &element[..tag_end];
+    let needle = format!(" {name}=\"");
+    if let Some(at) = tag.find(&needle) {
+        let v_start = at + needle.len();
+        let v_end = tag[v_start..].find('"').map_or(tag.len(), |e| v_start + e);
+        return format!("{}{}{}", &element[..v_start], value, &element[v_end..]);
+    }
+    let insert = if tag.ends_with('/') {
+        tag_end - 1
+    } else {
+        tag_end
+    };
+    format!(
+        "{} {name}=\"{value}\"{}",
+        &element[..insert],
+        &element[insert..]
+    )
+}
+
+/// `items` appended to the `section` element (made before `before` when
+/// absent), its `count` updated.
+fn append_items(xml: &str, section: &str, items: &[String], before: Option<&str>) -> String {
+    let joined = items.concat();
+    let open = format!("<{section}");
+    let Some(at) = xml.find(&open) else {
+        let block = format!("<{section} count=\"{}\">{joined}</{section}>", items.len());
+        let spot = before.and_then(|b| xml.find(&format!("<{b}"))).unwrap_or(0);
+        return format!("{}{}{}", &xml[..spot], block, &xml[spot..]);
+    };
+    let tag_end = xml[at..].find('>').map_or(xml.len(), |e| at + e);
+    let tag = &xml[at..=tag_end.min(xml.len() - 1)];
+    let count = section_items(
+        xml,
+        section,
+        if section == "numFmts" { "numFmt" } else { "xf" },
+    )
+    .len()
+        + items.len();
+    let new_tag = set_attr(&tag.replace("/>", ">"), "count", &count.to_string());
+    let self_closing = tag.ends_with("/>");
+    let rest = &xml[tag_end + 1..];
+    if self_closing {
+        return format!("{}{new_tag}{joined}</{section}>{rest}", &xml[..at]);
+    }
+    let close = format!("</{section}>");
+    let c = rest.find(&close).unwrap_or(0);
+    format!(
+        "{}{new_tag}{}{joined}{}",
+        &xml[..at],
+        &rest[..c],
+        &rest[c..]
+    )
+}
+
+/// A worksheet part with the `cells` of `ws` written in.
+fn patch_sheet(
+    xml: &str,
+    ws: &Worksheet,
+    cells: &BTreeMap<(u32, u32), Option<String>>,
+    styles: &mut Styles,
+) -> Result<String, String> {
+    let mut pending: BTreeMap<u32, BTreeMap<u32, Option<String>>> = BTreeMap::new();
+    for ((row, col), fmt) in cells {
+        pending.entry(*row).or_default().insert(*col, fmt.clone());
+    }
+    let mut w = SheetWriter {
+        xml,
+        ws,
+        styles,
+        out: String::with_capacity(xml.len() + 4096),
+        copied: 0,
+        prefix: String::new(),
+    };
+    w.run(&mut pending)?;
+    Ok(w.out)
+}
+
+/// Walks a worksheet part, copying it, splicing edited cells and rows.
+struct SheetWriter<'a> {
+    xml: &'a str,
+    ws: &'a Worksheet,
+    styles: &'a mut Styles,
+    out: String,
+    copied: usize,
+    prefix: String,
+}
+
+impl SheetWriter<'_> {
+    /// Copies the original up to `at`.
+    fn copy_to(&mut self, at: usize) {
+        self.out.push_str(&self.xml[self.copied..at]);
+        self.copied = at;
+    }
+
+    fn run(
+        &mut self,
+        pending: &mut BTreeMap<u32, BTreeMap<u32, Option<String>>>,
+    ) -> Result<(), String> {
+        let mut reader = quick_xml::Reader::from_str(self.xml);
+        let (mut row, mut col, mut in_data) = (0u32, 0u32, false);
+        let mut row_cells: BTreeMap<u32, Option<String>> = BTreeMap::new();
+        loop {
+            let before = reader.buffer_position() as usize;
+            let ev = reader
+                .read_event()
+                .map_err(|e| format!("the sheet's XML: {e}"))?;
+            let after = reader.buffer_position() as usize;
+            let is_start = matches!(ev, Event::Start(_));
+            match ev {
+                Event::Start(e) if e.local_name().into_inner() == "sheetData" => {
+                    in_data = true;
+                    self.prefix = prefix_of(&e);
+                }
+                Event::Empty(e) if e.local_name().into_inner() == "sheetData" => {
+                    self.prefix = prefix_of(&e);
+                    self.copy_to(before);
+                    let p = self.prefix.clone();
+                    self.out.push_str(&format!("<{p}sheetData>"));
+                    self.flush_rows(pending, u32::MAX)?;
+                    self.out.push_str(&format!("</{p}sheetData>"));
+                    self.copied = after;
+                }
+                Event::Start(e) if in_data && e.local_name().into_inner() == "row" => {
+                    row = attrs(&e)
+                        .get("r")
+                        .and_then(|r| r.parse().ok())
+                        .unwrap_or(row + 1);
+                    col = 0;
+                    self.copy_to(before);
+                    self.flush_rows(pending, row)?;
+                    row_cells = pending.remove(&row).unwrap_or_default();
+                }
+                Event::Empty(e) if in_data && e.local_name().into_inner() == "row" => {
+                    row = attrs(&e)
+                        .get("r")
+                        .and_then(|r| r.parse().ok())
+                        .unwrap_or(row + 1);
+                    self.copy_to(before);
+                    self.flush_rows(pending, row)?;
+                    if let Some(cells) = pending.remove(&row) {
+                        let tag = &self.xml[before..after];
+                        self.out.push_str(&tag.replacen("/>", ">", 1));
+                        self.write_cells(row, &cells, None)?;
+                        self.out.push_str(&format!("</{}row>", self.prefix));
+                        self.copied = after;
+                    }
+                }
+                Event::Start(e) | Event::Empty(e)
+                    if in_data && e.local_name().into_inner() == "c" =>
+                {
+                    let a = attrs(&e);
+                    col = a
+                        .get("r")
+                        .and_then(|r| Cell::parse(r).ok())
+                        .map_or(col + 1, |c| c.col);
+                    self.copy_to(before);
+                    let earlier: Vec<u32> = row_cells.range(..col).map(|(c, _)| *c).collect();
+                    for c in earlier {
+                        let fmt = row_cells.remove(&c).unwrap_or_default();
+                        self.write_cell(Cell { col: c, row }, None, fmt.as_deref())?;
+                    }
+                    if let Some(fmt) = row_cells.remove(&col) {
+                        let end = if is_start {
+                            skip_element(&mut reader)?
+                        } else {
+                            after
+                        };
+                        let s = a.get("s").and_then(|s| s.parse().ok());
+                        self.write_cell(Cell { col, row }, s, fmt.as_deref())?;
+                        self.copied = end;
+                    }
+                }
+                Event::End(e) if in_data && e.local_name().into_inner() == "row" => {
+                    self.copy_to(before);
+                    let rest = std::mem::take(&mut row_cells);
+                    self.write_cells(row, &rest, None)?;
+                }
+                Event::End(e) if e.local_name().into_inner() == "sheetData" => {
+                    self.copy_to(before);
+                    self.flush_rows(pending, u32::MAX)?;
+                    in_data = false;
+                }
+                Event::Eof => break,
+                _ => {}
+            }
+        }
+        self.copy_to(self.xml.len());
+        if !pending.is_empty() {
+            return Err("the sheet has no cell data section".into());
+        }
+        Ok(())
+    }
+
+    /// New rows for pending rows before `before`.
+    fn flush_rows(
+        &mut self,
+        pending: &mut BTreeMap<u32, BTreeMap<u32, Option<String>>>,
+        before: u32,
+    ) -> Result<(), String> {
+        let rows: Vec<u32> = pending.range(..before).map(|(r, _)| *r).collect();
+        for r in rows {
+            let cells = pending.remove(&r).unwrap_or_default();
+            let p = self.prefix.clone();
+            self.out.push_str(&format!("<{p}row r=\"{r}\">"));
+            self.write_cells(r, &cells, None)?;
+            self.out.push_str(&format!("</{p}row>"));
+        }
+        Ok(())
+    }
+
+    fn write_cells(
+        &mut self,
+        row: u32,
+        cells: &BTreeMap<u32, Option<String>>,
+        s: Option<u32>,
+    ) -> Result<(), String> {
+        for (col, fmt) in cells {
+            self.write_cell(Cell { col: *col, row }, s, fmt.as_deref())?;
+        }
+        Ok(())
+    }
+
+    /// One cell of the model as XML, with style `s` (its original one),
+    /// or a format like it with number format `fmt`.
+    fn write_cell(&mut self, at: Cell, s: Option<u32>, fmt: Option<&str>) -> Result<(), String> {
+        let s = match fmt {
+            Some(code) => Some(self.styles.with_format(s.unwrap_or(0), code)?),
+            None => s,
+        };
+        self.out.push_str(&cell_xml(&self.prefix, at, self.ws, s));
+        Ok(())
+    }
+}
+
+/// `x:` when the element is written `<x:sheetData>`.
+fn prefix_of(e: &BytesStart<'_>) -> String {
+    e.name()
+        .prefix()
+        .map(|p| format!("{}:", p.into_inner()))
+        .unwrap_or_default()
+}
+
+/// Reads to the end of the element just started; the offset after it.
+fn skip_element(reader: &mut quick_xml::Reader<&[u8]>) -> Result<usize, String> {
+    let mut depth = 1;
+    loop {
+        match reader.read_event().map_err(|e| e.to_string())? {
+            Event::Start(_) => depth += 1,
+            Event::End(_) => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(reader.buffer_position() as usize);
+                }
+            }
+            Event::Eof => return Err("a cell is not closed".into()),
+            _ => {}
+        }
+    }
+}
+
+/// The XML of the model's cell `at`: a formula (no stored result: the
+/// workbook recalculates on open), a number, a boolean, an error, text
+/// (inline), or an empty cell keeping its style.
+fn cell_xml(p: &str, at: Cell, ws: &Worksheet, s: Option<u32>) -> String {
+    let style = s
+        .filter(|s| *s != 0)
+        .map(|s| format!(" s=\"{s}\""))
+        .unwrap_or_default();
+    let open = |t: &str| format!("<{p}c r=\"{at}\"{style}{t}>");
+    let Some(cell) = ws.cell(at.xy()) else {
+        return format!("<{p}c r=\"{at}\"{style}/>");
+    };
+    if cell.is_formula() {
+        return format!("{}<{p}f>{}</{p}f></{p}c>", open(""), escape(cell.formula()));
+    }
+    match cell.cell_value().raw_value() {
+        CellRawValue::Numeric(n) => format!("{}<{p}v>{n}</{p}v></{p}c>", open("")),
+        CellRawValue::Bool(b) => {
+            format!("{}<{p}v>{}</{p}v></{p}c>", open(" t=\"b\""), u8::from(*b))
+        }
+        CellRawValue::Error(e) => format!(
+            "{}<{p}v>{}</{p}v></{p}c>",
+            open(" t=\"e\""),
+            escape(&e.to_string())
+        ),
+        CellRawValue::Empty => format!("<{p}c r=\"{at}\"{style}/>"),
+        other => format!(
+            "{}<{p}is><{p}t xml:space=\"preserve\">{}</{p}t></{p}is></{p}c>",
+            open(" t=\"inlineStr\""),
+            escape(&other.to_string())
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attributes_are_set_or_added() {
+        assert_eq!(
+            set_attr("<xf numFmtId=\"0\" fontId=\"1\"/>", "numFmtId", "164"),
+            "<xf numFmtId=\"164\" fontId=\"1\"/>"
+        );
+        assert_eq!(
+            set_attr("<xf fontId=\"1\"/>", "applyNumberFormat", "1"),
+            "<xf fontId=\"1\" applyNumberFormat=\"1\"/>"
+        );
+        assert_eq!(
+            set_attr("<xf fontId=\"1\"><alignment/></xf>", "numFmtId", "7"),
+            "<xf fontId=\"1\" numFmtId=\"7\"><alignment/></xf>"
+        );
+    }
+
+    #[test]
+    fn items_are_appended_with_their_count() {
+        let xml = "<styleSheet><fonts/><cellXfs count=\"1\"><xf a=\"1\"/></cellXfs></styleSheet>";
+        let out = append_items(xml, "cellXfs", &["<xf b=\"2\"/>".into()], None);
+        assert_eq!(
+            out,
+            "<styleSheet><fonts/><cellXfs count=\"2\"><xf a=\"1\"/><xf b=\"2\"/></cellXfs></styleSheet>"
+        );
+        let out = append_items(
+            xml,
+            "numFmts",
+            &["<numFmt numFmtId=\"164\" formatCode=\"0.0\"/>".into()],
+            Some("fonts"),
+        );
+        assert!(
+            out.starts_with("<styleSheet><numFmts count=\"1\"><numFmt"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn the_calc_chain_is_unlinked() {
+        let rels = r#"<Relationships><Relationship Id="rId1" Target="worksheets/sheet1.xml"/><Relationship Id="rId9" Type="x" Target="calcChain.xml"/></Relationships>"#;
+        assert_eq!(
+            without_calc_chain(rels),
+            r#"<Relationships><Relationship Id="rId1" Target="worksheets/sheet1.xml"/></Relationships>"#
+        );
+    }
+}

@@ -1,0 +1,168 @@
+//! Saving: the workbook encoded in its format, checked against what the
+//! file had, the old file backed up, the new one written atomically.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::SheetError;
+use crate::book::{Format, OpenBook, Stamp};
+use crate::error::io;
+use crate::package;
+
+/// What a save did.
+#[derive(Debug, Serialize)]
+pub struct Saved {
+    /// The file written.
+    pub path: String,
+    /// Its format.
+    pub format: &'static str,
+    /// Bytes written.
+    pub bytes: usize,
+    /// Where the replaced version was backed up, if one was replaced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<String>,
+    /// What the saved file does not have of the original (a save_as to
+    /// CSV, or a save forced over unkept features).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<String>,
+}
+
+/// Where a save goes and what it may do.
+pub struct Target<'a> {
+    /// The host path written.
+    pub host: &'a Path,
+    /// The agent path, for messages.
+    pub agent: &'a str,
+    /// The format written.
+    pub format: Format,
+    /// Whether it replaces the file the workbook was read from.
+    pub over_original: bool,
+    /// Save even if something is dropped or the file changed on disk.
+    pub force: bool,
+}
+
+/// The workbook in `format`, as bytes.
+fn encode(open: &OpenBook, format: Format, host: &Path) -> Result<Vec<u8>, String> {
+    match format {
+        Format::Csv => {
+            let tsv = host
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("tsv"));
+            crate::foreign::write_csv(&open.book, if tsv { b'\t' } else { b',' })
+        }
+        Format::Xlsx | Format::Xlsm => {
+            let mut book = open.book.clone();
+            drop_empty_anchors(&mut book);
+            let mut out = Vec::new();
+            let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                umya_spreadsheet::writer::xlsx::write_writer(&book, &mut out)
+            }));
+            match written {
+                Ok(Ok(())) => package::mark_recalculate(&out),
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(_) => Err("the spreadsheet library failed while writing it".into()),
+            }
+        }
+        Format::Xls | Format::Ods => Err(format!("Baton does not write .{} files", format.label())),
+    }
+}
+
+/// Drawing anchors left empty (what umya-spreadsheet keeps of a chart it
+/// could not read): written as they are, they make the file unreadable
+/// to openpyxl and make Excel offer a repair.
+fn drop_empty_anchors(book: &mut umya_spreadsheet::Workbook) {
+    for ws in book.sheet_collection_mut() {
+        ws.worksheet_drawing_mut()
+            .one_cell_anchor_collection_mut()
+            .retain(|a| a.picture().is_some() || a.shape().is_some() || a.group_shape().is_some());
+    }
+}
+
+/// What writing `bytes` as `format` leaves out of `open`'s original.
+fn dropped(open: &OpenBook, format: Format, bytes: &[u8]) -> Result<Vec<String>, String> {
+    if format == Format::Csv {
+        let mut d = Vec::new();
+        if open.format != Format::Csv {
+            d.push("formatting, formulas (their values are kept), tables and charts: CSV holds values only".to_string());
+        }
+        if open.book.sheet_count() > 1 {
+            d.push(format!(
+                "{} sheets after the first: CSV holds one sheet",
+                open.book.sheet_count() - 1
+            ));
+        }
+        return Ok(d);
+    }
+    let mut d: Vec<String> = open
+        .unkept
+        .iter()
+        .map(|u| format!("{} ({})", u.feature, u.part))
+        .collect();
+    if !open.parts.is_empty() {
+        let after = package::content_types(bytes)?;
+        d.extend(package::lost_parts(&open.parts, &after));
+    }
+    Ok(d)
+}
+
+/// Whether the save writes the edited cells into the original package
+/// (nothing else changes) rather than the whole model.
+fn patchable(open: &OpenBook, format: Format) -> bool {
+    matches!(format, Format::Xlsx | Format::Xlsm)
+        && open.format == format
+        && open.original.is_some()
+        && !open.structural
+}
+
+/// The bytes to write and what they leave out of the original.
+fn prepare(open: &OpenBook, target: &Target<'_>) -> Result<(Vec<u8>, Vec<String>), SheetError> {
+    let fail = |r: String| SheetError::Invalid(format!("cannot save `{}`: {r}", target.agent));
+    if let (true, Some(original)) = (patchable(open, target.format), open.original.as_deref()) {
+        let bytes = crate::patch::patch(original, &open.book, &open.touched).map_err(fail)?;
+        return Ok((bytes, Vec::new()));
+    }
+    let bytes = encode(open, target.format, target.host).map_err(fail)?;
+    let dropped = dropped(open, target.format, &bytes).map_err(|reason| SheetError::Read {
+        path: target.agent.to_string(),
+        reason,
+    })?;
+    Ok((bytes, dropped))
+}
+
+/// Saves `open` to `target`: refuses to drop anything over the original
+/// or to overwrite another program's changes unless forced; backs up
+/// what it replaces; writes atomically (the file's mode is kept). The
+/// saved workbook is the new original of `open` when it replaced it.
+pub fn save(open: &mut OpenBook, target: &Target<'_>) -> Result<Saved, SheetError> {
+    let (bytes, dropped) = prepare(open, target)?;
+    let exists = target.host.exists();
+    if target.over_original && !target.force {
+        if target.format != Format::Csv && !dropped.is_empty() {
+            return Err(SheetError::WouldLose {
+                path: target.agent.to_string(),
+                features: dropped.join(", "),
+            });
+        }
+        if exists && open.stamp.is_some() && Stamp::of(target.host) != open.stamp {
+            return Err(SheetError::ChangedOnDisk(target.agent.to_string()));
+        }
+    }
+    let backup = if exists {
+        Some(baton_config::backup_file(target.host).map_err(io("back up", target.agent))?)
+    } else {
+        None
+    };
+    baton_config::atomic_write(target.host, &bytes).map_err(io("write", target.agent))?;
+    tracing::info!(path = target.agent, bytes = bytes.len(), "workbook saved");
+    let saved = Saved {
+        path: target.agent.to_string(),
+        format: target.format.label(),
+        bytes: bytes.len(),
+        backup: backup.map(|b| b.display().to_string()),
+        dropped,
+    };
+    open.format = target.format;
+    open.saved_as(bytes, Stamp::of(target.host));
+    Ok(saved)
+}

@@ -1,0 +1,374 @@
+//! `SpreadsheetTool`: the toolbox the model (and `baton tools call`)
+//! uses. Each method names its workbook by `path`, so calls stand alone;
+//! a workbook read once stays in memory, with its edits, until it is
+//! saved or closed.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use baton_tools::{Sandbox, toolbox};
+use serde::Serialize;
+use serde_json::Value;
+use umya_spreadsheet::Worksheet;
+
+use crate::SheetError;
+use crate::addr::{Cell, Range, parse_column};
+use crate::book::{Format, OpenBook, Stamp};
+use crate::describe::{Description, describe};
+use crate::edit;
+use crate::objects::{self, ChartKind, Placement};
+use crate::package::Unkept;
+use crate::save::{self, Saved, Target};
+use crate::style;
+use crate::values::{self, ValueType};
+
+/// Workbooks in the user's workspace (xlsx, xlsm; xls and ods read-only; csv): read, describe, edit values, formulas, rows, columns and sheets, format, add tables and charts, sort, find, save with a numbered backup, restore.
+#[toolbox]
+pub struct SpreadsheetTool {
+    sandbox: Sandbox,
+    books: Mutex<HashMap<PathBuf, OpenBook>>,
+}
+
+/// A sheet in a workbook's summary.
+#[derive(Debug, Serialize)]
+pub struct SheetSummary {
+    /// Its name.
+    pub name: String,
+    /// Its used range (`A1:F13`), absent when empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used_range: Option<String>,
+}
+
+/// What open answers.
+#[derive(Debug, Serialize)]
+pub struct Opened {
+    /// The workbook.
+    pub path: String,
+    /// Its format.
+    pub format: &'static str,
+    /// Whether Baton can save it in place.
+    pub read_only: bool,
+    /// Its sheets.
+    pub sheets: Vec<SheetSummary>,
+    /// Unsaved edits in memory.
+    pub unsaved_changes: bool,
+    /// What it has that Baton cannot write back.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cannot_keep: Vec<Unkept>,
+    /// What to know before editing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One cell.
+#[derive(Debug, Serialize)]
+pub struct CellInfo {
+    /// Its sheet.
+    pub sheet: String,
+    /// Its address.
+    pub cell: String,
+    /// Its value (a formula's last result; dates as ISO text).
+    pub value: Value,
+    /// `number`, `text`, `date`, `bool`, `error` or `empty`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Its formula, with `=`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub formula: Option<String>,
+    /// Its number format, unless General.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub number_format: Option<String>,
+}
+
+/// Values of a range.
+#[derive(Debug, Serialize)]
+pub struct RangeValues {
+    /// The sheet.
+    pub sheet: String,
+    /// The range read.
+    pub range: String,
+    /// Row by row.
+    pub values: Vec<Vec<Value>>,
+    /// Whether rows were left out (10,000 cells at most).
+    pub truncated: bool,
+}
+
+/// What an edit did (in memory until saved).
+#[derive(Debug, Serialize)]
+pub struct Edited {
+    /// The workbook.
+    pub path: String,
+    /// The sheet changed.
+    pub sheet: String,
+    /// What changed.
+    pub changed: String,
+    /// The changed range's top-left corner now (up to 8 × 8).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub preview: Vec<Vec<Value>>,
+    /// Always false: call save to write the file.
+    pub saved: bool,
+}
+
+/// What close did.
+#[derive(Debug, Serialize)]
+pub struct Closed {
+    /// The workbook.
+    pub path: String,
+    /// Whether unsaved edits were thrown away.
+    pub discarded_changes: bool,
+}
+
+impl SpreadsheetTool {
+    /// A spreadsheet toolbox on `sandbox`.
+    pub fn new(sandbox: Sandbox) -> Self {
+        Self {
+            sandbox,
+            books: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn agent(&self, host: &Path) -> String {
+        self.sandbox
+            .agent_path(host)
+            .unwrap_or_else(|| host.display().to_string())
+    }
+
+    fn resolve(&self, path: &str) -> Result<(PathBuf, String), SheetError> {
+        let host = self.sandbox.resolve(path)?;
+        let agent = self.agent(&host);
+        Ok((host, agent))
+    }
+
+    fn books(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, OpenBook>> {
+        self.books.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `f` on the workbook at `path`, reading it first when it is not
+    /// in memory (or is unchanged in memory but changed on disk).
+    fn with<T>(
+        &self,
+        path: &str,
+        f: impl FnOnce(&mut OpenBook, &str) -> Result<T, SheetError>,
+    ) -> Result<T, SheetError> {
+        let (host, agent) = self.resolve(path)?;
+        let mut books = self.books();
+        let stale = books
+            .get(&host)
+            .is_some_and(|b| !b.dirty && b.stamp.is_some() && Stamp::of(&host) != b.stamp);
+        if stale || !books.contains_key(&host) {
+            let open = OpenBook::load(&host, &agent)?;
+            books.insert(host.clone(), open);
+        }
+        let open = books.get_mut(&host).expect("just inserted");
+        f(open, &agent)
+    }
+
+    /// Runs `f` on one sheet of the workbook at `path`, marking it edited.
+    fn edit<T>(
+        &self,
+        path: &str,
+        sheet: Option<&str>,
+        f: impl FnOnce(&mut Worksheet) -> Result<T, SheetError>,
+    ) -> Result<(String, String, T), SheetError> {
+        self.with(path, |open, agent| {
+            let i = sheet_index(open, agent, sheet)?;
+            let ws = open
+                .book
+                .sheet_mut(i)
+                .map_err(|e| SheetError::Invalid(e.to_string()))?;
+            let out = f(ws)?;
+            open.dirty = true;
+            open.structural = true;
+            open.structural = true;
+            Ok((agent.to_string(), ws_name(&open.book, i), out))
+        })
+    }
+
+    /// An edit of `range` on one sheet, answered with a preview.
+    fn edit_range(
+        &self,
+        path: &str,
+        sheet: Option<&str>,
+        kind: Change,
+        f: impl FnOnce(&mut Worksheet) -> Result<Range, SheetError>,
+    ) -> Result<Edited, SheetError> {
+        self.with(path, |open, agent| {
+            let i = sheet_index(open, agent, sheet)?;
+            let ws = open
+                .book
+                .sheet_mut(i)
+                .map_err(|e| SheetError::Invalid(e.to_string()))?;
+            let before = formats_of(ws, None);
+            let range = f(ws)?;
+            open.dirty = true;
+            let name = ws.name().to_string();
+            let edited = Edited {
+                path: agent.to_string(),
+                sheet: name.clone(),
+                changed: range.to_string(),
+                preview: edit::preview(ws, range),
+                saved: false,
+            };
+            match kind {
+                Change::Cells if range.cells() <= MAX_PATCHED_CELLS => {
+                    let after = formats_of(ws, Some(range));
+                    note_cells(open.touched.entry(name).or_default(), &before, after);
+                }
+                _ => open.structural = true,
+            }
+            Ok(edited)
+        })
+    }
+
+    /// A change to the workbook's sheets.
+    fn edit_book(
+        &self,
+        path: &str,
+        changed: String,
+        f: impl FnOnce(&mut OpenBook, &str) -> Result<String, SheetError>,
+    ) -> Result<Edited, SheetError> {
+        self.with(path, |open, agent| {
+            let sheet = f(open, agent)?;
+            open.dirty = true;
+            open.structural = true;
+            Ok(Edited {
+                path: agent.to_string(),
+                sheet,
+                changed,
+                preview: Vec::new(),
+                saved: false,
+            })
+        })
+    }
+
+    fn saved(&self, mut s: Saved) -> Saved {
+        s.backup = s.backup.map(|b| self.agent(Path::new(&b)));
+        s
+    }
+}
+
+/// What an edit changes.
+#[derive(Clone, Copy)]
+enum Change {
+    /// Values, formulas, number formats.
+    Cells,
+    /// Anything else (looks, order, structure).
+    Structure,
+}
+
+/// Records the cells of `after` as edited, with their new number format
+/// when it is not what it was `before`.
+fn note_cells(
+    cells: &mut BTreeMap<(u32, u32), Option<String>>,
+    before: &HashMap<Cell, Option<String>>,
+    after: HashMap<Cell, Option<String>>,
+) {
+    for (at, code) in after {
+        let changed = before.get(&at).cloned().unwrap_or_default() != code;
+        let slot = cells.entry((at.row, at.col)).or_default();
+        if changed {
+            *slot = Some(code.unwrap_or_else(|| "General".into()));
+        }
+    }
+}
+
+/// More cells than this in one edit are saved through the whole model.
+const MAX_PATCHED_CELLS: u64 = 200_000;
+
+/// The number format of each cell of `range` (every cell of the sheet
+/// when `None`), `None` for General.
+fn formats_of(ws: &Worksheet, range: Option<Range>) -> HashMap<Cell, Option<String>> {
+    let code = |c: &umya_spreadsheet::Cell| {
+        c.style()
+            .number_format()
+            .map(|f| f.format_code().to_string())
+            .filter(|f| f != "General")
+    };
+    match range {
+        Some(r) => (r.start.row..=r.end.row)
+            .flat_map(|row| (r.start.col..=r.end.col).map(move |col| Cell { col, row }))
+            .map(|at| (at, ws.cell(at.xy()).and_then(code)))
+            .collect(),
+        None => ws
+            .collection_to_hashmap()
+            .values()
+            .map(|c| {
+                (
+                    Cell {
+                        col: c.coordinate().col_num(),
+                        row: c.coordinate().row_num(),
+                    },
+                    code(c),
+                )
+            })
+            .collect(),
+    }
+}
+
+fn ws_name(book: &umya_spreadsheet::Workbook, i: usize) -> String {
+    book.sheet_collection_no_check()
+        .get(i)
+        .map(|s| s.name().to_string())
+        .unwrap_or_default()
+}
+
+/// The index of `sheet` (any case), or of the active sheet.
+fn sheet_index(open: &OpenBook, agent: &str, sheet: Option<&str>) -> Result<usize, SheetError> {
+    let names = open.sheet_names();
+    let Some(wanted) = sheet.filter(|s| !s.trim().is_empty()) else {
+        let active = open.book.workbook_view().active_tab() as usize;
+        return Ok(if active < names.len() { active } else { 0 });
+    };
+    names
+        .iter()
+        .position(|n| n == wanted)
+        .or_else(|| {
+            names
+                .iter()
+                .position(|n| n.eq_ignore_ascii_case(wanted.trim()))
+        })
+        .ok_or_else(|| SheetError::NoSheet {
+            path: agent.to_string(),
+            sheet: wanted.to_string(),
+            sheets: names.join(", "),
+        })
+}
+
+fn opened(open: &OpenBook, agent: &str) -> Opened {
+    let read_only = !open.format.writable();
+    let note = if read_only {
+        Some(format!(
+            "Opened read-only: Baton does not write .{} files. Edits stay in memory; use save_as with a .xlsx path to keep them.",
+            open.format.label()
+        ))
+    } else if !open.unkept.is_empty() {
+        Some("This workbook has features Baton cannot write back (cannot_keep). Saving over it is refused; save_as a new file, or save with force=true to drop them.".into())
+    } else {
+        None
+    };
+    Opened {
+        path: agent.to_string(),
+        format: open.format.label(),
+        read_only,
+        sheets: open
+            .book
+            .sheet_collection_no_check()
+            .iter()
+            .map(|ws| {
+                let (c, r) = ws.highest_column_and_row();
+                SheetSummary {
+                    name: ws.name().to_string(),
+                    used_range: (c > 0 && r > 0).then(|| {
+                        Range::new(Cell { col: 1, row: 1 }, Cell { col: c, row: r }).to_string()
+                    }),
+                }
+            })
+            .collect(),
+        unsaved_changes: open.dirty,
+        cannot_keep: open.unkept.clone(),
+        note,
+    }
+}
+
+mod methods;

@@ -1,0 +1,175 @@
+//! Open → edit → save keeps everything of a real workbook: checked by
+//! openpyxl (what the file holds) and LibreOffice (what it renders). Cell
+//! edits are written into the file itself; structural edits go through
+//! the model, and what it cannot keep is named and never silently lost.
+
+mod common;
+
+use baton_sheet::SheetError;
+use common::{dump, missing, pdf_text, workspace};
+use serde_json::{Value, json};
+
+/// What a save may change in openpyxl's view: the part list, the
+/// recalculate flag (set on purpose), the file, the used range.
+const REWRITTEN: &[&str] = &["/parts", "/full_calc_on_load", "/file", "/dimensions"];
+
+/// Sets a new column (text, a number, a formula, a date) and a number
+/// format on `sheet` of `file`, saves, and returns openpyxl's view
+/// before and after.
+fn edit_cells_and_save(file: &str, sheet: &str) -> (tempfile::TempDir, Value, Value) {
+    let (dir, tool) = workspace(&[file]);
+    let host = dir.path().join(file);
+    let before = dump(&host);
+    let p = || format!("/{file}");
+    let s = || Some(sheet.to_string());
+    let edited = tool
+        .set_cell_value(p(), s(), "G1".into(), json!("Shipping"), None)
+        .unwrap();
+    assert_eq!((edited.changed.as_str(), edited.saved), ("G1", false));
+    tool.set_cell_value(p(), s(), "G2".into(), json!(4.5), None)
+        .unwrap();
+    tool.set_cell_value(p(), s(), "G3".into(), json!("=G2*2"), None)
+        .unwrap();
+    tool.set_cell_value(p(), s(), "G4".into(), json!("2026-12-01"), None)
+        .unwrap();
+    tool.set_number_format(p(), s(), "G2".into(), "0.00%".into())
+        .unwrap();
+    let saved = tool.save(p(), false).unwrap();
+    assert_eq!(saved.backup, Some(format!("/{file}.001.bak")));
+    assert!(saved.dropped.is_empty(), "{:?}", saved.dropped);
+    let original = std::fs::read(common::root().join("tests/fixtures/sheets").join(file)).unwrap();
+    assert_eq!(
+        std::fs::read(dir.path().join(format!("{file}.001.bak"))).unwrap(),
+        original
+    );
+    let after = dump(&host);
+    let cells = &after["sheets"][sheet]["cells"];
+    assert_eq!(
+        (&cells["G1"], &cells["G2"], &cells["G3"]),
+        (&json!("Shipping"), &json!(4.5), &json!("=G2*2"))
+    );
+    assert_eq!(cells["G4"], "2026-12-01T00:00:00");
+    assert_eq!(after["sheets"][sheet]["number_formats"]["G2"], "0.00%");
+    assert_eq!(after["sheets"][sheet]["number_formats"]["G4"], "yyyy-mm-dd");
+    assert_eq!(after["full_calc_on_load"], true);
+    (dir, before, after)
+}
+
+fn assert_kept(before: &Value, after: &Value, sheet: &str) {
+    let mut lost = Vec::new();
+    let skip: Vec<String> = ["G1", "G2", "G3", "G4"]
+        .iter()
+        .map(|c| format!("/{sheet}/cells/{c}"))
+        .collect();
+    let skip: Vec<&str> = REWRITTEN
+        .iter()
+        .copied()
+        .chain(skip.iter().map(String::as_str))
+        .collect();
+    missing(before, after, "", &skip, &mut lost);
+    assert!(lost.is_empty(), "lost in the save:\n{}", lost.join("\n"));
+}
+
+#[test]
+fn cell_edits_of_an_openpyxl_workbook_keep_every_element_and_render() {
+    let (dir, before, after) = edit_cells_and_save("rich.xlsx", "Sales");
+    assert_kept(&before, &after, "Sales");
+    let text = pdf_text(&dir.path().join("rich.xlsx"));
+    let shipping = text
+        .lines()
+        .find(|l| l.contains("February"))
+        .unwrap_or_default();
+    let words: Vec<&str> = shipping.split_whitespace().collect();
+    assert!(
+        words.windows(2).any(|w| w == ["$1,721.25", "9"]),
+        "LibreOffice computes =G2*2 on open: {shipping}"
+    );
+    for want in ["Shipping", "450.00%", "Units by month", "Total units"] {
+        assert!(text.contains(want), "the PDF lacks {want}:\n{text}");
+    }
+}
+
+#[test]
+fn cell_edits_of_a_libreoffice_workbook_keep_every_element() {
+    let (_dir, before, after) = edit_cells_and_save("rich_lo.xlsx", "Notes");
+    assert_kept(&before, &after, "Notes");
+}
+
+#[test]
+fn cell_edits_keep_a_pivot_table_and_a_link_to_another_workbook() {
+    for (file, sheet) in [("pivot.xlsx", None), ("external_link.xlsx", Some("Sales"))] {
+        let (_dir, tool) = workspace(&[file]);
+        let sheet = sheet
+            .map(str::to_string)
+            .unwrap_or_else(|| tool.get_sheet_names(format!("/{file}")).unwrap()[0].clone());
+        let (_dir, before, after) = edit_cells_and_save(file, &sheet);
+        assert_kept(&before, &after, &sheet);
+    }
+}
+
+#[test]
+fn a_structural_edit_that_would_drop_a_chart_is_refused_and_save_as_says_what_it_dropped() {
+    let (dir, tool) = workspace(&["rich.xlsx"]);
+    let original = std::fs::read(dir.path().join("rich.xlsx")).unwrap();
+    tool.insert_rows("/rich.xlsx".into(), None, 20, 2).unwrap();
+    let err = tool.save("/rich.xlsx".into(), false).unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, SheetError::WouldLose { .. }), "{msg}");
+    assert!(
+        msg.contains("1 chart(s)") && msg.contains("save_as"),
+        "{msg}"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("rich.xlsx")).unwrap(),
+        original,
+        "the file is untouched"
+    );
+    let saved = tool
+        .save_as("/rich.xlsx".into(), "/rich-edited.xlsx".into(), false)
+        .unwrap();
+    assert!(
+        saved.dropped.iter().any(|d| d.contains("chart")),
+        "{:?}",
+        saved.dropped
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("rich.xlsx")).unwrap(),
+        original,
+        "save_as leaves the original"
+    );
+    let moved = tool
+        .get_cell_value(
+            "/rich-edited.xlsx".into(),
+            Some("Sales".into()),
+            "A1".into(),
+        )
+        .unwrap();
+    assert_eq!(moved.value, "Month", "the new file is the open workbook");
+}
+
+#[test]
+fn features_baton_cannot_keep_are_named_on_open_and_a_forced_structural_save_drops_them() {
+    let (dir, tool) = workspace(&["external_link.xlsx"]);
+    let opened = tool.open("/external_link.xlsx".into()).unwrap();
+    assert_eq!(opened.cannot_keep[0].feature, "links to other workbooks");
+    assert!(opened.note.unwrap().contains("save_as"));
+    tool.add_sheet("/external_link.xlsx".into(), "More".into())
+        .unwrap();
+    let err = tool
+        .save("/external_link.xlsx".into(), false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("links to other workbooks") && err.contains("force=true"),
+        "{err}"
+    );
+    let saved = tool.save("/external_link.xlsx".into(), true).unwrap();
+    assert!(!saved.dropped.is_empty());
+    assert!(dir.path().join("external_link.xlsx.001.bak").exists());
+    let reopened = tool.open("/external_link.xlsx".into()).unwrap();
+    assert!(
+        reopened.cannot_keep.is_empty(),
+        "{:?}",
+        reopened.cannot_keep
+    );
+}
