@@ -29,6 +29,25 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_with(path, bytes, None, true)
 }
 
+/// [`atomic_write`] for Baton's own private files (sessions, settings,
+/// provider lists): a new file is readable by its owner only (`0600`); an
+/// existing one keeps its permissions.
+pub fn atomic_write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let perms = existing_permissions(path)?.or_else(private);
+    write_with(path, bytes, perms, true)
+}
+
+#[cfg(unix)]
+fn private() -> Option<Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    Some(Permissions::from_mode(0o600))
+}
+
+#[cfg(not(unix))]
+fn private() -> Option<Permissions> {
+    None
+}
+
 /// [`atomic_write`] with explicit permissions (`None`: the target's, else
 /// `File::create`'s). Without `clobber`, an existing target is left alone
 /// and the error is [`io::ErrorKind::AlreadyExists`].
@@ -133,6 +152,20 @@ mod tests {
         atomic_write(&p, b"two").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"two");
         assert_eq!(names(p.parent().unwrap()), ["a.json"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn private_files_are_new_at_0600_and_keep_a_mode_the_user_gave() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("session.json");
+        atomic_write_private(&p, b"one").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&p), 0o600);
+        std::fs::set_permissions(&p, Permissions::from_mode(0o640)).unwrap();
+        atomic_write_private(&p, b"two").unwrap();
+        assert_eq!(mode(&p), 0o640);
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub use agents::{
     AGENTS_FILE, AgentDef, AgentsError, DEFAULT_AGENT, FACTORY_AGENTS_JSON, LoadedAgents,
     ToolboxRef, parse_agents,
 };
-pub use atomic::atomic_write;
+pub use atomic::{atomic_write, atomic_write_private};
 pub use backups::{Backup, RestoreError, Restored, backup_file, list_backups, restore_backup};
 pub use paths::{BatonPaths, PathsError};
 pub use secrets::{

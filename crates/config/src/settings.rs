@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::atomic::atomic_write;
+use crate::atomic::atomic_write_private;
 
 /// File name of the settings file inside the config folder.
 pub const SETTINGS_FILE: &str = "setup.json";
@@ -252,7 +252,7 @@ impl Settings {
     pub fn save(&self, path: &Path) -> Result<(), SettingsError> {
         let mut text = serde_json::to_string_pretty(self).expect("settings serialize");
         text.push('\n');
-        atomic_write(path, text.as_bytes()).map_err(|source| SettingsError::Write {
+        atomic_write_private(path, text.as_bytes()).map_err(|source| SettingsError::Write {
             path: path.to_path_buf(),
             source,
         })

@@ -57,7 +57,8 @@ impl Engine {
         let out = serde_json::to_string_pretty(&doc).map_err(|e| invalid(e.to_string()))?;
         // Check the result the way it will be read before replacing the file.
         ProvidersFile::parse(&out, &path.display().to_string(), false)?;
-        baton_config::atomic_write(&path, out.as_bytes()).map_err(|e| invalid(e.to_string()))
+        baton_config::atomic_write_private(&path, out.as_bytes())
+            .map_err(|e| invalid(e.to_string()))
     }
 }
 
