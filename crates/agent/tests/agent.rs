@@ -91,7 +91,7 @@ async fn native_tool_calls_loop_until_the_answer() {
     );
     // The wire: tools offered natively, results sent back as tool messages.
     let b = bodies(&server);
-    assert_eq!(b[0]["tools"].as_array().unwrap().len(), 9);
+    assert_eq!(b[0]["tools"].as_array().unwrap().len(), 11);
     assert!(
         b[0]["messages"][0]["content"]
             .as_str()
@@ -212,7 +212,7 @@ async fn cli_mode_runs_command_lines_and_help() {
     );
     let b = bodies(&server);
     let system = b[0]["messages"][0]["content"].as_str().unwrap();
-    assert!(system.contains("- FileTool {list_directory|read_text_file|write_text_file|find_files|move_file|get_file_info|search_documents|read_document|get_document_outline|list_backups|restore}"), "{system}");
+    assert!(system.contains("- FileTool {list_directory|read_text_file|write_text_file|find_files|move_file|list_backups|restore|get_file_info|search_documents|read_document|get_document_outline}"), "{system}");
     assert!(
         !system.contains("### read_text_file"),
         "CLI mode sends no full manual"

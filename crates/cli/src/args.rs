@@ -65,6 +65,9 @@ pub enum Command {
     },
     /// Convert files (PDF, Word, Excel, PowerPoint, HTML, e-mail, images…) to Markdown.
     Convert(ConvertArgs),
+    /// Look into a workbook (xlsx, xlsm, xls, ods, csv) the way the spreadsheet toolbox does.
+    #[command(subcommand)]
+    Sheet(SheetCommand),
     /// Bring the workspace search index up to date (only changed files are read).
     Index(IndexArgs),
     /// Search the documents in the workspace.
@@ -135,6 +138,25 @@ pub struct SayArgs {
     /// The text (Markdown is read as a reader would: symbols dropped, code announced).
     #[arg(required = true, num_args = 1.., value_name = "TEXT")]
     pub text: Vec<String>,
+}
+
+/// `baton sheet`.
+#[derive(Subcommand, Debug)]
+pub enum SheetCommand {
+    /// Describe a workbook's sheets compactly: used range, header, column
+    /// types, sample rows, formulas, merged ranges, tables, charts,
+    /// number formats, and what Baton could not keep when saving.
+    Describe {
+        /// The workbook.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Only this sheet (default: every sheet).
+        #[arg(long)]
+        sheet: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `baton convert`.
@@ -211,10 +233,14 @@ pub struct ToolsArgs {
 pub enum ToolsAction {
     /// Repairs, validates and runs raw model output such as
     /// `{"method": "list_directory", "path": "/"}` on the workspace, printing
-    /// the JSON result (or `{"error": …}` and a non-zero exit).
+    /// the JSON result (or `{"error": …}` and a non-zero exit). Several
+    /// calls run in order in one process (an open workbook stays open
+    /// between them), stopping at the first that fails; their results are
+    /// printed as one JSON array.
     Call {
-        /// The raw output, exactly as a model would send it.
-        raw: String,
+        /// The raw outputs, exactly as a model would send them.
+        #[arg(required = true, num_args = 1..)]
+        raw: Vec<String>,
     },
 }
 

@@ -36,7 +36,8 @@ impl Toolkit {
         if let Some(index) = &self.index {
             files = files.with_index(Arc::clone(index));
         }
-        let mut all: Vec<Arc<dyn Toolbox>> = vec![Arc::new(files)];
+        let sheets = baton_sheet::SpreadsheetTool::new(self.sandbox.clone());
+        let mut all: Vec<Arc<dyn Toolbox>> = vec![Arc::new(files), Arc::new(sheets)];
         if self.diagnostics {
             all.push(Arc::new(crate::Diagnostics::default()));
         }

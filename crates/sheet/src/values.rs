@@ -118,7 +118,7 @@ pub fn read_value(ws: &Worksheet, at: Cell) -> Value {
                 .is_some_and(|f| is_date_format(f.format_code()));
             match (date, serial_to_iso(*n)) {
                 (true, Some(iso)) => Value::String(iso),
-                _ => json!(n),
+                _ => number(*n),
             }
         }
         CellRawValue::Bool(b) => Value::Bool(*b),
@@ -132,6 +132,16 @@ pub fn read_value(ws: &Worksheet, at: Cell) -> Value {
                 Value::String(s)
             }
         }
+    }
+}
+
+/// A number as JSON: whole numbers without a fraction (`120`, not
+/// `120.0`).
+pub fn number(n: f64) -> Value {
+    if n.fract() == 0.0 && n.abs() < 9.0e15 {
+        json!(n as i64)
+    } else {
+        json!(n)
     }
 }
 

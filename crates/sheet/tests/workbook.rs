@@ -25,7 +25,7 @@ fn a_new_workbook_with_values_a_table_and_a_chart_renders_in_libreoffice() {
     assert_eq!(edited.changed, "A1:C4");
     assert_eq!(
         edited.preview[3],
-        vec![json!("Mar"), json!(150.0), json!(10.25)]
+        vec![json!("Mar"), json!(150), json!(10.25)]
     );
     tool.set_cell_value(p(), None, "D1".into(), json!("Revenue"), None)
         .unwrap();

@@ -11,6 +11,7 @@ mod providers;
 mod say;
 mod search;
 mod secret;
+mod sheet;
 mod tools;
 mod transcribe;
 mod voice;
@@ -34,6 +35,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Config(c) => config::run(&ctx, c),
         Command::Secret(c) => secret::run(&ctx, c),
         Command::Convert(a) => convert::run(&ctx, a),
+        Command::Sheet(c) => sheet::run(c),
         Command::Index(a) => index::run(&ctx, a).await,
         Command::Search(a) => search::run(&ctx, a),
         Command::Say(a) => say::run(&ctx, a).await,

@@ -4,8 +4,8 @@
 
 use std::process::ExitCode;
 
-use baton_tools::ToolOutcome;
-use serde_json::json;
+use baton_tools::{Catalog, ToolOutcome};
+use serde_json::{Value, json};
 
 use crate::args::{ToolsAction, ToolsArgs};
 use crate::context::Context;
@@ -19,22 +19,7 @@ pub async fn run(ctx: &Context, args: ToolsArgs) -> anyhow::Result<ExitCode> {
         None => ctx.workspace_catalog()?,
     };
     match args.action {
-        Some(ToolsAction::Call { raw }) => {
-            let record = catalog.dispatch_raw(&raw).await;
-            match &record.outcome {
-                ToolOutcome::Ok(v) => {
-                    println!("{}", serde_json::to_string_pretty(v)?);
-                    Ok(ExitCode::SUCCESS)
-                }
-                ToolOutcome::Err(e) => {
-                    println!(
-                        "{}",
-                        serde_json::to_string_pretty(&json!({"error": e, "method": record.name}))?
-                    );
-                    Ok(ExitCode::FAILURE)
-                }
-            }
-        }
+        Some(ToolsAction::Call { raw }) => call(&catalog, &raw).await,
         None => {
             if args.json {
                 println!("{}", serde_json::to_string_pretty(&catalog.json_listing())?);
@@ -56,4 +41,32 @@ pub async fn run(ctx: &Context, args: ToolsArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Runs `calls` in order, stopping at the first failure; prints one
+/// result (or an array of them for several calls).
+async fn call(catalog: &Catalog, calls: &[String]) -> anyhow::Result<ExitCode> {
+    let mut results: Vec<Value> = Vec::new();
+    let mut ok = true;
+    for raw in calls {
+        let record = catalog.dispatch_raw(raw).await;
+        match record.outcome {
+            ToolOutcome::Ok(v) => results.push(v),
+            ToolOutcome::Err(e) => {
+                results.push(json!({"error": e, "method": record.name}));
+                ok = false;
+                break;
+            }
+        }
+    }
+    let shown = match results.as_slice() {
+        [one] if calls.len() == 1 => one.clone(),
+        _ => Value::Array(results),
+    };
+    println!("{}", serde_json::to_string_pretty(&shown)?);
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
