@@ -15,7 +15,7 @@ pub fn answer_or_call_schema(tools: &[ToolDefinition]) -> Value {
             let mut required = vec![json!("method")];
             if let Some(p) = t.parameters["properties"].as_object() {
                 for (k, v) in p {
-                    props.insert(k.clone(), strip(v));
+                    props.insert(k.clone(), any_if_true(v));
                 }
             }
             if let Some(r) = t.parameters["required"].as_array() {
@@ -47,12 +47,29 @@ fn strip(schema: &Value) -> Value {
                         "description" | "default" | "title" | "examples" | "format"
                     )
                 })
-                .map(|(k, v)| (k.clone(), strip(v)))
+                .map(|(k, v)| match (k.as_str(), v) {
+                    // `true` (any value) is a schema llama.cpp's converter
+                    // rejects as `items` (serde_json::Value parameters).
+                    ("items", Value::Bool(true)) => (k.clone(), json!({})),
+                    ("properties", Value::Object(p)) => (
+                        k.clone(),
+                        Value::Object(p.iter().map(|(n, s)| (n.clone(), any_if_true(s))).collect()),
+                    ),
+                    _ => (k.clone(), strip(v)),
+                })
                 .collect();
             Value::Object(out)
         }
         Value::Array(a) => Value::Array(a.iter().map(strip).collect()),
         other => other.clone(),
+    }
+}
+
+/// A property's schema, `{}` for the boolean schema `true`.
+fn any_if_true(schema: &Value) -> Value {
+    match schema {
+        Value::Bool(true) => json!({}),
+        other => strip(other),
     }
 }
 
@@ -126,6 +143,11 @@ mod tests {
                           "required": ["inner"]}}, "required": ["outer"]}),
             ),
             tool(
+                "any_values",
+                json!({"type": "object", "properties": {"value": true,
+                 "values": {"type": "array", "items": {"type": "array", "items": true}}}, "required": ["values"]}),
+            ),
+            tool(
                 "enums",
                 json!({"type": "object", "properties": {"mode": {"type": "string", "enum": ["fast", "full"]},
                  "n": {"type": ["integer", "null"]}}}),
@@ -143,7 +165,14 @@ mod tests {
         ];
         let g = tools_grammar(&tools).unwrap();
         assert!(g.contains("root ::="), "{g}");
-        for name in ["nested", "enums", "escapes", "one_of", "answer"] {
+        for name in [
+            "nested",
+            "any_values",
+            "enums",
+            "escapes",
+            "one_of",
+            "answer",
+        ] {
             assert!(g.contains(name), "{name} missing from the grammar:\n{g}");
         }
         // Required parameters are required: the object rule for `nested`
@@ -154,7 +183,7 @@ mod tests {
             schema["oneOf"][0]["properties"]["method"],
             json!({"const": "nested"})
         );
-        assert_eq!(schema["oneOf"][4]["required"], json!(["answer"]));
+        assert_eq!(schema["oneOf"][5]["required"], json!(["answer"]));
         assert!(object_grammar().unwrap().contains("root"));
     }
 }
