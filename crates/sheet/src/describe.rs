@@ -83,12 +83,20 @@ pub struct Description {
     /// Charts.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub charts: Vec<ChartInfo>,
+    /// Charts the file has on this sheet that Baton cannot read (cell
+    /// edits keep them; a structural save over the file is refused).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unreadable_charts: usize,
     /// Number formats in use (other than General).
     #[serde(skip_serializing_if = "BTreeSet::is_empty")]
     pub number_formats: BTreeSet<String>,
     /// The first unfrozen cell, when panes are frozen.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frozen_at: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Per-column tallies.
@@ -165,6 +173,7 @@ pub fn describe(ws: &Worksheet) -> Description {
             .collect(),
         tables: tables(ws),
         charts: charts(ws),
+        unreadable_charts: 0,
         number_formats,
         frozen_at: frozen_at(ws),
     }

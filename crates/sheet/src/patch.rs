@@ -160,6 +160,57 @@ fn sheet_parts(
         .collect())
 }
 
+/// How many charts each sheet's drawing links, by sheet name (what the
+/// file has, whether or not the model could read them).
+pub fn charts_per_sheet(original: &[u8]) -> HashMap<String, usize> {
+    let Ok(mut zip) = zip::ZipArchive::new(Cursor::new(original)) else {
+        return HashMap::new();
+    };
+    let Ok(parts) = sheet_parts(&mut zip) else {
+        return HashMap::new();
+    };
+    let mut out = HashMap::new();
+    for (name, part) in parts {
+        let n: usize = linked(&mut zip, &part, "/drawing")
+            .iter()
+            .map(|d| linked(&mut zip, d, "/chart").len())
+            .sum();
+        out.insert(name, n);
+    }
+    out
+}
+
+/// The parts `part` links with a relationship type ending in `kind`.
+fn linked(zip: &mut zip::ZipArchive<Cursor<&[u8]>>, part: &str, kind: &str) -> Vec<String> {
+    let (dir, file) = part.rsplit_once('/').unwrap_or(("", part));
+    let Ok(rels) = read_text(zip, &format!("{dir}/_rels/{file}.rels")) else {
+        return Vec::new();
+    };
+    elements(&rels, "Relationship")
+        .into_iter()
+        .filter(|a| a.get("Type").is_some_and(|t| t.ends_with(kind)))
+        .filter_map(|a| a.get("Target").map(|t| resolve(dir, t)))
+        .collect()
+}
+
+/// A relationship target as a part name, from the folder `dir`.
+fn resolve(dir: &str, target: &str) -> String {
+    if let Some(abs) = target.strip_prefix('/') {
+        return abs.to_string();
+    }
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for piece in target.split('/') {
+        match piece {
+            ".." => {
+                parts.pop();
+            }
+            "." | "" => {}
+            p => parts.push(p),
+        }
+    }
+    parts.join("/")
+}
+
 /// `text` without the element that names the calculation chain.
 fn without_calc_chain(text: &str) -> String {
     let Some(at) = text.find("calcChain.xml") else {
@@ -624,6 +675,22 @@ mod tests {
         assert!(
             out.starts_with("<styleSheet><numFmts count=\"1\"><numFmt"),
             "{out}"
+        );
+    }
+
+    #[test]
+    fn targets_resolve_from_their_folder() {
+        assert_eq!(
+            resolve("xl/worksheets", "../drawings/drawing1.xml"),
+            "xl/drawings/drawing1.xml"
+        );
+        assert_eq!(
+            resolve("xl/drawings", "/xl/charts/chart1.xml"),
+            "xl/charts/chart1.xml"
+        );
+        assert_eq!(
+            resolve("xl", "worksheets/sheet1.xml"),
+            "xl/worksheets/sheet1.xml"
         );
     }
 

@@ -112,6 +112,19 @@ fn describe_is_compact_and_names_what_the_sheet_has() {
 }
 
 #[test]
+fn a_chart_the_library_cannot_read_is_still_counted() {
+    let (_dir, tool) = workspace(&["rich.xlsx"]);
+    let d = tool
+        .describe_worksheet("/rich.xlsx".into(), Some("Sales".into()))
+        .unwrap();
+    assert_eq!((d.charts.len(), d.unreadable_charts), (0, 1));
+    let notes = tool
+        .describe_worksheet("/rich.xlsx".into(), Some("Notes".into()))
+        .unwrap();
+    assert_eq!(notes.unreadable_charts, 0);
+}
+
+#[test]
 fn csv_opens_as_one_sheet_and_saves_as_csv_with_a_backup() {
     let (dir, tool) = workspace(&["data_semicolon.csv"]);
     let p = || "/data_semicolon.csv".to_string();

@@ -95,6 +95,12 @@ fn text(d: &Description) -> String {
     for c in &d.charts {
         out += &format!("  {} chart at {}\n", c.kind, c.anchor);
     }
+    if d.unreadable_charts > 0 {
+        out += &format!(
+            "  {} chart(s) Baton cannot read (kept when only cells are edited)\n",
+            d.unreadable_charts
+        );
+    }
     if !d.merged.is_empty() {
         out += &format!("  merged: {}\n", d.merged.join(", "));
     }

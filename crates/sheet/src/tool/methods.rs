@@ -83,7 +83,15 @@ impl SpreadsheetTool {
                 .book
                 .sheet(i)
                 .map_err(|e| SheetError::Invalid(e.to_string()))?;
-            Ok(describe(ws))
+            let mut d = describe(ws);
+            if let Some(original) = &open.original {
+                let in_file = crate::patch::charts_per_sheet(original)
+                    .get(ws.name())
+                    .copied()
+                    .unwrap_or(0);
+                d.unreadable_charts = in_file.saturating_sub(d.charts.len());
+            }
+            Ok(d)
         })
     }
 
