@@ -160,6 +160,108 @@ fn sheet_parts(
         .collect())
 }
 
+/// Element names a rewrite of a worksheet may lose without losing
+/// anything: cell-level markup (values are compared by the model), and
+/// markup whose values are recomputed.
+const CELL_LEVEL: &[&str] = &["c", "v", "f", "is", "t", "r", "rPr", "row"];
+
+/// What kinds of markup each sheet of `before` had that the same sheet
+/// in `after` has not, and the same for the styles part, in words
+/// (`sheet `Notes`: formula1`). A part-level check misses these: a
+/// data-validation list's values, say, live inside the sheet part.
+pub fn lost_markup(before: &[u8], after: &[u8]) -> Vec<String> {
+    let (Ok(mut a), Ok(mut b)) = (
+        zip::ZipArchive::new(Cursor::new(before)),
+        zip::ZipArchive::new(Cursor::new(after)),
+    ) else {
+        return Vec::new();
+    };
+    let (Ok(pa), Ok(pb)) = (sheet_parts(&mut a), sheet_parts(&mut b)) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut pairs: Vec<(String, String, String)> = pa
+        .iter()
+        .filter_map(|(name, part)| {
+            Some((
+                format!("sheet `{name}`"),
+                part.clone(),
+                pb.get(name)?.clone(),
+            ))
+        })
+        .collect();
+    pairs.sort();
+    pairs.push((
+        "the styles".into(),
+        "xl/styles.xml".into(),
+        "xl/styles.xml".into(),
+    ));
+    for (label, old, new) in pairs {
+        let (Ok(x), Ok(y)) = (read_text(&mut a, &old), read_text(&mut b, &new)) else {
+            continue;
+        };
+        let kept = element_names(&y);
+        let lost: Vec<String> = element_names(&x)
+            .into_iter()
+            .filter(|n| !kept.contains(n) && !CELL_LEVEL.contains(&n.as_str()))
+            .collect();
+        if !lost.is_empty() {
+            let mut words: Vec<&str> = Vec::new();
+            for n in &lost {
+                let w = markup_words(n);
+                if !words.contains(&w) {
+                    words.push(w);
+                }
+            }
+            out.push(format!(
+                "{label}: {} ({})",
+                words.join(", "),
+                lost.join(", ")
+            ));
+        }
+    }
+    out
+}
+
+/// What a kind of markup is to the user.
+fn markup_words(element: &str) -> &'static str {
+    match element {
+        "formula1" | "formula2" | "dataValidation" | "dataValidations" => "data validation rules",
+        "colors" | "indexedColors" | "rgbColor" | "mruColors" => "a custom colour palette",
+        "sheetPr" | "outlinePr" | "pageSetUpPr" | "pageSetup" | "printOptions" | "pageMargins" => {
+            "print and outline settings"
+        }
+        "drawing" | "legacyDrawing" | "picture" => "drawings (pictures, charts, comment boxes)",
+        "conditionalFormatting" | "cfRule" | "dxf" | "dxfs" => "conditional formatting",
+        "hyperlink" | "hyperlinks" => "hyperlinks",
+        "mergeCell" | "mergeCells" => "merged ranges",
+        "headerFooter" | "oddHeader" | "oddFooter" => "headers and footers",
+        "sheetProtection" | "protectedRange" => "protection",
+        "autoFilter" | "filterColumn" | "sortState" => "filters",
+        "extLst" | "ext" => "newer Excel features (sparklines, extensions)",
+        _ => "other settings",
+    }
+}
+
+/// The distinct element names in `xml`, in order.
+fn element_names(xml: &str) -> Vec<String> {
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut out: Vec<String> = Vec::new();
+    while let Ok(ev) = reader.read_event() {
+        match ev {
+            Event::Start(e) | Event::Empty(e) => {
+                let n = e.local_name().into_inner().to_string();
+                if !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    out
+}
+
 /// How many charts each sheet's drawing links, by sheet name (what the
 /// file has, whether or not the model could read them).
 pub fn charts_per_sheet(original: &[u8]) -> HashMap<String, usize> {

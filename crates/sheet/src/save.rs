@@ -99,6 +99,9 @@ fn dropped(open: &OpenBook, format: Format, bytes: &[u8]) -> Result<Vec<String>,
         .iter()
         .map(|u| format!("{} ({})", u.feature, u.part))
         .collect();
+    if let Some(original) = &open.original {
+        d.extend(crate::patch::lost_markup(original, bytes));
+    }
     if !open.parts.is_empty() {
         let after = package::content_types(bytes)?;
         d.extend(package::lost_parts(&open.parts, &after));

@@ -173,3 +173,26 @@ fn features_baton_cannot_keep_are_named_on_open_and_a_forced_structural_save_dro
         reopened.cannot_keep
     );
 }
+
+#[test]
+fn a_structural_save_that_would_drop_markup_inside_a_sheet_is_refused() {
+    // umya-spreadsheet drops a list validation's values (Notes!B8) and a
+    // custom palette: no part goes missing, so the markup is compared.
+    let (dir, tool) = workspace(&["rich_lo.xlsx"]);
+    let original = std::fs::read(dir.path().join("rich_lo.xlsx")).unwrap();
+    tool.add_sheet("/rich_lo.xlsx".into(), "Extra".into())
+        .unwrap();
+    let err = tool
+        .save("/rich_lo.xlsx".into(), false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("sheet `Notes`: data validation rules"),
+        "{err}"
+    );
+    assert!(err.contains("a custom colour palette"), "{err}");
+    assert_eq!(
+        std::fs::read(dir.path().join("rich_lo.xlsx")).unwrap(),
+        original
+    );
+}
