@@ -128,3 +128,9 @@ echo "== voice: time to first audio after the end of speech, and its parts (answ
 cargo build --release -p baton-cli -p baton-stt -p baton-scripted-llm --bins 2>&1 | tail -1
 python3 scripts/bench_voice.py --baton "$CARGO_TARGET_DIR/release/baton" \
   --scripted "$CARGO_TARGET_DIR/release/baton-scripted-llm" --runs 5
+
+echo
+echo "== spreadsheets: baton sheet describe of 100,000 rows vs openpyxl read-only; open + edit one cell + save of a 10 MB workbook vs openpyxl =="
+scripts/make-fixtures.sh --tools-only
+"${BATON_FIXTURES_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-fixtures-venv}/bin/python" scripts/bench_sheet.py \
+  --baton "${BATON_BIN:-$CARGO_TARGET_DIR/release/baton}" --runs 3
