@@ -526,6 +526,29 @@ pub struct AppInfo {
     pub warnings: Vec<String>,
 }
 
+/// A workspace file put back from a backup (`restoreBackup`), in
+/// workspace paths (`/budget.xlsx`).
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct RestoredBackup {
+    /// The file restored.
+    pub path: String,
+    /// The backup now back in place (it is kept).
+    pub restored_from: String,
+    /// Where the replaced version was kept, when no backup held it yet.
+    pub saved_current: Option<String>,
+}
+
+impl From<baton_engine::RestoredFile> for RestoredBackup {
+    fn from(r: baton_engine::RestoredFile) -> Self {
+        Self {
+            path: r.path,
+            restored_from: r.restored_from,
+            saved_current: r.saved_current,
+        }
+    }
+}
+
 /// A microphone or speaker.
 #[derive(Debug, Clone, Serialize, Deserialize, Type)]
 #[serde(rename_all = "camelCase")]

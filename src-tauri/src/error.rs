@@ -67,6 +67,21 @@ impl From<baton_engine::EngineError> for IpcError {
     }
 }
 
+impl From<baton_engine::RestoreFileError> for IpcError {
+    fn from(e: baton_engine::RestoreFileError) -> Self {
+        use baton_engine::RestoreFileError as R;
+        match e {
+            R::Workspace(e) => e.into(),
+            R::Path(_) | R::Folder(_) | R::NotABackup { .. } => IpcError::invalid(e.to_string()),
+            R::NoBackups(_) => IpcError::new(ErrorCode::NotFound, e.to_string()),
+            R::Io { ref source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                IpcError::new(ErrorCode::NotFound, e.to_string())
+            }
+            R::Io { .. } => IpcError::new(ErrorCode::Io, e.to_string()),
+        }
+    }
+}
+
 impl From<baton_llm::LlmError> for IpcError {
     fn from(e: baton_llm::LlmError) -> Self {
         from_error(ErrorCode::Provider, &e)

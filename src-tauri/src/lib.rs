@@ -30,6 +30,7 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             chat::answer_confirmation,
             chat::answer_question,
             chat::list_agents,
+            files::restore_backup,
             attachments::attach_paths,
             attachments::attach_bytes,
             attachments::remove_attachment,

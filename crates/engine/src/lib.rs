@@ -13,6 +13,7 @@ mod error;
 mod index;
 mod now;
 mod readiness;
+mod restore;
 mod user_providers;
 mod voice;
 
@@ -36,6 +37,7 @@ pub use error::EngineError;
 pub use index::{IndexListener, IndexState, refresh_in_background};
 pub use now::{Clock, NowContext};
 pub use readiness::local_readiness;
+pub use restore::{RestoreFileError, RestoredFile};
 pub use voice::{AgentResponder, VOICE_INSTRUCTIONS};
 
 /// What a front door may override when loading the engine.

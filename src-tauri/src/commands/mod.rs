@@ -3,6 +3,7 @@
 
 pub mod attachments;
 pub mod chat;
+pub mod files;
 pub mod index;
 pub mod sessions;
 pub mod settings;

@@ -13,6 +13,7 @@ describe('api', () => {
       if (cmd === 'update_provider') return { name: 'x' };
       if (cmd === 'attach_bytes') return [];
       if (cmd === 'list_agents') return [];
+      if (cmd === 'restore_backup') return { path: '/b.xlsx', restoredFrom: '/b.xlsx.001.bak', savedCurrent: '/b.xlsx.002.bak' };
       return null;
     });
     await api.updateProvider('x', null, 'm');
@@ -21,6 +22,8 @@ describe('api', () => {
     await api.answerQuestion('sub_1', '2026');
     await api.answerQuestion('sub_1', null);
     await api.listAgents();
+    expect(await api.restoreBackup('/b.xlsx', '/b.xlsx.001.bak')).toEqual({ path: '/b.xlsx', restoredFrom: '/b.xlsx.001.bak', savedCurrent: '/b.xlsx.002.bak' });
+    await api.restoreBackup('/b.xlsx', null);
     expect(seen).toEqual([
       ['update_provider', { name: 'x', endpoint: null, model: 'm' }],
       ['attach_bytes', { name: 'a.png', dataBase64: 'AAAA' }],
@@ -28,6 +31,8 @@ describe('api', () => {
       ['answer_question', { questionId: 'sub_1', answer: '2026' }],
       ['answer_question', { questionId: 'sub_1', answer: null }],
       ['list_agents', {}],
+      ['restore_backup', { path: '/b.xlsx', backup: '/b.xlsx.001.bak' }],
+      ['restore_backup', { path: '/b.xlsx', backup: null }],
     ]);
   });
 

@@ -19,6 +19,7 @@ import {
   type KeyStatus,
   type ModelLoad,
   type ProviderView,
+  type RestoredBackup,
   type SendRequest,
   type SessionSummary,
   type SessionView,
@@ -109,6 +110,13 @@ export const api = {
   answerQuestion: (questionId: string, answer: string | null): Promise<null> => call(commands.answerQuestion(questionId, answer)),
   /** The named agents, for the picker. */
   listAgents: (): Promise<AgentView[]> => call(commands.listAgents()),
+  // files
+  /**
+   * Puts back the version of workspace file `path` that a save replaced
+   * (`backup`, as the tool result named it; `null`: the most recent backup).
+   * The current version is kept as a backup first. Fails while a turn runs.
+   */
+  restoreBackup: (path: string, backup: string | null): Promise<RestoredBackup> => call(commands.restoreBackup(path, backup)),
   // attachments
   attachPaths: (paths: string[]): Promise<AttachmentView[]> => call(commands.attachPaths(paths)),
   attachBytes: (name: string, dataBase64: string): Promise<AttachmentView[]> =>

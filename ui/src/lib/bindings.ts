@@ -28,6 +28,13 @@ export const commands = {
 	answerQuestion: (questionId: string, answer: string | null) => typedError<null, IpcError>(__TAURI_INVOKE("answer_question", { questionId, answer })),
 	/**  The named agents (`agents.json`), for the agent picker. */
 	listAgents: () => typedError<AgentView[], IpcError>(__TAURI_INVOKE("list_agents")),
+	/**
+	 *  Puts back the version of workspace file `path` that a save replaced:
+	 *  `backup` (the backup the tool result named), or the most recent one.
+	 *  The current version is kept as a backup first unless one already holds
+	 *  it. Refused while a turn runs (its tools may be writing the file).
+	 */
+	restoreBackup: (path: string, backup: string | null) => typedError<RestoredBackup, IpcError>(__TAURI_INVOKE("restore_backup", { path, backup })),
 	/**  Attaches files by path (the drop handler and the file dialog use this). */
 	attachPaths: (paths: string[]) => typedError<AttachmentView[], IpcError>(__TAURI_INVOKE("attach_paths", { paths })),
 	/**  Attaches pasted content (an image or file from the clipboard). */
@@ -412,6 +419,19 @@ export type ProviderView = {
 	isDefault: boolean,
 	/**  The entry in use. */
 	selected: boolean,
+};
+
+/**
+ *  A workspace file put back from a backup (`restoreBackup`), in
+ *  workspace paths (`/budget.xlsx`).
+ */
+export type RestoredBackup = {
+	/**  The file restored. */
+	path: string,
+	/**  The backup now back in place (it is kept). */
+	restoredFrom: string,
+	/**  Where the replaced version was kept, when no backup held it yet. */
+	savedCurrent: string | null,
 };
 
 /**  What the composer sends. */

@@ -10,6 +10,7 @@ import type {
   KeyStatus,
   MessageView,
   ProviderView,
+  RestoredBackup,
   SendRequest,
   SessionSummary,
   SessionView,
@@ -196,6 +197,12 @@ export class MockBackend {
     sentenceAfter: [1, 3],
     timing: { vadTailMs: 700, sttMs: 95, firstSentenceMs: 310, ttsMs: 38, firstAudioMs: 1143 },
   };
+  /** How many backups each workspace file has (`restore_backup`). */
+  backups = new Map<string, number>();
+  /** The next `restore_backup` fails with this (then it is cleared). */
+  restoreError: IpcError | null = null;
+  /** How long a restore takes (ms). */
+  restoreMs = 150;
   /** Voice events sent, in order (levels left out), for tests. */
   voiceEvents: VoiceEventDto[] = [];
   private voiceRun: VoiceRun | null = null;
@@ -383,6 +390,43 @@ export class MockBackend {
     ];
   }
 
+  /**
+   * The next reply edits a workbook (a preview of the changed range, not
+   * saved yet), then (unless `save` is false) saves it over the file, which
+   * had `backups` backups already: the save's result names the new one
+   * (`restore_backup`).
+   */
+  sheetEditNext(opts: { path?: string; backups?: number; save?: boolean; text?: string } = {}): void {
+    const path = opts.path ?? '/budget.xlsx';
+    const save = opts.save ?? true;
+    const n = (opts.backups ?? 0) + (save ? 1 : 0);
+    this.backups.set(path, n);
+    const backup = backupName(path, n);
+    const values = [
+      ['Shipping', 'Tax', 'Total'],
+      [4.5, 0.9, '=B2+F2+G2'],
+      [3, 0.6, '=B3+F3+G3'],
+      [12, 2.4, '=B4+F4+G4'],
+    ];
+    const json = (v: unknown) => JSON.stringify(v, null, 2);
+    const name = path.split('/').pop();
+    const id = this.confirmSeq++;
+    const events: ChatEvent[] = [
+      { type: 'toolStarted', id: `call-sheet-${id}`, name: 'set_range_values', arguments: json({ path, sheet: 'Sales', start: 'F1', values }) },
+      { type: 'toolFinished', id: `call-sheet-${id}`, name: 'set_range_values', result: json({ path, sheet: 'Sales', changed: 'F1:H4', preview: values, saved: false }), isError: false, durationMs: 38 },
+    ];
+    if (save) {
+      events.push(
+        { type: 'toolStarted', id: `call-save-${id}`, name: 'save', arguments: json({ path }) },
+        { type: 'toolFinished', id: `call-save-${id}`, name: 'save', result: json({ path, format: 'xlsx', bytes: 11520, backup }), isError: false, durationMs: 121 },
+      );
+    }
+    const text = save
+      ? `I added **Shipping**, **Tax** and **Total** columns to the Sales sheet and saved ${name}; the version before is kept as ${backupName(name ?? path, n)}.`
+      : `I added **Shipping**, **Tax** and **Total** columns to the Sales sheet; say so and I will save ${name}.`;
+    this.nextScript = textScript(opts.text ?? text, events, this.pace);
+  }
+
   /** The next reply streams this text (in small deltas), with optional extra events first. */
   replyWith(text: string, before: ChatEvent[] = []): void {
     this.nextScript = textScript(text, before, this.pace);
@@ -403,6 +447,10 @@ export class MockBackend {
       return textScript('I searched your workspace and found **3** matching notes.', [
         { type: 'toolStarted', id: 'call-1', name: 'workspace.search', arguments: '{"query":"lisbon","limit":5}' },
       ], this.pace, [{ type: 'toolFinished', id: 'call-1', name: 'workspace.search', result: '{"hits":[{"path":"notes/lisbon.md","score":0.92}]}', isError: false, durationMs: 184 }]);
+    }
+    if (/\b(spreadsheet|workbook|budget)\b/i.test(t)) {
+      this.sheetEditNext();
+      return this.scriptFor(req);
     }
     if (/\bask\b/i.test(t)) {
       this.askNext();
@@ -462,6 +510,8 @@ export class MockBackend {
         q.answer(a === null ? null : a.trim());
         return null;
       }
+      case 'restore_backup':
+        return this.restore(args.path as string, (args.backup ?? null) as string | null);
       case 'list_agents':
         return structuredClone(this.agents);
       case 'attach_paths':
@@ -571,6 +621,25 @@ export class MockBackend {
       default:
         throw ipcError('internal', `The mock does not know the command ${cmd}.`);
     }
+  }
+
+  /** Like the Rust side: refused while a turn runs; the current version becomes the next backup. */
+  private async restore(path: string, backup: string | null): Promise<RestoredBackup> {
+    if (this.turnActive) throw ipcError('busy', 'an answer is still being written; restore the file once it has finished');
+    path = (path ?? '').trim();
+    if (!path) throw ipcError('invalid_input', 'no file was named to restore');
+    await sleep(this.restoreMs);
+    if (this.restoreError) {
+      const e = this.restoreError;
+      this.restoreError = null;
+      throw e;
+    }
+    const n = this.backups.get(path) ?? 0;
+    if (n === 0) throw ipcError('not_found', `there are no backups of \`${path}\``);
+    const from = backup ?? backupName(path, n);
+    if (!from.startsWith(`${path}.`) || !from.endsWith('.bak')) throw ipcError('invalid_input', `\`${from}\` is not a backup of \`${path}\``);
+    this.backups.set(path, n + 1);
+    return { path, restoredFrom: from, savedCurrent: backupName(path, n + 1) };
   }
 
   private voiceView(): VoiceSettingsView {
@@ -867,6 +936,11 @@ function textScript(text: string, before: ChatEvent[], pace: number, after: Chat
   const toks = tokenize(text);
   for (let i = 0; i < toks.length; i += 2) steps.push({ events: [{ type: 'textDelta', text: toks.slice(i, i + 2).join('') }], delay: pace });
   return steps;
+}
+
+/** The `n`th backup of `path`: `path.NNN.bak`. */
+function backupName(path: string, n: number): string {
+  return `${path}.${String(n).padStart(3, '0')}.bak`;
 }
 
 function sleep(ms: number): Promise<void> {
