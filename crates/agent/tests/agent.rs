@@ -351,6 +351,15 @@ async fn subagent_asks_a_question_and_resumes() {
     assert_eq!(sub_resume[1]["content"], "Read the file the user means");
     assert_eq!(sub_resume[2]["content"], "{\"question\": \"Which file?\"}");
     assert_eq!(sub_resume[3]["content"], "a.txt");
+    // The subagent's three model calls are tagged with its path, and their
+    // tokens are merged into the parent's result.
+    assert_eq!(question_and_sub_usage(&mut rx), (true, 3));
+    assert_eq!(r.usage.len(), 6);
+}
+
+/// Whether sub_1 asked "Which file?", and how many usage events the
+/// subagent (depth 1, tagged sub_1) sent.
+fn question_and_sub_usage(rx: &mut baton_agent::EventStream) -> (bool, usize) {
     let mut asked = false;
     let mut sub_usage = 0;
     while let Some(ev) = rx.try_recv() {
@@ -370,11 +379,7 @@ async fn subagent_asks_a_question_and_resumes() {
             asked = true;
         }
     }
-    assert!(asked);
-    // The subagent's three model calls are tagged with its path, and their
-    // tokens are merged into the parent's result.
-    assert_eq!(sub_usage, 3);
-    assert_eq!(r.usage.len(), 6);
+    (asked, sub_usage)
 }
 
 #[tokio::test]

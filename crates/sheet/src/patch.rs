@@ -561,37 +561,18 @@ impl SheetWriter<'_> {
                 }
                 Event::Empty(e) if e.local_name().into_inner() == "sheetData" => {
                     self.prefix = prefix_of(&e);
-                    self.copy_to(before);
-                    let p = self.prefix.clone();
-                    self.out.push_str(&format!("<{p}sheetData>"));
-                    self.flush_rows(pending, u32::MAX)?;
-                    self.out.push_str(&format!("</{p}sheetData>"));
-                    self.copied = after;
+                    self.fill_empty_data(pending, before, after)?;
                 }
                 Event::Start(e) if in_data && e.local_name().into_inner() == "row" => {
-                    row = attrs(&e)
-                        .get("r")
-                        .and_then(|r| r.parse().ok())
-                        .unwrap_or(row + 1);
+                    row = row_number(&e, row);
                     col = 0;
                     self.copy_to(before);
                     self.flush_rows(pending, row)?;
                     row_cells = pending.remove(&row).unwrap_or_default();
                 }
                 Event::Empty(e) if in_data && e.local_name().into_inner() == "row" => {
-                    row = attrs(&e)
-                        .get("r")
-                        .and_then(|r| r.parse().ok())
-                        .unwrap_or(row + 1);
-                    self.copy_to(before);
-                    self.flush_rows(pending, row)?;
-                    if let Some(cells) = pending.remove(&row) {
-                        let tag = &self.xml[before..after];
-                        self.out.push_str(&tag.replacen("/>", ">", 1));
-                        self.write_cells(row, &cells, None)?;
-                        self.out.push_str(&format!("</{}row>", self.prefix));
-                        self.copied = after;
-                    }
+                    row = row_number(&e, row);
+                    self.fill_empty_row(pending, row, before, after)?;
                 }
                 Event::Start(e) | Event::Empty(e)
                     if in_data && e.local_name().into_inner() == "c" =>
@@ -602,11 +583,7 @@ impl SheetWriter<'_> {
                         .and_then(|r| Cell::parse(r).ok())
                         .map_or(col + 1, |c| c.col);
                     self.copy_to(before);
-                    let earlier: Vec<u32> = row_cells.range(..col).map(|(c, _)| *c).collect();
-                    for c in earlier {
-                        let fmt = row_cells.remove(&c).unwrap_or_default();
-                        self.write_cell(Cell { col: c, row }, None, fmt.as_deref())?;
-                    }
+                    self.write_before(&mut row_cells, Cell { col, row })?;
                     if let Some(fmt) = row_cells.remove(&col) {
                         let end = if is_start {
                             skip_element(&mut reader)?
@@ -635,6 +612,63 @@ impl SheetWriter<'_> {
         self.copy_to(self.xml.len());
         if !pending.is_empty() {
             return Err("the sheet has no cell data section".into());
+        }
+        Ok(())
+    }
+
+    /// `<sheetData/>`: the pending rows go inside it.
+    fn fill_empty_data(
+        &mut self,
+        pending: &mut Pending,
+        before: usize,
+        after: usize,
+    ) -> Result<(), String> {
+        self.copy_to(before);
+        let p = self.prefix.clone();
+        self.out.push_str(&format!("<{p}sheetData>"));
+        self.flush_rows(pending, u32::MAX)?;
+        self.out.push_str(&format!("</{p}sheetData>"));
+        self.copied = after;
+        Ok(())
+    }
+
+    /// `<row …/>` (row `row`): its pending cells go inside it.
+    fn fill_empty_row(
+        &mut self,
+        pending: &mut Pending,
+        row: u32,
+        before: usize,
+        after: usize,
+    ) -> Result<(), String> {
+        self.copy_to(before);
+        self.flush_rows(pending, row)?;
+        if let Some(cells) = pending.remove(&row) {
+            let tag = &self.xml[before..after];
+            self.out.push_str(&tag.replacen("/>", ">", 1));
+            self.write_cells(row, &cells, None)?;
+            self.out.push_str(&format!("</{}row>", self.prefix));
+            self.copied = after;
+        }
+        Ok(())
+    }
+
+    /// The pending cells of `at`'s row left of it, written before it.
+    fn write_before(
+        &mut self,
+        row_cells: &mut BTreeMap<u32, Option<String>>,
+        at: Cell,
+    ) -> Result<(), String> {
+        let earlier: Vec<u32> = row_cells.range(..at.col).map(|(c, _)| *c).collect();
+        for c in earlier {
+            let fmt = row_cells.remove(&c).unwrap_or_default();
+            self.write_cell(
+                Cell {
+                    col: c,
+                    row: at.row,
+                },
+                None,
+                fmt.as_deref(),
+            )?;
         }
         Ok(())
     }
@@ -678,6 +712,17 @@ impl SheetWriter<'_> {
         self.out.push_str(&cell_xml(&self.prefix, at, self.ws, s));
         Ok(())
     }
+}
+
+/// Edited cells waiting to be written: row → column → new number format.
+type Pending = BTreeMap<u32, BTreeMap<u32, Option<String>>>;
+
+/// A `<row>`'s number: its `r`, else the one after `prev`.
+fn row_number(e: &BytesStart<'_>, prev: u32) -> u32 {
+    attrs(e)
+        .get("r")
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(prev + 1)
 }
 
 /// `x:` when the element is written `<x:sheetData>`.
