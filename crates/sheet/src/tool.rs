@@ -199,7 +199,10 @@ impl SpreadsheetTool {
                 .book
                 .sheet_mut(i)
                 .map_err(|e| SheetError::Invalid(e.to_string()))?;
-            let before = formats_of(ws, None);
+            let before = match kind {
+                Change::Cells(r) if r.cells() <= MAX_PATCHED_CELLS => formats_of(ws, r),
+                _ => HashMap::new(),
+            };
             let range = f(ws)?;
             open.dirty = true;
             let name = ws.name().to_string();
@@ -211,8 +214,8 @@ impl SpreadsheetTool {
                 saved: false,
             };
             match kind {
-                Change::Cells if range.cells() <= MAX_PATCHED_CELLS => {
-                    let after = formats_of(ws, Some(range));
+                Change::Cells(_) if range.cells() <= MAX_PATCHED_CELLS => {
+                    let after = formats_of(ws, range);
                     note_cells(open.touched.entry(name).or_default(), &before, after);
                 }
                 _ => open.structural = true,
@@ -251,8 +254,9 @@ impl SpreadsheetTool {
 /// What an edit changes.
 #[derive(Clone, Copy)]
 enum Change {
-    /// Values, formulas, number formats.
-    Cells,
+    /// Values, formulas, number formats, in this range (its number
+    /// formats are read before the edit, to see which change).
+    Cells(Range),
     /// Anything else (looks, order, structure).
     Structure,
 }
@@ -276,34 +280,18 @@ fn note_cells(
 /// More cells than this in one edit are saved through the whole model.
 const MAX_PATCHED_CELLS: u64 = 200_000;
 
-/// The number format of each cell of `range` (every cell of the sheet
-/// when `None`), `None` for General.
-fn formats_of(ws: &Worksheet, range: Option<Range>) -> HashMap<Cell, Option<String>> {
-    let code = |c: &umya_spreadsheet::Cell| {
-        c.style()
-            .number_format()
-            .map(|f| f.format_code().to_string())
-            .filter(|f| f != "General")
-    };
-    match range {
-        Some(r) => (r.start.row..=r.end.row)
-            .flat_map(|row| (r.start.col..=r.end.col).map(move |col| Cell { col, row }))
-            .map(|at| (at, ws.cell(at.xy()).and_then(code)))
-            .collect(),
-        None => ws
-            .collection_to_hashmap()
-            .values()
-            .map(|c| {
-                (
-                    Cell {
-                        col: c.coordinate().col_num(),
-                        row: c.coordinate().row_num(),
-                    },
-                    code(c),
-                )
-            })
-            .collect(),
-    }
+/// The number format of each cell of `range`, `None` for General.
+fn formats_of(ws: &Worksheet, range: Range) -> HashMap<Cell, Option<String>> {
+    (range.start.row..=range.end.row)
+        .flat_map(|row| (range.start.col..=range.end.col).map(move |col| Cell { col, row }))
+        .map(|at| {
+            let code = ws
+                .cell(at.xy())
+                .and_then(|c| c.style().number_format())
+                .map(|f| f.format_code().to_string());
+            (at, code.filter(|f| f != "General"))
+        })
+        .collect()
 }
 
 fn ws_name(book: &umya_spreadsheet::Workbook, i: usize) -> String {

@@ -173,10 +173,15 @@ impl SpreadsheetTool {
         r#type: Option<ValueType>,
     ) -> Result<Edited, SheetError> {
         let at = Cell::parse(&cell)?;
-        self.edit_range(&path, sheet.as_deref(), Change::Cells, |ws| {
-            values::write_value(ws, at, &value, r#type)?;
-            Ok(Range::new(at, at))
-        })
+        self.edit_range(
+            &path,
+            sheet.as_deref(),
+            Change::Cells(Range::new(at, at)),
+            |ws| {
+                values::write_value(ws, at, &value, r#type)?;
+                Ok(Range::new(at, at))
+            },
+        )
     }
 
     /// Sets a block of cells from rows of values, starting at the range's top-left cell (same rules as set_cell_value). Saved only by save.
@@ -202,7 +207,12 @@ impl SpreadsheetTool {
                 "{rows} rows of up to {cols} values do not fit in {r}; give its top-left cell to write them all"
             )));
         }
-        self.edit_range(&path, sheet.as_deref(), Change::Cells, |ws| {
+        let filled = Range::new(
+            r.start,
+            r.start
+                .offset(cols.saturating_sub(1), rows.saturating_sub(1)),
+        );
+        self.edit_range(&path, sheet.as_deref(), Change::Cells(filled), |ws| {
             edit::set_values(ws, r.start, &values, r#type)
         })
     }
@@ -412,7 +422,7 @@ impl SpreadsheetTool {
         format: String,
     ) -> Result<Edited, SheetError> {
         let r = Range::parse(&range)?;
-        self.edit_range(&path, sheet.as_deref(), Change::Cells, |ws| {
+        self.edit_range(&path, sheet.as_deref(), Change::Cells(r), |ws| {
             style::set_number_format(ws, r, &format).map(|()| r)
         })
     }
