@@ -161,7 +161,7 @@ def main() -> int:
     if not os.access(baton, os.X_OK):
         raise SystemExit(f"no baton binary at {baton}")
     if f"{os.sep}debug{os.sep}" in baton:
-        print(f"baton: {baton} (debug build: dependencies at opt-level 2, Baton's own crates unoptimized; `make bench` uses release)")
+        print(f"baton: {baton} (debug build: dependencies and baton-sheet at opt-level 2, Baton's other crates unoptimized; `make bench` uses release)")
     else:
         print(f"baton: {baton}")
 

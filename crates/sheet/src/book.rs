@@ -6,11 +6,15 @@ use std::io::Cursor;
 use std::path::Path;
 use std::time::SystemTime;
 
-use umya_spreadsheet::Workbook;
+use std::collections::{BTreeMap, HashMap};
+
+use umya_spreadsheet::{Workbook, Worksheet};
 
 use crate::SheetError;
+use crate::addr::{Cell, Range};
 use crate::error::io;
-use crate::package;
+use crate::patch::{Pending, Touched};
+use crate::{opc, package, values};
 
 /// The formats Baton opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,12 +80,22 @@ impl Stamp {
     }
 }
 
-/// One workbook in memory.
+/// One workbook in memory. An xlsx or xlsm file is read lazily: its
+/// package is kept as read, describe and open stream it, and cell edits
+/// wait as prepared values to be written into it on save; the
+/// umya-spreadsheet model is built only when a method needs it (reading
+/// cells back, structural edits), and then the waiting edits go into it.
 pub struct OpenBook {
     /// What it was read from (and is saved as).
     pub format: Format,
-    /// The model every method reads and edits.
-    pub book: Workbook,
+    /// Its path as the agent names it, for messages.
+    label: String,
+    /// The model, once built.
+    model: Option<Workbook>,
+    /// The package's sheets (name, part), while there is no model.
+    sheets: Vec<(String, String)>,
+    /// The package's selected sheet, while there is no model.
+    active: usize,
     /// Edited since it was read or saved.
     pub dirty: bool,
     /// What the file has that Baton cannot write back.
@@ -94,8 +108,13 @@ pub struct OpenBook {
     /// The package as read or last saved (xlsx and xlsm), which cell
     /// edits are written into.
     pub original: Option<Vec<u8>>,
-    /// Cells edited since then.
-    pub touched: crate::patch::Touched,
+    /// Cells edited in the model since then.
+    pub touched: Touched,
+    /// Cell edits made before there was a model.
+    pub pending: Pending,
+    /// Each sheet's used range in the package, once streamed (so open
+    /// after describe, or describe after open, reads a sheet once).
+    pub used: HashMap<String, Option<Range>>,
     /// Whether an edit since then changed more than cells (rows,
     /// columns, sheets, tables, charts, looks): then the save writes the
     /// whole model.
@@ -108,7 +127,7 @@ impl OpenBook {
         let mut book = umya_spreadsheet::new_file_empty_worksheet();
         book.new_sheet(sheet)
             .map_err(|e| SheetError::Invalid(format!("cannot name a sheet `{sheet}`: {e}")))?;
-        let mut open = OpenBook::fresh(book);
+        let mut open = OpenBook::fresh(Some(book));
         open.format = format;
         open.dirty = true;
         open.structural = true;
@@ -124,27 +143,33 @@ impl OpenBook {
         let stamp = Stamp::of(host);
         let bytes = std::fs::read(host).map_err(io("read", agent))?;
         let mut open = match format {
-            Format::Xlsx | Format::Xlsm => load_package(&bytes, agent)?,
-            Format::Csv => OpenBook::fresh(crate::foreign::read_csv(&bytes, host, agent)?),
+            Format::Xlsx | Format::Xlsm => load_package(bytes, agent)?,
+            Format::Csv => OpenBook::fresh(Some(crate::foreign::read_csv(&bytes, host, agent)?)),
             Format::Xls | Format::Ods => {
-                OpenBook::fresh(crate::foreign::read_calamine(bytes, agent)?)
+                OpenBook::fresh(Some(crate::foreign::read_calamine(bytes, agent)?))
             }
         };
         open.format = format;
         open.stamp = stamp;
+        open.label = agent.to_string();
         Ok(open)
     }
 
-    fn fresh(book: Workbook) -> OpenBook {
+    fn fresh(model: Option<Workbook>) -> OpenBook {
         OpenBook {
             format: Format::Xlsx,
-            book,
+            label: String::new(),
+            model,
+            sheets: Vec::new(),
+            active: 0,
             dirty: false,
             unkept: Vec::new(),
             parts: Vec::new(),
             stamp: None,
             original: None,
             touched: Default::default(),
+            pending: Default::default(),
+            used: HashMap::new(),
             structural: false,
         }
     }
@@ -162,47 +187,142 @@ impl OpenBook {
             self.original = None;
         }
         self.touched.clear();
+        self.pending.clear();
+        self.used.clear();
         self.structural = false;
         self.dirty = false;
         self.stamp = stamp;
     }
 
+    /// The model, if it has been built.
+    pub fn model(&self) -> Option<&Workbook> {
+        self.model.as_ref()
+    }
+
+    /// The model, built from the package first if needed (with the cell
+    /// edits waiting for it).
+    pub fn book(&mut self) -> Result<&mut Workbook, SheetError> {
+        if self.model.is_none() {
+            let original = self.original.as_deref().unwrap_or_default();
+            let mut model = read_model(original).map_err(|reason| SheetError::Read {
+                path: self.label.clone(),
+                reason,
+            })?;
+            for (name, cells) in std::mem::take(&mut self.pending) {
+                let ws = model
+                    .sheet_by_name_mut(&name)
+                    .map_err(|e| SheetError::Invalid(format!("sheet `{name}`: {e}")))?;
+                let noted = self.touched.entry(name).or_default();
+                for ((row, col), value) in cells {
+                    let at = Range::new(Cell { col, row }, Cell { col, row });
+                    let before = formats_of(ws, at);
+                    values::apply(ws, at.start, &value);
+                    note_cells(noted, &before, formats_of(ws, at));
+                }
+            }
+            self.model = Some(model);
+        }
+        Ok(self.model.as_mut().expect("just built"))
+    }
+
+    /// The package's sheets (name, part) while there is no model.
+    pub fn package_sheets(&self) -> Option<&[(String, String)]> {
+        self.model.is_none().then_some(self.sheets.as_slice())
+    }
+
     /// The sheet names, in order.
     pub fn sheet_names(&self) -> Vec<String> {
-        self.book
-            .sheet_collection_no_check()
-            .iter()
-            .map(|s| s.name().to_string())
-            .collect()
+        match &self.model {
+            Some(book) => book
+                .sheet_collection_no_check()
+                .iter()
+                .map(|s| s.name().to_string())
+                .collect(),
+            None => self.sheets.iter().map(|(n, _)| n.clone()).collect(),
+        }
+    }
+
+    /// The index of the sheet selected when the file was saved.
+    pub fn active_tab(&self) -> usize {
+        match &self.model {
+            Some(book) => book.workbook_view().active_tab() as usize,
+            None => self.active,
+        }
     }
 }
 
-/// An xlsx or xlsm package: normalized when it bends the standard, read
-/// whole (umya-spreadsheet panics on some broken XML: that is a read error
-/// here, never a crash).
-fn load_package(bytes: &[u8], agent: &str) -> Result<OpenBook, SheetError> {
+/// Records the cells of `after` as edited, with their new number format
+/// when it is not what it was `before`.
+pub(crate) fn note_cells(
+    cells: &mut BTreeMap<(u32, u32), Option<String>>,
+    before: &HashMap<Cell, Option<String>>,
+    after: HashMap<Cell, Option<String>>,
+) {
+    for (at, code) in after {
+        let changed = before.get(&at).cloned().unwrap_or_default() != code;
+        let slot = cells.entry((at.row, at.col)).or_default();
+        if changed {
+            *slot = Some(code.unwrap_or_else(|| "General".into()));
+        }
+    }
+}
+
+/// The number format of each cell of `range`, `None` for General.
+pub(crate) fn formats_of(ws: &Worksheet, range: Range) -> HashMap<Cell, Option<String>> {
+    (range.start.row..=range.end.row)
+        .flat_map(|row| (range.start.col..=range.end.col).map(move |col| Cell { col, row }))
+        .map(|at| {
+            let code = ws
+                .cell(at.xy())
+                .and_then(|c| c.style().number_format())
+                .map(|f| f.format_code().to_string());
+            (at, code.filter(|f| f != "General"))
+        })
+        .collect()
+}
+
+/// An xlsx or xlsm package: normalized when it bends the standard, its
+/// parts listed and its sheets found; the model is built later, if a
+/// method needs it.
+fn load_package(bytes: Vec<u8>, agent: &str) -> Result<OpenBook, SheetError> {
     let read_err = |reason: String| SheetError::Read {
         path: agent.to_string(),
         reason,
     };
-    let normalized =
-        baton_convert::normalize_package(bytes).map_err(|e| read_err(e.to_string()))?;
-    let bytes = normalized.as_deref().unwrap_or(bytes);
-    let parts = package::part_names(bytes).map_err(read_err)?;
-    let unkept = package::unkept(&parts);
-    let parts = package::content_types(bytes).map_err(read_err)?;
-    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        umya_spreadsheet::reader::xlsx::read_reader(Cursor::new(bytes), true)
-    }));
-    let book = match read {
-        Ok(Ok(book)) => book,
-        Ok(Err(e)) => return Err(read_err(e.to_string())),
-        Err(_) => return Err(read_err("its XML is malformed".into())),
+    let bytes = match baton_convert::normalize_package(&bytes) {
+        Ok(Some(fixed)) => fixed,
+        Ok(None) => bytes,
+        Err(e) => return Err(read_err(e.to_string())),
     };
+    let parts = package::part_names(&bytes).map_err(read_err)?;
+    let unkept = package::unkept(&parts);
+    let parts = package::content_types(&bytes).map_err(read_err)?;
+    let mut zip = opc::open(&bytes).map_err(read_err)?;
+    let sheets = opc::sheet_parts(&mut zip).map_err(read_err)?;
+    if sheets.is_empty() {
+        return Err(read_err("it lists no sheets".into()));
+    }
+    let active = opc::active_tab(&mut zip);
+    drop(zip);
     Ok(OpenBook {
         unkept,
         parts,
-        original: Some(bytes.to_vec()),
-        ..OpenBook::fresh(book)
+        sheets,
+        active,
+        original: Some(bytes),
+        ..OpenBook::fresh(None)
     })
+}
+
+/// The umya-spreadsheet model of a package (it panics on some broken
+/// XML: that is a read error here, never a crash).
+fn read_model(bytes: &[u8]) -> Result<Workbook, String> {
+    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        umya_spreadsheet::reader::xlsx::read_reader(Cursor::new(bytes), true)
+    }));
+    match read {
+        Ok(Ok(book)) => Ok(book),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("its XML is malformed".into()),
+    }
 }

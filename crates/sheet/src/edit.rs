@@ -7,7 +7,7 @@ use umya_spreadsheet::{Workbook, Worksheet};
 
 use crate::SheetError;
 use crate::addr::{Cell, Range};
-use crate::values::{ValueType, read_value, shown_value, write_value};
+use crate::values::{Prepared, ValueType, prepare, read_value, shown_value, write_value};
 
 /// Most cells one get_range_values returns.
 pub const MAX_READ_CELLS: u64 = 10_000;
@@ -43,13 +43,8 @@ pub fn preview(ws: &Worksheet, range: Range) -> Vec<Vec<Value>> {
     range_values(ws, r).0
 }
 
-/// Writes `values` (rows) from `start`; the range they filled.
-pub fn set_values(
-    ws: &mut Worksheet,
-    start: Cell,
-    values: &[Vec<Value>],
-    ty: Option<ValueType>,
-) -> Result<Range, SheetError> {
+/// The range `values` (rows) fill from `start`; an error when empty.
+pub fn block(start: Cell, values: &[Vec<Value>]) -> Result<Range, SheetError> {
     let width = values.iter().map(Vec::len).max().unwrap_or(0) as u32;
     if values.is_empty() || width == 0 {
         return Err(SheetError::Invalid(
@@ -57,15 +52,58 @@ pub fn set_values(
                 .into(),
         ));
     }
+    Ok(Range::new(
+        start,
+        start.offset(width - 1, values.len() as u32 - 1),
+    ))
+}
+
+/// Writes `values` (rows) from `start`; the range they filled.
+pub fn set_values(
+    ws: &mut Worksheet,
+    start: Cell,
+    values: &[Vec<Value>],
+    ty: Option<ValueType>,
+) -> Result<Range, SheetError> {
+    let range = block(start, values)?;
     for (r, row) in values.iter().enumerate() {
         for (c, v) in row.iter().enumerate() {
             write_value(ws, start.offset(c as u32, r as u32), v, ty)?;
         }
     }
-    Ok(Range::new(
-        start,
-        start.offset(width - 1, values.len() as u32 - 1),
-    ))
+    Ok(range)
+}
+
+/// `values` (rows) from `start`, each checked and typed; nothing is
+/// written when one is wrong.
+pub fn prepare_block(
+    start: Cell,
+    values: &[Vec<Value>],
+    ty: Option<ValueType>,
+) -> Result<Vec<(Cell, Prepared)>, SheetError> {
+    let mut out = Vec::with_capacity(values.iter().map(Vec::len).sum());
+    for (r, row) in values.iter().enumerate() {
+        for (c, v) in row.iter().enumerate() {
+            let at = start.offset(c as u32, r as u32);
+            out.push((at, prepare(v, ty, at)?));
+        }
+    }
+    Ok(out)
+}
+
+/// The preview of `range` filled with `prepared` values (every cell of
+/// it), as [`preview`] shows a model's.
+pub fn preview_of(prepared: &[(Cell, Prepared)], range: Range) -> Vec<Vec<Value>> {
+    let rows = range.height().min(PREVIEW_ROWS);
+    let cols = range.width().min(PREVIEW_COLS);
+    let mut out = vec![vec![Value::Null; cols as usize]; rows as usize];
+    for (at, p) in prepared {
+        let (r, c) = (at.row - range.start.row, at.col - range.start.col);
+        if r < rows && c < cols {
+            out[r as usize][c as usize] = p.shown();
+        }
+    }
+    out
 }
 
 /// A sheet name Excel accepts: 1–31 characters, none of `[]:*?/\`.

@@ -1,9 +1,13 @@
 //! The spreadsheet toolbox: open, read, edit, create and save workbooks in
 //! the workspace, through the [`Sandbox`] only.
 //!
-//! Editing keeps the user's file whole: workbooks are read into
-//! umya-spreadsheet's model, which writes back the styles, merged ranges,
-//! number formats, column widths, tables, charts, images and macros it
+//! Reading is streamed: open and describe_worksheet read an unedited xlsx
+//! sheet once from its package (`scan`) without building a model, and
+//! cell edits (values, formulas, dates) wait as prepared values until save
+//! writes them into the user's own package (`patch`), every other byte
+//! kept. Editing anything else keeps the user's file whole too: the
+//! workbook is then read into umya-spreadsheet's model, which writes back
+//! the styles, merged ranges, number formats, column widths, tables, charts, images and macros it
 //! read (rust_xlsxwriter, named in the design, only writes new files and
 //! calamine only reads, so neither can edit a file in place). What the
 //! model does not hold (pivot tables, slicers, links to other workbooks…)
@@ -19,9 +23,11 @@ mod edit;
 mod error;
 mod foreign;
 mod objects;
+mod opc;
 mod package;
 mod patch;
 mod save;
+mod scan;
 mod style;
 mod tool;
 mod values;

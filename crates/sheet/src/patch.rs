@@ -8,32 +8,136 @@
 //! through the model instead, with the loss check of [`crate::save`].
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{Cursor, Read, Write};
+use std::io::{Cursor, Write};
 
 use quick_xml::events::{BytesStart, Event};
 use umya_spreadsheet::{CellRawValue, Workbook, Worksheet};
 
 use crate::addr::Cell;
+use crate::opc::{self, Zip, elements, escape, read_text, section_items, sheet_parts};
+use crate::values::{Prepared, builtin_format, is_date_format};
 
 /// Edited cells per sheet name: (row, column) → the number format to
 /// give the cell, when it changed.
 pub type Touched = BTreeMap<String, BTreeMap<(u32, u32), Option<String>>>;
 
-/// The package `original` with the `touched` cells of `book` written in.
-pub fn patch(original: &[u8], book: &Workbook, touched: &Touched) -> Result<Vec<u8>, String> {
-    let mut zip = zip::ZipArchive::new(Cursor::new(original)).map_err(|e| e.to_string())?;
-    let parts = sheet_parts(&mut zip)?;
-    let mut styles = Styles::read(&mut zip)?;
-    let mut replaced: HashMap<String, String> = HashMap::new();
+/// Cell edits not yet in a model, per sheet name: (row, column) → value.
+pub type Pending = BTreeMap<String, BTreeMap<(u32, u32), Prepared>>;
+
+/// What an edited cell holds, as the sheet stores it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Written {
+    /// No value (the style stays).
+    Empty,
+    /// A number.
+    Number(f64),
+    /// A boolean.
+    Bool(bool),
+    /// An error code.
+    Error(String),
+    /// Text.
+    Text(String),
+    /// A formula, without `=`, with no stored result.
+    Formula(String),
+}
+
+/// How an edited cell's number format changes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormatChange {
+    /// It keeps its format.
+    Keep,
+    /// It gets this one.
+    Set(String),
+    /// It gets this one unless its format already shows dates.
+    DateUnlessDated(&'static str),
+}
+
+/// One edited cell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellEdit {
+    /// Its value.
+    pub written: Written,
+    /// Its number format.
+    pub format: FormatChange,
+}
+
+/// Edited cells per sheet name, by (row, column).
+pub type Edits = BTreeMap<String, BTreeMap<(u32, u32), CellEdit>>;
+
+/// The `touched` cells of the model `book`, as edits.
+pub fn edits_from_model(book: &Workbook, touched: &Touched) -> Result<Edits, String> {
+    let mut out = Edits::new();
     for (name, cells) in touched {
         let ws = book
             .sheet_by_name(name)
             .map_err(|_| format!("no sheet `{name}`"))?;
+        let edits = cells
+            .iter()
+            .map(|(&(row, col), fmt)| {
+                let edit = CellEdit {
+                    written: written_of(ws, Cell { col, row }),
+                    format: fmt.clone().map_or(FormatChange::Keep, FormatChange::Set),
+                };
+                ((row, col), edit)
+            })
+            .collect();
+        out.insert(name.clone(), edits);
+    }
+    Ok(out)
+}
+
+/// Prepared values not yet in a model, as edits.
+pub fn edits_from_pending(pending: &Pending) -> Edits {
+    let edit = |p: &Prepared| CellEdit {
+        written: match p {
+            Prepared::Blank => Written::Empty,
+            Prepared::Number(n) | Prepared::Date { serial: n, .. } => Written::Number(*n),
+            Prepared::Bool(b) => Written::Bool(*b),
+            Prepared::Formula(f) => Written::Formula(f.clone()),
+            Prepared::Text(t) => Written::Text(t.clone()),
+        },
+        format: p
+            .date_format()
+            .map_or(FormatChange::Keep, FormatChange::DateUnlessDated),
+    };
+    pending
+        .iter()
+        .map(|(name, cells)| {
+            let cells = cells.iter().map(|(at, p)| (*at, edit(p))).collect();
+            (name.clone(), cells)
+        })
+        .collect()
+}
+
+/// What the model's cell `at` holds.
+fn written_of(ws: &Worksheet, at: Cell) -> Written {
+    let Some(cell) = ws.cell(at.xy()) else {
+        return Written::Empty;
+    };
+    if cell.is_formula() {
+        return Written::Formula(cell.formula().to_string());
+    }
+    match cell.cell_value().raw_value() {
+        CellRawValue::Numeric(n) => Written::Number(*n),
+        CellRawValue::Bool(b) => Written::Bool(*b),
+        CellRawValue::Error(e) => Written::Error(e.to_string()),
+        CellRawValue::Empty => Written::Empty,
+        other => Written::Text(other.to_string()),
+    }
+}
+
+/// The package `original` with the `edits` written in.
+pub fn patch(original: &[u8], edits: Edits) -> Result<Vec<u8>, String> {
+    let mut zip = opc::open(original)?;
+    let parts: HashMap<String, String> = sheet_parts(&mut zip)?.into_iter().collect();
+    let mut styles = Styles::read(&mut zip)?;
+    let mut replaced: HashMap<String, String> = HashMap::new();
+    for (name, cells) in edits {
         let part = parts
-            .get(name)
+            .get(&name)
             .ok_or_else(|| format!("the package has no part for sheet `{name}`"))?;
         let xml = read_text(&mut zip, part)?;
-        replaced.insert(part.clone(), patch_sheet(&xml, ws, cells, &mut styles)?);
+        replaced.insert(part.clone(), patch_sheet(&xml, cells, &mut styles)?);
     }
     if let Some(s) = styles.finish() {
         replaced.insert("xl/styles.xml".into(), s);
@@ -60,10 +164,7 @@ pub fn patch(original: &[u8], book: &Workbook, touched: &Touched) -> Result<Vec<
 
 /// Every entry copied (still compressed), `replaced` ones written anew,
 /// the calculation chain left out (Excel rebuilds it).
-fn repack(
-    zip: &mut zip::ZipArchive<Cursor<&[u8]>>,
-    replaced: &HashMap<String, String>,
-) -> Result<Vec<u8>, String> {
+fn repack(zip: &mut Zip<'_>, replaced: &HashMap<String, String>) -> Result<Vec<u8>, String> {
     let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated);
@@ -85,81 +186,6 @@ fn repack(
     Ok(out.finish().map_err(|e| e.to_string())?.into_inner())
 }
 
-fn read_text(zip: &mut zip::ZipArchive<Cursor<&[u8]>>, name: &str) -> Result<String, String> {
-    let mut s = String::new();
-    zip.by_name(name)
-        .map_err(|e| format!("{name}: {e}"))?
-        .read_to_string(&mut s)
-        .map_err(|e| format!("{name}: {e}"))?;
-    Ok(s)
-}
-
-/// The attributes of every element named `local` (any prefix), keys
-/// without their prefix, values unescaped.
-fn elements(xml: &str, local: &str) -> Vec<HashMap<String, String>> {
-    let mut reader = quick_xml::Reader::from_str(xml);
-    let mut out = Vec::new();
-    while let Ok(ev) = reader.read_event() {
-        match ev {
-            Event::Start(e) | Event::Empty(e) if e.local_name().into_inner() == local => {
-                out.push(attrs(&e))
-            }
-            Event::Eof => break,
-            _ => {}
-        }
-    }
-    out
-}
-
-fn attrs(e: &BytesStart<'_>) -> HashMap<String, String> {
-    e.attributes()
-        .flatten()
-        .map(|a| {
-            let key = a.key.as_ref().to_string();
-            let key = key.rsplit(':').next().unwrap_or_default().to_string();
-            (key, unescape(&a.value))
-        })
-        .collect()
-}
-
-fn unescape(s: &str) -> String {
-    s.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&apos;", "'")
-        .replace("&amp;", "&")
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// Sheet name → its part (`xl/worksheets/sheet1.xml`).
-fn sheet_parts(
-    zip: &mut zip::ZipArchive<Cursor<&[u8]>>,
-) -> Result<HashMap<String, String>, String> {
-    let workbook = read_text(zip, "xl/workbook.xml")?;
-    let rels = read_text(zip, "xl/_rels/workbook.xml.rels")?;
-    let targets: HashMap<String, String> = elements(&rels, "Relationship")
-        .into_iter()
-        .filter_map(|a| Some((a.get("Id")?.clone(), a.get("Target")?.clone())))
-        .collect();
-    Ok(elements(&workbook, "sheet")
-        .into_iter()
-        .filter_map(|a| {
-            let target = targets.get(a.get("id")?)?;
-            let part = match target.strip_prefix('/') {
-                Some(abs) => abs.to_string(),
-                None => format!("xl/{target}"),
-            };
-            Some((a.get("name")?.clone(), part))
-        })
-        .collect())
-}
-
 /// Element names a rewrite of a worksheet may lose without losing
 /// anything: cell-level markup (values are compared by the model), and
 /// markup whose values are recomputed.
@@ -170,15 +196,13 @@ const CELL_LEVEL: &[&str] = &["c", "v", "f", "is", "t", "r", "rPr", "row"];
 /// (`sheet `Notes`: formula1`). A part-level check misses these: a
 /// data-validation list's values, say, live inside the sheet part.
 pub fn lost_markup(before: &[u8], after: &[u8]) -> Vec<String> {
-    let (Ok(mut a), Ok(mut b)) = (
-        zip::ZipArchive::new(Cursor::new(before)),
-        zip::ZipArchive::new(Cursor::new(after)),
-    ) else {
+    let (Ok(mut a), Ok(mut b)) = (opc::open(before), opc::open(after)) else {
         return Vec::new();
     };
     let (Ok(pa), Ok(pb)) = (sheet_parts(&mut a), sheet_parts(&mut b)) else {
         return Vec::new();
     };
+    let pb: HashMap<String, String> = pb.into_iter().collect();
     let mut out = Vec::new();
     let mut pairs: Vec<(String, String, String)> = pa
         .iter()
@@ -262,57 +286,6 @@ fn element_names(xml: &str) -> Vec<String> {
     out
 }
 
-/// How many charts each sheet's drawing links, by sheet name (what the
-/// file has, whether or not the model could read them).
-pub fn charts_per_sheet(original: &[u8]) -> HashMap<String, usize> {
-    let Ok(mut zip) = zip::ZipArchive::new(Cursor::new(original)) else {
-        return HashMap::new();
-    };
-    let Ok(parts) = sheet_parts(&mut zip) else {
-        return HashMap::new();
-    };
-    let mut out = HashMap::new();
-    for (name, part) in parts {
-        let n: usize = linked(&mut zip, &part, "/drawing")
-            .iter()
-            .map(|d| linked(&mut zip, d, "/chart").len())
-            .sum();
-        out.insert(name, n);
-    }
-    out
-}
-
-/// The parts `part` links with a relationship type ending in `kind`.
-fn linked(zip: &mut zip::ZipArchive<Cursor<&[u8]>>, part: &str, kind: &str) -> Vec<String> {
-    let (dir, file) = part.rsplit_once('/').unwrap_or(("", part));
-    let Ok(rels) = read_text(zip, &format!("{dir}/_rels/{file}.rels")) else {
-        return Vec::new();
-    };
-    elements(&rels, "Relationship")
-        .into_iter()
-        .filter(|a| a.get("Type").is_some_and(|t| t.ends_with(kind)))
-        .filter_map(|a| a.get("Target").map(|t| resolve(dir, t)))
-        .collect()
-}
-
-/// A relationship target as a part name, from the folder `dir`.
-fn resolve(dir: &str, target: &str) -> String {
-    if let Some(abs) = target.strip_prefix('/') {
-        return abs.to_string();
-    }
-    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-    for piece in target.split('/') {
-        match piece {
-            ".." => {
-                parts.pop();
-            }
-            "." | "" => {}
-            p => parts.push(p),
-        }
-    }
-    parts.join("/")
-}
-
 /// `text` without the element that names the calculation chain.
 fn without_calc_chain(text: &str) -> String {
     let Some(at) = text.find("calcChain.xml") else {
@@ -328,6 +301,8 @@ struct Styles {
     xml: Option<String>,
     /// Custom number formats: code → id.
     codes: HashMap<String, u32>,
+    /// And id → code.
+    by_id: HashMap<u32, String>,
     next_id: u32,
     /// The cell formats (`<xf …>`) as written, in order.
     xfs: Vec<String>,
@@ -337,7 +312,7 @@ struct Styles {
 }
 
 impl Styles {
-    fn read(zip: &mut zip::ZipArchive<Cursor<&[u8]>>) -> Result<Styles, String> {
+    fn read(zip: &mut Zip<'_>) -> Result<Styles, String> {
         let xml = read_text(zip, "xl/styles.xml").ok();
         let text = xml.clone().unwrap_or_default();
         let codes: HashMap<String, u32> = elements(&text, "numFmt")
@@ -350,16 +325,33 @@ impl Styles {
             })
             .collect();
         let next_id = codes.values().copied().max().unwrap_or(163).max(163) + 1;
+        let by_id = codes.iter().map(|(c, i)| (*i, c.clone())).collect();
         let xfs = section_items(&text, "cellXfs", "xf");
         Ok(Styles {
             xml,
             codes,
+            by_id,
             next_id,
             xfs,
             added_fmts: Vec::new(),
             added_xfs: Vec::new(),
             made: HashMap::new(),
         })
+    }
+
+    /// Whether cell format `s` shows dates.
+    fn is_date(&self, s: u32) -> bool {
+        let Some(id) = self
+            .xfs
+            .get(s as usize)
+            .and_then(|xf| opc::tag_attr(xf, "numFmtId"))
+            .and_then(|id| id.parse::<u32>().ok())
+        else {
+            return false;
+        };
+        let code = self.by_id.get(&id).map(String::as_str);
+        code.or_else(|| builtin_format(id))
+            .is_some_and(|c| c != "General" && is_date_format(c))
     }
 
     /// The index of a cell format like `base` with number format `code`.
@@ -407,40 +399,6 @@ impl Styles {
         }
         Some(append_items(&xml, "cellXfs", &self.added_xfs, None))
     }
-}
-
-/// The raw text of each `item` element directly inside `section`.
-fn section_items(xml: &str, section: &str, item: &str) -> Vec<String> {
-    let mut reader = quick_xml::Reader::from_str(xml);
-    let (mut inside, mut depth, mut start) = (false, 0usize, 0usize);
-    let mut out = Vec::new();
-    loop {
-        let before = reader.buffer_position() as usize;
-        let Ok(ev) = reader.read_event() else { break };
-        let after = reader.buffer_position() as usize;
-        match ev {
-            Event::Start(e) if e.local_name().into_inner() == section => inside = true,
-            Event::End(e) if e.local_name().into_inner() == section => break,
-            Event::Empty(e) if inside && depth == 0 && e.local_name().into_inner() == item => {
-                out.push(xml[before..after].to_string())
-            }
-            Event::Start(e) if inside && e.local_name().into_inner() == item => {
-                if depth == 0 {
-                    start = before;
-                }
-                depth += 1;
-            }
-            Event::End(e) if inside && e.local_name().into_inner() == item => {
-                depth -= 1;
-                if depth == 0 {
-                    out.push(xml[start..after].to_string());
-                }
-            }
-            Event::Eof => break,
-            _ => {}
-        }
-    }
-    out
 }
 
 /// `element`'s start tag with `name="value"` set.
@@ -500,20 +458,18 @@ fn append_items(xml: &str, section: &str, items: &[String], before: Option<&str>
     )
 }
 
-/// A worksheet part with the `cells` of `ws` written in.
+/// A worksheet part with the edited `cells` written in.
 fn patch_sheet(
     xml: &str,
-    ws: &Worksheet,
-    cells: &BTreeMap<(u32, u32), Option<String>>,
+    cells: BTreeMap<(u32, u32), CellEdit>,
     styles: &mut Styles,
 ) -> Result<String, String> {
-    let mut pending: BTreeMap<u32, BTreeMap<u32, Option<String>>> = BTreeMap::new();
-    for ((row, col), fmt) in cells {
-        pending.entry(*row).or_default().insert(*col, fmt.clone());
+    let mut pending = Rows::new();
+    for ((row, col), edit) in cells {
+        pending.entry(row).or_default().insert(col, edit);
     }
     let mut w = SheetWriter {
         xml,
-        ws,
         styles,
         out: String::with_capacity(xml.len() + 4096),
         copied: 0,
@@ -523,10 +479,12 @@ fn patch_sheet(
     Ok(w.out)
 }
 
+/// Edited cells waiting to be written: row → column → edit.
+type Rows = BTreeMap<u32, BTreeMap<u32, CellEdit>>;
+
 /// Walks a worksheet part, copying it, splicing edited cells and rows.
 struct SheetWriter<'a> {
     xml: &'a str,
-    ws: &'a Worksheet,
     styles: &'a mut Styles,
     out: String,
     copied: usize,
@@ -540,13 +498,10 @@ impl SheetWriter<'_> {
         self.copied = at;
     }
 
-    fn run(
-        &mut self,
-        pending: &mut BTreeMap<u32, BTreeMap<u32, Option<String>>>,
-    ) -> Result<(), String> {
+    fn run(&mut self, pending: &mut Rows) -> Result<(), String> {
         let mut reader = quick_xml::Reader::from_str(self.xml);
         let (mut row, mut col, mut in_data) = (0u32, 0u32, false);
-        let mut row_cells: BTreeMap<u32, Option<String>> = BTreeMap::new();
+        let mut row_cells: BTreeMap<u32, CellEdit> = BTreeMap::new();
         loop {
             let before = reader.buffer_position() as usize;
             let ev = reader
@@ -566,6 +521,9 @@ impl SheetWriter<'_> {
                 Event::Start(e) if in_data && e.local_name().into_inner() == "row" => {
                     row = row_number(&e, row);
                     col = 0;
+                    if pending.is_empty() && row_cells.is_empty() {
+                        continue;
+                    }
                     self.copy_to(before);
                     self.flush_rows(pending, row)?;
                     row_cells = pending.remove(&row).unwrap_or_default();
@@ -577,28 +535,30 @@ impl SheetWriter<'_> {
                 Event::Start(e) | Event::Empty(e)
                     if in_data && e.local_name().into_inner() == "c" =>
                 {
-                    let a = attrs(&e);
-                    col = a
-                        .get("r")
-                        .and_then(|r| Cell::parse(r).ok())
-                        .map_or(col + 1, |c| c.col);
+                    if row_cells.is_empty() {
+                        continue;
+                    }
+                    let (r, s) = cell_attrs(&e);
+                    col = r.map_or(col + 1, |c| c.col);
                     self.copy_to(before);
                     self.write_before(&mut row_cells, Cell { col, row })?;
-                    if let Some(fmt) = row_cells.remove(&col) {
+                    if let Some(edit) = row_cells.remove(&col) {
                         let end = if is_start {
                             skip_element(&mut reader)?
                         } else {
                             after
                         };
-                        let s = a.get("s").and_then(|s| s.parse().ok());
-                        self.write_cell(Cell { col, row }, s, fmt.as_deref())?;
+                        self.write_cell(Cell { col, row }, s, edit)?;
                         self.copied = end;
                     }
                 }
                 Event::End(e) if in_data && e.local_name().into_inner() == "row" => {
+                    if row_cells.is_empty() {
+                        continue;
+                    }
                     self.copy_to(before);
                     let rest = std::mem::take(&mut row_cells);
-                    self.write_cells(row, &rest, None)?;
+                    self.write_cells(row, rest)?;
                 }
                 Event::End(e) if e.local_name().into_inner() == "sheetData" => {
                     self.copy_to(before);
@@ -619,7 +579,7 @@ impl SheetWriter<'_> {
     /// `<sheetData/>`: the pending rows go inside it.
     fn fill_empty_data(
         &mut self,
-        pending: &mut Pending,
+        pending: &mut Rows,
         before: usize,
         after: usize,
     ) -> Result<(), String> {
@@ -635,17 +595,20 @@ impl SheetWriter<'_> {
     /// `<row …/>` (row `row`): its pending cells go inside it.
     fn fill_empty_row(
         &mut self,
-        pending: &mut Pending,
+        pending: &mut Rows,
         row: u32,
         before: usize,
         after: usize,
     ) -> Result<(), String> {
+        if pending.is_empty() {
+            return Ok(());
+        }
         self.copy_to(before);
         self.flush_rows(pending, row)?;
         if let Some(cells) = pending.remove(&row) {
             let tag = &self.xml[before..after];
             self.out.push_str(&tag.replacen("/>", ">", 1));
-            self.write_cells(row, &cells, None)?;
+            self.write_cells(row, cells)?;
             self.out.push_str(&format!("</{}row>", self.prefix));
             self.copied = after;
         }
@@ -655,74 +618,83 @@ impl SheetWriter<'_> {
     /// The pending cells of `at`'s row left of it, written before it.
     fn write_before(
         &mut self,
-        row_cells: &mut BTreeMap<u32, Option<String>>,
+        row_cells: &mut BTreeMap<u32, CellEdit>,
         at: Cell,
     ) -> Result<(), String> {
         let earlier: Vec<u32> = row_cells.range(..at.col).map(|(c, _)| *c).collect();
         for c in earlier {
-            let fmt = row_cells.remove(&c).unwrap_or_default();
-            self.write_cell(
-                Cell {
-                    col: c,
-                    row: at.row,
-                },
-                None,
-                fmt.as_deref(),
-            )?;
+            if let Some(edit) = row_cells.remove(&c) {
+                self.write_cell(
+                    Cell {
+                        col: c,
+                        row: at.row,
+                    },
+                    None,
+                    edit,
+                )?;
+            }
         }
         Ok(())
     }
 
     /// New rows for pending rows before `before`.
-    fn flush_rows(
-        &mut self,
-        pending: &mut BTreeMap<u32, BTreeMap<u32, Option<String>>>,
-        before: u32,
-    ) -> Result<(), String> {
-        let rows: Vec<u32> = pending.range(..before).map(|(r, _)| *r).collect();
-        for r in rows {
-            let cells = pending.remove(&r).unwrap_or_default();
+    fn flush_rows(&mut self, pending: &mut Rows, before: u32) -> Result<(), String> {
+        while let Some(entry) = pending.first_entry() {
+            if *entry.key() >= before {
+                break;
+            }
+            let (r, cells) = entry.remove_entry();
             let p = self.prefix.clone();
             self.out.push_str(&format!("<{p}row r=\"{r}\">"));
-            self.write_cells(r, &cells, None)?;
+            self.write_cells(r, cells)?;
             self.out.push_str(&format!("</{p}row>"));
         }
         Ok(())
     }
 
-    fn write_cells(
-        &mut self,
-        row: u32,
-        cells: &BTreeMap<u32, Option<String>>,
-        s: Option<u32>,
-    ) -> Result<(), String> {
-        for (col, fmt) in cells {
-            self.write_cell(Cell { col: *col, row }, s, fmt.as_deref())?;
+    fn write_cells(&mut self, row: u32, cells: BTreeMap<u32, CellEdit>) -> Result<(), String> {
+        for (col, edit) in cells {
+            self.write_cell(Cell { col, row }, None, edit)?;
         }
         Ok(())
     }
 
-    /// One cell of the model as XML, with style `s` (its original one),
-    /// or a format like it with number format `fmt`.
-    fn write_cell(&mut self, at: Cell, s: Option<u32>, fmt: Option<&str>) -> Result<(), String> {
-        let s = match fmt {
-            Some(code) => Some(self.styles.with_format(s.unwrap_or(0), code)?),
-            None => s,
+    /// One edited cell as XML, with style `s` (its original one), or a
+    /// format like it with the edit's number format.
+    fn write_cell(&mut self, at: Cell, s: Option<u32>, edit: CellEdit) -> Result<(), String> {
+        let s = match edit.format {
+            FormatChange::Keep => s,
+            FormatChange::Set(code) => Some(self.styles.with_format(s.unwrap_or(0), &code)?),
+            FormatChange::DateUnlessDated(code) => {
+                if self.styles.is_date(s.unwrap_or(0)) {
+                    s
+                } else {
+                    Some(self.styles.with_format(s.unwrap_or(0), code)?)
+                }
+            }
         };
-        self.out.push_str(&cell_xml(&self.prefix, at, self.ws, s));
+        self.out
+            .push_str(&cell_xml(&self.prefix, at, &edit.written, s));
         Ok(())
     }
 }
 
-/// Edited cells waiting to be written: row → column → new number format.
-type Pending = BTreeMap<u32, BTreeMap<u32, Option<String>>>;
-
 /// A `<row>`'s number: its `r`, else the one after `prev`.
 fn row_number(e: &BytesStart<'_>, prev: u32) -> u32 {
-    attrs(e)
-        .get("r")
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(prev + 1)
+    opc::num_attr(e, "r").unwrap_or(prev + 1)
+}
+
+/// A cell's address (`r`) and cell format (`s`), read without allocating.
+fn cell_attrs(e: &BytesStart<'_>) -> (Option<Cell>, Option<u32>) {
+    let (mut r, mut s) = (None, None);
+    for a in e.attributes().with_checks(false).flatten() {
+        match a.key.local_name().into_inner() {
+            "r" => r = Cell::parse(&a.value).ok(),
+            "s" => s = a.value.parse().ok(),
+            _ => {}
+        }
+    }
+    (r, s)
 }
 
 /// `x:` when the element is written `<x:sheetData>`.
@@ -751,36 +723,25 @@ fn skip_element(reader: &mut quick_xml::Reader<&[u8]>) -> Result<usize, String> 
     }
 }
 
-/// The XML of the model's cell `at`: a formula (no stored result: the
+/// The XML of an edited cell `at`: a formula (no stored result: the
 /// workbook recalculates on open), a number, a boolean, an error, text
 /// (inline), or an empty cell keeping its style.
-fn cell_xml(p: &str, at: Cell, ws: &Worksheet, s: Option<u32>) -> String {
+fn cell_xml(p: &str, at: Cell, written: &Written, s: Option<u32>) -> String {
     let style = s
         .filter(|s| *s != 0)
         .map(|s| format!(" s=\"{s}\""))
         .unwrap_or_default();
     let open = |t: &str| format!("<{p}c r=\"{at}\"{style}{t}>");
-    let Some(cell) = ws.cell(at.xy()) else {
-        return format!("<{p}c r=\"{at}\"{style}/>");
-    };
-    if cell.is_formula() {
-        return format!("{}<{p}f>{}</{p}f></{p}c>", open(""), escape(cell.formula()));
-    }
-    match cell.cell_value().raw_value() {
-        CellRawValue::Numeric(n) => format!("{}<{p}v>{n}</{p}v></{p}c>", open("")),
-        CellRawValue::Bool(b) => {
-            format!("{}<{p}v>{}</{p}v></{p}c>", open(" t=\"b\""), u8::from(*b))
-        }
-        CellRawValue::Error(e) => format!(
-            "{}<{p}v>{}</{p}v></{p}c>",
-            open(" t=\"e\""),
-            escape(&e.to_string())
-        ),
-        CellRawValue::Empty => format!("<{p}c r=\"{at}\"{style}/>"),
-        other => format!(
+    match written {
+        Written::Formula(f) => format!("{}<{p}f>{}</{p}f></{p}c>", open(""), escape(f)),
+        Written::Number(n) => format!("{}<{p}v>{n}</{p}v></{p}c>", open("")),
+        Written::Bool(b) => format!("{}<{p}v>{}</{p}v></{p}c>", open(" t=\"b\""), u8::from(*b)),
+        Written::Error(e) => format!("{}<{p}v>{}</{p}v></{p}c>", open(" t=\"e\""), escape(e)),
+        Written::Empty => format!("<{p}c r=\"{at}\"{style}/>"),
+        Written::Text(t) => format!(
             "{}<{p}is><{p}t xml:space=\"preserve\">{}</{p}t></{p}is></{p}c>",
             open(" t=\"inlineStr\""),
-            escape(&other.to_string())
+            escape(t)
         ),
     }
 }
@@ -822,22 +783,6 @@ mod tests {
         assert!(
             out.starts_with("<styleSheet><numFmts count=\"1\"><numFmt"),
             "{out}"
-        );
-    }
-
-    #[test]
-    fn targets_resolve_from_their_folder() {
-        assert_eq!(
-            resolve("xl/worksheets", "../drawings/drawing1.xml"),
-            "xl/drawings/drawing1.xml"
-        );
-        assert_eq!(
-            resolve("xl/drawings", "/xl/charts/chart1.xml"),
-            "xl/charts/chart1.xml"
-        );
-        assert_eq!(
-            resolve("xl", "worksheets/sheet1.xml"),
-            "xl/worksheets/sheet1.xml"
         );
     }
 

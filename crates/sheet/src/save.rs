@@ -9,6 +9,7 @@ use crate::SheetError;
 use crate::book::{Format, OpenBook, Stamp};
 use crate::error::io;
 use crate::package;
+use umya_spreadsheet::Workbook;
 
 /// What a save did.
 #[derive(Debug, Serialize)]
@@ -43,16 +44,16 @@ pub struct Target<'a> {
 }
 
 /// The workbook in `format`, as bytes.
-fn encode(open: &OpenBook, format: Format, host: &Path) -> Result<Vec<u8>, String> {
+fn encode(model: &Workbook, format: Format, host: &Path) -> Result<Vec<u8>, String> {
     match format {
         Format::Csv => {
             let tsv = host
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("tsv"));
-            crate::foreign::write_csv(&open.book, if tsv { b'\t' } else { b',' })
+            crate::foreign::write_csv(model, if tsv { b'\t' } else { b',' })
         }
         Format::Xlsx | Format::Xlsm => {
-            let mut book = open.book.clone();
+            let mut book = model.clone();
             drop_empty_anchors(&mut book);
             let mut out = Vec::new();
             let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -80,16 +81,21 @@ fn drop_empty_anchors(book: &mut umya_spreadsheet::Workbook) {
 }
 
 /// What writing `bytes` as `format` leaves out of `open`'s original.
-fn dropped(open: &OpenBook, format: Format, bytes: &[u8]) -> Result<Vec<String>, String> {
+fn dropped(
+    open: &OpenBook,
+    sheets: usize,
+    format: Format,
+    bytes: &[u8],
+) -> Result<Vec<String>, String> {
     if format == Format::Csv {
         let mut d = Vec::new();
         if open.format != Format::Csv {
             d.push("formatting, formulas (their values are kept), tables and charts: CSV holds values only".to_string());
         }
-        if open.book.sheet_count() > 1 {
+        if sheets > 1 {
             d.push(format!(
                 "{} sheets after the first: CSV holds one sheet",
-                open.book.sheet_count() - 1
+                sheets - 1
             ));
         }
         return Ok(d);
@@ -119,17 +125,24 @@ fn patchable(open: &OpenBook, format: Format) -> bool {
 }
 
 /// The bytes to write and what they leave out of the original.
-fn prepare(open: &OpenBook, target: &Target<'_>) -> Result<(Vec<u8>, Vec<String>), SheetError> {
+fn prepare(open: &mut OpenBook, target: &Target<'_>) -> Result<(Vec<u8>, Vec<String>), SheetError> {
     let fail = |r: String| SheetError::Invalid(format!("cannot save `{}`: {r}", target.agent));
     if let (true, Some(original)) = (patchable(open, target.format), open.original.as_deref()) {
-        let bytes = crate::patch::patch(original, &open.book, &open.touched).map_err(fail)?;
+        let edits = match open.model() {
+            Some(model) => crate::patch::edits_from_model(model, &open.touched).map_err(fail)?,
+            None => crate::patch::edits_from_pending(&open.pending),
+        };
+        let bytes = crate::patch::patch(original, edits).map_err(fail)?;
         return Ok((bytes, Vec::new()));
     }
-    let bytes = encode(open, target.format, target.host).map_err(fail)?;
-    let dropped = dropped(open, target.format, &bytes).map_err(|reason| SheetError::Read {
-        path: target.agent.to_string(),
-        reason,
-    })?;
+    let model = open.book()?;
+    let sheets = model.sheet_count();
+    let bytes = encode(model, target.format, target.host).map_err(fail)?;
+    let dropped =
+        dropped(open, sheets, target.format, &bytes).map_err(|reason| SheetError::Read {
+            path: target.agent.to_string(),
+            reason,
+        })?;
     Ok((bytes, dropped))
 }
 

@@ -3,7 +3,7 @@
 //! a workbook read once stays in memory, with its edits, until it is
 //! saved or closed.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -14,7 +14,7 @@ use umya_spreadsheet::Worksheet;
 
 use crate::SheetError;
 use crate::addr::{Cell, Range, parse_column};
-use crate::book::{Format, OpenBook, Stamp};
+use crate::book::{Format, OpenBook, Stamp, formats_of, note_cells};
 use crate::describe::{Description, describe};
 use crate::edit;
 use crate::objects::{self, ChartKind, Placement};
@@ -173,15 +173,12 @@ impl SpreadsheetTool {
     ) -> Result<(String, String, T), SheetError> {
         self.with(path, |open, agent| {
             let i = sheet_index(open, agent, sheet)?;
-            let ws = open
-                .book
-                .sheet_mut(i)
-                .map_err(|e| SheetError::Invalid(e.to_string()))?;
+            let ws = sheet_mut(open, i)?;
             let out = f(ws)?;
+            let name = ws.name().to_string();
             open.dirty = true;
             open.structural = true;
-            open.structural = true;
-            Ok((agent.to_string(), ws_name(&open.book, i), out))
+            Ok((agent.to_string(), name, out))
         })
     }
 
@@ -195,16 +192,12 @@ impl SpreadsheetTool {
     ) -> Result<Edited, SheetError> {
         self.with(path, |open, agent| {
             let i = sheet_index(open, agent, sheet)?;
-            let ws = open
-                .book
-                .sheet_mut(i)
-                .map_err(|e| SheetError::Invalid(e.to_string()))?;
+            let ws = sheet_mut(open, i)?;
             let before = match kind {
                 Change::Cells(r) if r.cells() <= MAX_PATCHED_CELLS => formats_of(ws, r),
                 _ => HashMap::new(),
             };
             let range = f(ws)?;
-            open.dirty = true;
             let name = ws.name().to_string();
             let edited = Edited {
                 path: agent.to_string(),
@@ -213,15 +206,60 @@ impl SpreadsheetTool {
                 preview: edit::preview(ws, range),
                 saved: false,
             };
-            match kind {
+            let after = match kind {
                 Change::Cells(_) if range.cells() <= MAX_PATCHED_CELLS => {
-                    let after = formats_of(ws, range);
-                    note_cells(open.touched.entry(name).or_default(), &before, after);
+                    Some(formats_of(ws, range))
                 }
-                _ => open.structural = true,
+                _ => None,
+            };
+            open.dirty = true;
+            match after {
+                Some(after) => note_cells(open.touched.entry(name).or_default(), &before, after),
+                None => open.structural = true,
             }
             Ok(edited)
         })
+    }
+
+    /// Values written from `start`: into the model when it is built,
+    /// else kept as prepared values for the save to write into the
+    /// package (the model is not built for them).
+    fn edit_cells(
+        &self,
+        path: &str,
+        sheet: Option<&str>,
+        start: Cell,
+        values: &[Vec<Value>],
+        ty: Option<ValueType>,
+    ) -> Result<Edited, SheetError> {
+        let range = edit::block(start, values)?;
+        let rectangular = values.iter().all(|r| r.len() as u32 == range.width());
+        let waiting = self.with(path, |open, agent| {
+            let lazy = open.package_sheets().is_some() && rectangular;
+            if !lazy || range.cells() > MAX_PATCHED_CELLS {
+                return Ok(None);
+            }
+            let i = sheet_index(open, agent, sheet)?;
+            let name = open.sheet_names().swap_remove(i);
+            let prepared = edit::prepare_block(start, values, ty)?;
+            let preview = edit::preview_of(&prepared, range);
+            let cells = open.pending.entry(name.clone()).or_default();
+            cells.extend(prepared.into_iter().map(|(at, p)| ((at.row, at.col), p)));
+            open.dirty = true;
+            Ok(Some(Edited {
+                path: agent.to_string(),
+                sheet: name,
+                changed: range.to_string(),
+                preview,
+                saved: false,
+            }))
+        })?;
+        match waiting {
+            Some(edited) => Ok(edited),
+            None => self.edit_range(path, sheet, Change::Cells(range), |ws| {
+                edit::set_values(ws, start, values, ty)
+            }),
+        }
     }
 
     /// A change to the workbook's sheets.
@@ -261,37 +299,30 @@ enum Change {
     Structure,
 }
 
-/// Records the cells of `after` as edited, with their new number format
-/// when it is not what it was `before`.
-fn note_cells(
-    cells: &mut BTreeMap<(u32, u32), Option<String>>,
-    before: &HashMap<Cell, Option<String>>,
-    after: HashMap<Cell, Option<String>>,
-) {
-    for (at, code) in after {
-        let changed = before.get(&at).cloned().unwrap_or_default() != code;
-        let slot = cells.entry((at.row, at.col)).or_default();
-        if changed {
-            *slot = Some(code.unwrap_or_else(|| "General".into()));
-        }
-    }
-}
-
 /// More cells than this in one edit are saved through the whole model.
 const MAX_PATCHED_CELLS: u64 = 200_000;
 
-/// The number format of each cell of `range`, `None` for General.
-fn formats_of(ws: &Worksheet, range: Range) -> HashMap<Cell, Option<String>> {
-    (range.start.row..=range.end.row)
-        .flat_map(|row| (range.start.col..=range.end.col).map(move |col| Cell { col, row }))
-        .map(|at| {
-            let code = ws
-                .cell(at.xy())
-                .and_then(|c| c.style().number_format())
-                .map(|f| f.format_code().to_string());
-            (at, code.filter(|f| f != "General"))
-        })
-        .collect()
+/// Sheet `i` of the model (built first if needed).
+fn sheet_mut(open: &mut OpenBook, i: usize) -> Result<&mut Worksheet, SheetError> {
+    open.book()?
+        .sheet_mut(i)
+        .map_err(|e| SheetError::Invalid(e.to_string()))
+}
+
+/// Sheet `i` of the model, to read (built first if needed).
+fn sheet_ref(open: &mut OpenBook, i: usize) -> Result<&Worksheet, SheetError> {
+    open.book()?;
+    read_sheet(open, i)
+}
+
+/// Sheet `i` of the model, which is built.
+fn read_sheet(open: &OpenBook, i: usize) -> Result<&Worksheet, SheetError> {
+    let model = open
+        .model()
+        .ok_or_else(|| SheetError::Invalid("the workbook is not read yet".into()))?;
+    model
+        .sheet(i)
+        .map_err(|e| SheetError::Invalid(e.to_string()))
 }
 
 fn ws_name(book: &umya_spreadsheet::Workbook, i: usize) -> String {
@@ -305,7 +336,7 @@ fn ws_name(book: &umya_spreadsheet::Workbook, i: usize) -> String {
 fn sheet_index(open: &OpenBook, agent: &str, sheet: Option<&str>) -> Result<usize, SheetError> {
     let names = open.sheet_names();
     let Some(wanted) = sheet.filter(|s| !s.trim().is_empty()) else {
-        let active = open.book.workbook_view().active_tab() as usize;
+        let active = open.active_tab();
         return Ok(if active < names.len() { active } else { 0 });
     };
     names
@@ -323,7 +354,7 @@ fn sheet_index(open: &OpenBook, agent: &str, sheet: Option<&str>) -> Result<usiz
         })
 }
 
-fn opened(open: &OpenBook, agent: &str) -> Opened {
+fn opened(open: &mut OpenBook, agent: &str) -> Result<Opened, SheetError> {
     let read_only = !open.format.writable();
     let note = if read_only {
         Some(format!(
@@ -335,27 +366,85 @@ fn opened(open: &OpenBook, agent: &str) -> Opened {
     } else {
         None
     };
-    Opened {
+    Ok(Opened {
         path: agent.to_string(),
         format: open.format.label(),
         read_only,
-        sheets: open
-            .book
-            .sheet_collection_no_check()
-            .iter()
-            .map(|ws| {
-                let (c, r) = ws.highest_column_and_row();
-                SheetSummary {
-                    name: ws.name().to_string(),
-                    used_range: (c > 0 && r > 0).then(|| {
-                        Range::new(Cell { col: 1, row: 1 }, Cell { col: c, row: r }).to_string()
-                    }),
-                }
-            })
-            .collect(),
+        sheets: sheet_summaries(open, agent)?,
         unsaved_changes: open.dirty,
         cannot_keep: open.unkept.clone(),
         note,
+    })
+}
+
+/// Each sheet's name and used range: streamed from the package while
+/// there is no model.
+fn sheet_summaries(open: &mut OpenBook, agent: &str) -> Result<Vec<SheetSummary>, SheetError> {
+    let read_err = |reason: String| SheetError::Read {
+        path: agent.to_string(),
+        reason,
+    };
+    if let Some(sheets) = open.package_sheets().map(<[_]>::to_vec) {
+        let mut out = Vec::with_capacity(sheets.len());
+        for (name, part) in sheets {
+            let used = match open.used.get(&name) {
+                Some(used) => *used,
+                None => {
+                    let original = open.original.as_deref().unwrap_or_default();
+                    let mut zip = crate::opc::open(original).map_err(read_err)?;
+                    let used = crate::scan::used_range(&mut zip, &part).map_err(read_err)?;
+                    open.used.insert(name.clone(), used);
+                    used
+                }
+            };
+            let edited = open.pending.get(&name).and_then(|cells| {
+                let (rows, cols) = cells
+                    .keys()
+                    .fold((0, 0), |(r, c), (row, col)| (r.max(*row), c.max(*col)));
+                (rows > 0).then(|| {
+                    Range::new(
+                        Cell { col: 1, row: 1 },
+                        Cell {
+                            col: cols,
+                            row: rows,
+                        },
+                    )
+                })
+            });
+            out.push(SheetSummary {
+                used_range: union(used, edited).map(|r| r.to_string()),
+                name,
+            });
+        }
+        return Ok(out);
+    }
+    Ok(open
+        .book()?
+        .sheet_collection_no_check()
+        .iter()
+        .map(|ws| {
+            let (c, r) = ws.highest_column_and_row();
+            SheetSummary {
+                name: ws.name().to_string(),
+                used_range: (c > 0 && r > 0).then(|| {
+                    Range::new(Cell { col: 1, row: 1 }, Cell { col: c, row: r }).to_string()
+                }),
+            }
+        })
+        .collect())
+}
+
+/// The smallest range from A1 holding both.
+fn union(a: Option<Range>, b: Option<Range>) -> Option<Range> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(Range::new(
+            Cell { col: 1, row: 1 },
+            Cell {
+                col: a.end.col.max(b.end.col),
+                row: a.end.row.max(b.end.row),
+            },
+        )),
+        (a, b) => a.or(b),
     }
 }
 

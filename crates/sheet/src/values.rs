@@ -180,6 +180,98 @@ fn wrong(value: &Value, ty: &str, at: Cell) -> SheetError {
     SheetError::Invalid(format!("{at}: {value} is not {ty}"))
 }
 
+/// A value ready to be written: checked and typed, not yet in a cell.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prepared {
+    /// Empties the value (the cell's style stays).
+    Blank,
+    /// A number.
+    Number(f64),
+    /// A boolean.
+    Bool(bool),
+    /// A date as a serial number; `timed` when it has a time of day. It
+    /// gets a date format unless the cell already shows dates.
+    Date {
+        /// Days since 1899-12-30.
+        serial: f64,
+        /// Whether it has a time of day.
+        timed: bool,
+    },
+    /// A formula, without its `=`.
+    Formula(String),
+    /// Text.
+    Text(String),
+}
+
+impl Prepared {
+    /// The number format a date gets when its cell has no date format.
+    pub fn date_format(&self) -> Option<&'static str> {
+        match self {
+            Prepared::Date { timed: true, .. } => Some(DATETIME_FORMAT),
+            Prepared::Date { .. } => Some(DATE_FORMAT),
+            _ => None,
+        }
+    }
+
+    /// What the cell shows once written, as get_range_values reads it
+    /// (a new formula has no result yet, so it shows itself).
+    pub fn shown(&self) -> Value {
+        match self {
+            Prepared::Blank => Value::Null,
+            Prepared::Number(n) => number(*n),
+            Prepared::Bool(b) => Value::Bool(*b),
+            Prepared::Date { serial, .. } => {
+                serial_to_iso(*serial).map_or_else(|| number(*serial), Value::String)
+            }
+            Prepared::Formula(f) => Value::String(format!("={f}")),
+            Prepared::Text(t) => Value::String(t.clone()),
+        }
+    }
+}
+
+/// `value` checked and typed as `ty` (or as its own kind, after the
+/// rules of [`ValueType`]) for the cell `at`; `null` empties the cell.
+pub fn prepare(value: &Value, ty: Option<ValueType>, at: Cell) -> Result<Prepared, SheetError> {
+    if value.is_null() {
+        return Ok(Prepared::Blank);
+    }
+    let text = match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    Ok(match kind_of(value, ty) {
+        ValueType::Number => Prepared::Number(
+            value
+                .as_f64()
+                .or_else(|| parse_number(&text))
+                .ok_or_else(|| wrong(value, "a number", at))?,
+        ),
+        ValueType::Bool => Prepared::Bool(
+            value
+                .as_bool()
+                .or_else(|| match text.trim().to_ascii_lowercase().as_str() {
+                    "true" | "yes" => Some(true),
+                    "false" | "no" => Some(false),
+                    _ => None,
+                })
+                .ok_or_else(|| wrong(value, "true or false", at))?,
+        ),
+        ValueType::Date => {
+            let (serial, timed) =
+                iso_to_serial(&text).ok_or_else(|| wrong(value, "a date like 2026-12-01", at))?;
+            Prepared::Date { serial, timed }
+        }
+        ValueType::Formula => {
+            let f = text.trim().trim_start_matches('=');
+            if f.is_empty() {
+                return Err(wrong(value, "a formula", at));
+            }
+            Prepared::Formula(f.to_string())
+        }
+        ValueType::Text => Prepared::Text(text),
+    })
+}
+
 /// Writes `value` into `at` as `ty` (or as its own kind); `null` empties
 /// the cell's value (its style stays). Dates without a date format get
 /// `yyyy-mm-dd` (or with `hh:mm`).
@@ -189,65 +281,79 @@ pub fn write_value(
     value: &Value,
     ty: Option<ValueType>,
 ) -> Result<(), SheetError> {
-    if value.is_null() {
-        ws.cell_mut(at.xy()).set_blank();
-        return Ok(());
-    }
-    let text = match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    match kind_of(value, ty) {
-        ValueType::Number => {
-            let n = value
-                .as_f64()
-                .or_else(|| parse_number(&text))
-                .ok_or_else(|| wrong(value, "a number", at))?;
-            ws.cell_mut(at.xy()).set_value_number(n);
-        }
-        ValueType::Bool => {
-            let b = value
-                .as_bool()
-                .or_else(|| match text.trim().to_ascii_lowercase().as_str() {
-                    "true" | "yes" => Some(true),
-                    "false" | "no" => Some(false),
-                    _ => None,
-                });
-            ws.cell_mut(at.xy())
-                .set_value_bool(b.ok_or_else(|| wrong(value, "true or false", at))?);
-        }
-        ValueType::Date => {
-            write_date(ws, at, &text).ok_or_else(|| wrong(value, "a date like 2026-12-01", at))?
-        }
-        ValueType::Formula => {
-            let f = text.trim().trim_start_matches('=');
-            if f.is_empty() {
-                return Err(wrong(value, "a formula", at));
-            }
-            ws.cell_mut(at.xy()).set_formula(f);
-        }
-        ValueType::Text => {
-            ws.cell_mut(at.xy()).set_value_string(text);
-        }
-    }
+    apply(ws, at, &prepare(value, ty, at)?);
     Ok(())
 }
 
-fn write_date(ws: &mut Worksheet, at: Cell, text: &str) -> Option<()> {
-    let (serial, timed) = iso_to_serial(text)?;
+/// Writes a prepared value into the model's cell `at`.
+pub fn apply(ws: &mut Worksheet, at: Cell, value: &Prepared) {
     let cell = ws.cell_mut(at.xy());
-    cell.set_value_number(serial);
-    let has_date_format = cell
-        .style()
-        .number_format()
-        .is_some_and(|f| is_date_format(f.format_code()));
-    if !has_date_format {
-        let code = if timed { DATETIME_FORMAT } else { DATE_FORMAT };
-        let mut f = NumberingFormat::default();
-        f.set_format_code(code);
-        cell.style_mut().set_number_format(f);
+    match value {
+        Prepared::Blank => {
+            cell.set_blank();
+        }
+        Prepared::Number(n) => {
+            cell.set_value_number(*n);
+        }
+        Prepared::Bool(b) => {
+            cell.set_value_bool(*b);
+        }
+        Prepared::Formula(f) => {
+            cell.set_formula(f.as_str());
+        }
+        Prepared::Text(t) => {
+            cell.set_value_string(t.as_str());
+        }
+        Prepared::Date { serial, .. } => {
+            cell.set_value_number(*serial);
+            let has_date_format = cell
+                .style()
+                .number_format()
+                .is_some_and(|f| is_date_format(f.format_code()));
+            if let Some(code) = value.date_format().filter(|_| !has_date_format) {
+                let mut f = NumberingFormat::default();
+                f.set_format_code(code);
+                cell.style_mut().set_number_format(f);
+            }
+        }
     }
-    Some(())
+}
+
+/// The code of a built-in number format (`numFmtId` below 164 that a
+/// file need not spell out), as umya-spreadsheet names them.
+pub fn builtin_format(id: u32) -> Option<&'static str> {
+    Some(match id {
+        0 => "General",
+        1 => "0",
+        2 => "0.00",
+        3 => "#,##0",
+        4 => "#,##0.00",
+        9 => "0%",
+        10 => "0.00%",
+        11 => "0.00E+00",
+        12 => "# ?/?",
+        13 => "# ??/??",
+        14 => "m/d/yyyy",
+        15 => "d-mmm-yy",
+        16 => "d-mmm",
+        17 => "mmm-yy",
+        18 => "h:mm AM/PM",
+        19 => "h:mm:ss AM/PM",
+        20 => "h:mm",
+        21 => "h:mm:ss",
+        22 => "m/d/yyyy h:mm",
+        37 => "#,##0_);(#,##0)",
+        38 => "#,##0_);[Red](#,##0)",
+        39 => "#,##0.00_);(#,##0.00)",
+        40 => "#,##0.00_);[Red](#,##0.00)",
+        44 => r#"_("$"* #,##0.00_);_("$"* \(#,##0.00\);_("$"* "-"??_);_(@_)"#,
+        45 => "mm:ss",
+        46 => "[h]:mm:ss",
+        47 => "mm:ss.0",
+        48 => "##0.0E+0",
+        49 => "@",
+        _ => return None,
+    })
 }
 
 /// The type word describe_worksheet uses for a cell's value.

@@ -90,6 +90,131 @@ fn cell_edits_of_an_openpyxl_workbook_keep_every_element_and_render() {
 }
 
 #[test]
+fn cell_edits_wait_for_the_save_and_give_dates_a_format_only_where_none_shows_dates() {
+    let (dir, tool) = workspace(&["rich.xlsx"]);
+    let host = dir.path().join("rich.xlsx");
+    let before = dump(&host);
+    let p = || "/rich.xlsx".to_string();
+    let s = || Some("Sales".to_string());
+    let block = json!([["Shipping", "When"], [4.5, "2026-12-01"]]);
+    let values: Vec<Vec<Value>> = serde_json::from_value(block.clone()).unwrap();
+    let edited = tool
+        .set_range_values(p(), s(), "G1".into(), values, None)
+        .unwrap();
+    assert_eq!(
+        (edited.changed.as_str(), json!(edited.preview)),
+        ("G1:H2", block)
+    );
+    // E has a date format already (kept); D shows percentages (a date
+    // there gets yyyy-mm-dd); B3 is emptied, keeping its style.
+    tool.set_cell_value(p(), s(), "E3".into(), json!("2025-02-10"), None)
+        .unwrap();
+    tool.set_cell_value(p(), s(), "D3".into(), json!("2025-03-01"), None)
+        .unwrap();
+    tool.set_cell_value(p(), s(), "B3".into(), Value::Null, None)
+        .unwrap();
+    let wrong = tool.set_cell_value(
+        p(),
+        s(),
+        "B4".into(),
+        json!("many"),
+        Some(baton_sheet::ValueType::Number),
+    );
+    assert!(wrong.unwrap_err().to_string().contains("is not a number"));
+    let opened = tool.open(p()).unwrap();
+    let sales = opened.sheets.iter().find(|s| s.name == "Sales").unwrap();
+    assert!(opened.unsaved_changes);
+    assert!(
+        sales.used_range.as_deref().unwrap().contains(":H"),
+        "{:?}",
+        sales.used_range
+    );
+    tool.save(p(), false).unwrap();
+    let after = dump(&host);
+    let sheet = &after["sheets"]["Sales"];
+    let cells = &sheet["cells"];
+    assert_eq!(
+        [
+            &cells["G1"],
+            &cells["H1"],
+            &cells["G2"],
+            &cells["H2"],
+            &cells["E3"],
+            &cells["D3"],
+            &cells["B4"]
+        ],
+        [
+            &json!("Shipping"),
+            &json!("When"),
+            &json!(4.5),
+            &json!("2026-12-01T00:00:00"),
+            &json!("2025-02-10T00:00:00"),
+            &json!("2025-03-01T00:00:00"),
+            &json!(150)
+        ]
+    );
+    assert!(
+        cells.get("B3").is_none_or(Value::is_null),
+        "{}",
+        cells["B3"]
+    );
+    let formats = &sheet["number_formats"];
+    assert_eq!(
+        (&formats["H2"], &formats["E3"], &formats["D3"]),
+        (
+            &json!("yyyy-mm-dd"),
+            &json!("yyyy-mm-dd"),
+            &json!("yyyy-mm-dd")
+        )
+    );
+    let mut lost = Vec::new();
+    let edited: Vec<String> = ["G1", "H1", "G2", "H2", "E3", "D3", "B3"]
+        .iter()
+        .flat_map(|c| {
+            [
+                format!("/Sales/cells/{c}"),
+                format!("/Sales/number_formats/{c}"),
+            ]
+        })
+        .collect();
+    let skip: Vec<&str> = REWRITTEN
+        .iter()
+        .copied()
+        .chain(edited.iter().map(String::as_str))
+        .collect();
+    missing(&before, &after, "", &skip, &mut lost);
+    assert!(lost.is_empty(), "lost in the save:\n{}", lost.join("\n"));
+    // Read back in the same toolbox (the model is built now): the saved
+    // values, the date a date.
+    let e3 = tool.get_cell_value(p(), s(), "E3".into()).unwrap();
+    assert_eq!((e3.value, e3.kind), (json!("2025-02-10"), "date"));
+}
+
+#[test]
+fn cell_edits_read_back_before_the_save_and_survive_a_structural_edit() {
+    let (dir, tool) = workspace(&["budget.xlsx"]);
+    let p = || "/budget.xlsx".to_string();
+    let s = || None;
+    tool.set_cell_value(p(), s(), "K8".into(), json!("2026-01-31"), None)
+        .unwrap();
+    let c8 = tool.get_cell_value(p(), s(), "K8".into()).unwrap();
+    assert_eq!(
+        (c8.value, c8.kind, c8.number_format.as_deref()),
+        (json!("2026-01-31"), "date", Some("yyyy-mm-dd"))
+    );
+    tool.set_cell_value(p(), s(), "K9".into(), json!("=K8+1"), None)
+        .unwrap();
+    tool.set_column_width(p(), s(), "K".into(), 18.0).unwrap();
+    let names = tool.get_sheet_names(p()).unwrap();
+    tool.save_as(p(), "/copy.xlsx".into(), false).unwrap();
+    let cells = &dump(&dir.path().join("copy.xlsx"))["sheets"][&names[0]]["cells"];
+    assert_eq!(
+        (&cells["K8"], &cells["K9"]),
+        (&json!("2026-01-31T00:00:00"), &json!("=K8+1"))
+    );
+}
+
+#[test]
 fn cell_edits_of_a_libreoffice_workbook_keep_every_element() {
     let (_dir, before, after) = edit_cells_and_save("rich_lo.xlsx", "Notes");
     assert_kept(&before, &after, "Notes");

@@ -112,12 +112,22 @@ fn describe_is_compact_and_names_what_the_sheet_has() {
 }
 
 #[test]
-fn a_chart_the_library_cannot_read_is_still_counted() {
+fn a_chart_is_described_from_the_file_and_counted_once_the_model_cannot_hold_it() {
     let (_dir, tool) = workspace(&["rich.xlsx"]);
     let d = tool
         .describe_worksheet("/rich.xlsx".into(), Some("Sales".into()))
         .unwrap();
+    assert_eq!((d.charts.len(), d.unreadable_charts), (1, 0));
+    assert_eq!(d.charts[0].kind, "column");
+    // A structural edit builds the model, which cannot read this chart:
+    // describe then says the file has one it cannot show.
+    tool.freeze_panes("/rich.xlsx".into(), Some("Sales".into()), "A2".into())
+        .unwrap();
+    let d = tool
+        .describe_worksheet("/rich.xlsx".into(), Some("Sales".into()))
+        .unwrap();
     assert_eq!((d.charts.len(), d.unreadable_charts), (0, 1));
+    assert_eq!(d.frozen_at.as_deref(), Some("A2"));
     let notes = tool
         .describe_worksheet("/rich.xlsx".into(), Some("Notes".into()))
         .unwrap();

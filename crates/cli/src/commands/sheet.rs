@@ -13,15 +13,16 @@ use crate::args::SheetCommand;
 pub fn run(command: SheetCommand) -> anyhow::Result<ExitCode> {
     let SheetCommand::Describe { file, sheet, json } = command;
     let (tool, path) = open_beside(&file)?;
-    let opened = tool.open(path.clone())?;
     let names: Vec<String> = match sheet {
         Some(s) => vec![s],
-        None => opened.sheets.iter().map(|s| s.name.clone()).collect(),
+        None => tool.get_sheet_names(path.clone())?,
     };
     let mut described = Vec::new();
     for name in names {
         described.push(tool.describe_worksheet(path.clone(), Some(name))?);
     }
+    // After describe, which read each sheet once: open reuses what it found.
+    let opened = tool.open(path.clone())?;
     if json {
         let out = json!({"file": file.display().to_string(), "format": opened.format, "read_only": opened.read_only, "cannot_keep": opened.cannot_keep, "sheets": described});
         println!("{}", serde_json::to_string_pretty(&out)?);

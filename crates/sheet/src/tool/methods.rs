@@ -7,7 +7,7 @@ impl SpreadsheetTool {
     /// Opens a workbook (xlsx, xlsm; xls and ods read-only; csv as one sheet) and lists its sheets. Other methods open it themselves; this tells what it has and what Baton cannot keep.
     /// - path: the workbook, e.g. `/budget.xlsx`
     pub fn open(&self, path: String) -> Result<Opened, SheetError> {
-        self.with(&path, |open, agent| Ok(opened(open, agent)))
+        self.with(&path, opened)
     }
 
     /// Creates a new workbook with one empty sheet and saves it. An existing file is only replaced with force=true (it is backed up first).
@@ -79,13 +79,26 @@ impl SpreadsheetTool {
     ) -> Result<Description, SheetError> {
         self.with(&path, |open, agent| {
             let i = sheet_index(open, agent, sheet.as_deref())?;
-            let ws = open
-                .book
-                .sheet(i)
-                .map_err(|e| SheetError::Invalid(e.to_string()))?;
+            if let (Some(sheets), Some(original), true) = (
+                open.package_sheets(),
+                &open.original,
+                open.pending.is_empty(),
+            ) {
+                let (name, part) = &sheets[i];
+                let d = describe_stored(original, name, part, agent)?;
+                let end = Cell {
+                    col: d.columns,
+                    row: d.rows,
+                };
+                let used = (d.rows > 0).then(|| Range::new(Cell { col: 1, row: 1 }, end));
+                open.used.insert(d.sheet.clone(), used);
+                return Ok(d);
+            }
+            open.book()?;
+            let ws = read_sheet(open, i)?;
             let mut d = describe(ws);
             if let Some(original) = &open.original {
-                let in_file = crate::patch::charts_per_sheet(original)
+                let in_file = crate::opc::charts_per_sheet(original)
                     .get(ws.name())
                     .copied()
                     .unwrap_or(0);
@@ -108,10 +121,7 @@ impl SpreadsheetTool {
         let at = Cell::parse(&cell)?;
         self.with(&path, |open, agent| {
             let i = sheet_index(open, agent, sheet.as_deref())?;
-            let ws = open
-                .book
-                .sheet(i)
-                .map_err(|e| SheetError::Invalid(e.to_string()))?;
+            let ws = sheet_ref(open, i)?;
             let number_format = ws
                 .cell(at.xy())
                 .and_then(|c| c.style().number_format())
@@ -143,10 +153,7 @@ impl SpreadsheetTool {
         let r = Range::parse(&range)?;
         self.with(&path, |open, agent| {
             let i = sheet_index(open, agent, sheet.as_deref())?;
-            let ws = open
-                .book
-                .sheet(i)
-                .map_err(|e| SheetError::Invalid(e.to_string()))?;
+            let ws = sheet_ref(open, i)?;
             let (values, truncated) = edit::range_values(ws, r);
             Ok(RangeValues {
                 sheet: ws.name().to_string(),
@@ -173,15 +180,7 @@ impl SpreadsheetTool {
         r#type: Option<ValueType>,
     ) -> Result<Edited, SheetError> {
         let at = Cell::parse(&cell)?;
-        self.edit_range(
-            &path,
-            sheet.as_deref(),
-            Change::Cells(Range::new(at, at)),
-            |ws| {
-                values::write_value(ws, at, &value, r#type)?;
-                Ok(Range::new(at, at))
-            },
-        )
+        self.edit_cells(&path, sheet.as_deref(), at, &[vec![value]], r#type)
     }
 
     /// Sets a block of cells from rows of values, starting at the range's top-left cell (same rules as set_cell_value). Saved only by save.
@@ -207,14 +206,7 @@ impl SpreadsheetTool {
                 "{rows} rows of up to {cols} values do not fit in {r}; give its top-left cell to write them all"
             )));
         }
-        let filled = Range::new(
-            r.start,
-            r.start
-                .offset(cols.saturating_sub(1), rows.saturating_sub(1)),
-        );
-        self.edit_range(&path, sheet.as_deref(), Change::Cells(filled), |ws| {
-            edit::set_values(ws, r.start, &values, r#type)
-        })
+        self.edit_cells(&path, sheet.as_deref(), r.start, &values, r#type)
     }
 
     /// Inserts empty rows before a row; formulas, merged ranges and tables below move down. Saved only by save.
@@ -331,7 +323,7 @@ impl SpreadsheetTool {
     #[effect(write)]
     pub fn add_sheet(&self, path: String, name: String) -> Result<Edited, SheetError> {
         self.edit_book(&path, format!("added sheet `{name}`"), |open, _| {
-            edit::add_sheet(&mut open.book, &name)?;
+            edit::add_sheet(open.book()?, &name)?;
             Ok(name.clone())
         })
     }
@@ -352,7 +344,7 @@ impl SpreadsheetTool {
             format!("renamed sheet `{sheet}` to `{name}`"),
             |open, agent| {
                 let i = sheet_index(open, agent, Some(&sheet))?;
-                edit::rename_sheet(&mut open.book, i, &name)?;
+                edit::rename_sheet(open.book()?, i, &name)?;
                 Ok(name.clone())
             },
         )
@@ -365,7 +357,7 @@ impl SpreadsheetTool {
     pub fn delete_sheet(&self, path: String, sheet: String) -> Result<Edited, SheetError> {
         self.edit_book(&path, format!("deleted sheet `{sheet}`"), |open, agent| {
             let i = sheet_index(open, agent, Some(&sheet))?;
-            edit::delete_sheet(&mut open.book, i)?;
+            edit::delete_sheet(open.book()?, i)?;
             Ok(sheet.clone())
         })
     }
@@ -386,7 +378,7 @@ impl SpreadsheetTool {
             format!("copied sheet `{sheet}` to `{name}`"),
             |open, agent| {
                 let i = sheet_index(open, agent, Some(&sheet))?;
-                edit::copy_sheet(&mut open.book, i, &name)?;
+                edit::copy_sheet(open.book()?, i, &name)?;
                 Ok(name.clone())
             },
         )
@@ -509,12 +501,12 @@ impl SpreadsheetTool {
         let r = Range::parse(&range)?;
         self.with(&path, |open, agent| {
             let i = sheet_index(open, agent, sheet.as_deref())?;
-            objects::add_table(&mut open.book, i, r, &name, &style)?;
+            objects::add_table(open.book()?, i, r, &name, &style)?;
             open.dirty = true;
             open.structural = true;
             Ok(Edited {
                 path: agent.to_string(),
-                sheet: ws_name(&open.book, i),
+                sheet: ws_name(open.book()?, i),
                 changed: format!("table `{name}` over {r}"),
                 preview: Vec::new(),
                 saved: false,
@@ -590,13 +582,17 @@ impl SpreadsheetTool {
         sheet: Option<String>,
     ) -> Result<Vec<edit::Found>, SheetError> {
         self.with(&path, |open, agent| {
-            let sheets: Vec<&Worksheet> = match sheet.as_deref() {
-                Some(s) => vec![
-                    open.book
-                        .sheet(sheet_index(open, agent, Some(s))?)
+            let only = match sheet.as_deref() {
+                Some(s) => Some(sheet_index(open, agent, Some(s))?),
+                None => None,
+            };
+            let book = open.book()?;
+            let sheets: Vec<&Worksheet> = match only {
+                Some(i) => vec![
+                    book.sheet(i)
                         .map_err(|e| SheetError::Invalid(e.to_string()))?,
                 ],
-                None => open.book.sheet_collection_no_check().iter().collect(),
+                None => book.sheet_collection_no_check().iter().collect(),
             };
             Ok(edit::find(&sheets, &value))
         })
@@ -685,4 +681,19 @@ fn check_count(at: u32, count: u32) -> Result<(), SheetError> {
         )));
     }
     Ok(())
+}
+
+/// describe_worksheet of a sheet as stored in the package, streamed.
+fn describe_stored(
+    original: &[u8],
+    name: &str,
+    part: &str,
+    agent: &str,
+) -> Result<Description, SheetError> {
+    let read_err = |reason: String| SheetError::Read {
+        path: agent.to_string(),
+        reason,
+    };
+    let mut zip = crate::opc::open(original).map_err(read_err)?;
+    crate::describe::describe_part(&mut zip, name, part).map_err(read_err)
 }
