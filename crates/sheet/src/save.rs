@@ -71,12 +71,41 @@ fn encode(model: &Workbook, format: Format, host: &Path) -> Result<Vec<u8>, Stri
 
 /// Drawing anchors left empty (what umya-spreadsheet keeps of a chart it
 /// could not read): written as they are, they make the file unreadable
-/// to openpyxl and make Excel offer a repair.
+/// to openpyxl and make Excel offer a repair. Pictures whose shape the
+/// library did not read (a `prstGeom` declaring its own namespace) get
+/// the plain rectangle every picture has, instead of an empty, invalid
+/// one.
 fn drop_empty_anchors(book: &mut umya_spreadsheet::Workbook) {
     for ws in book.sheet_collection_mut() {
-        ws.worksheet_drawing_mut()
+        let drawing = ws.worksheet_drawing_mut();
+        drawing
             .one_cell_anchor_collection_mut()
             .retain(|a| a.picture().is_some() || a.shape().is_some() || a.group_shape().is_some());
+        for a in drawing.one_cell_anchor_collection_mut() {
+            if let Some(p) = a.picture_mut() {
+                rectangle_if_unshaped(p);
+            }
+        }
+        for a in drawing.two_cell_anchor_collection_mut() {
+            if let Some(p) = a.picture_mut() {
+                rectangle_if_unshaped(p);
+            }
+        }
+        for image in ws.image_collection_mut() {
+            if let Some(p) = image.one_cell_anchor_mut().and_then(|a| a.picture_mut()) {
+                rectangle_if_unshaped(p);
+            }
+            if let Some(p) = image.two_cell_anchor_mut().and_then(|a| a.picture_mut()) {
+                rectangle_if_unshaped(p);
+            }
+        }
+    }
+}
+
+fn rectangle_if_unshaped(picture: &mut umya_spreadsheet::drawing::spreadsheet::Picture) {
+    let geometry = picture.shape_properties_mut().geometry_mut();
+    if geometry.geometry().is_empty() {
+        geometry.set_geometry("rect");
     }
 }
 

@@ -270,6 +270,13 @@ fn a_structural_edit_that_would_drop_a_chart_is_refused_and_save_as_says_what_it
         )
         .unwrap();
     assert_eq!(moved.value, "Month", "the new file is the open workbook");
+    // What was kept is readable: openpyxl reads the copy, its picture too.
+    let copy = dump(&dir.path().join("rich-edited.xlsx"));
+    assert_eq!(
+        copy["sheets"]["Notes"]["cells"]["A1"],
+        "Notes for the sales sheet"
+    );
+    assert_eq!(copy["sheets"]["Notes"]["images"], json!([{"anchor": "D3"}]));
 }
 
 #[test]
