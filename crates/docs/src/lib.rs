@@ -12,6 +12,6 @@ pub use attachments::{
 };
 pub use file_tool::{
     BackupEntry, DocumentOutline, DocumentSlice, FileEntry, FileInfo, FileTool, FileToolError,
-    OutlineEntry, ReadResult, RestoreResult, WriteResult,
+    OutlineEntry, ReadResult, RestoreResult, WriteResult, restore_in,
 };
 pub use vision_ocr::ProviderOcr;

@@ -4,9 +4,7 @@
 //! workspace's [`Sandbox`](baton_tools::Sandbox) exactly as the tools
 //! resolve them: a front door never hands a host path to the disk.
 
-use std::path::Path;
-
-use baton_config::RestoreError;
+use baton_docs::FileToolError;
 use baton_tools::{Sandbox, SandboxError};
 
 use crate::{Engine, EngineError};
@@ -72,47 +70,37 @@ impl Engine {
     }
 }
 
-/// [`Engine::restore_file`] inside `sandbox`.
+/// [`Engine::restore_file`] inside `sandbox`: FileTool's restore, its
+/// errors told for a front door.
 fn restore_in(
     sandbox: &Sandbox,
     path: &str,
     backup: Option<&str>,
 ) -> Result<RestoredFile, RestoreFileError> {
-    let host = sandbox.resolve(path)?;
-    if host.is_dir() {
-        return Err(RestoreFileError::Folder(path.to_string()));
-    }
-    let which = match backup.map(str::trim).filter(|b| !b.is_empty()) {
-        Some(b) if !b.contains('/') && !b.contains('\\') => Some(host.with_file_name(b)),
-        Some(b) => Some(sandbox.resolve(b)?),
-        None => None,
-    };
-    let agent = |p: &Path| {
-        sandbox.agent_path(p).unwrap_or_else(|| {
-            p.file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-        })
-    };
-    let restored = baton_config::restore_backup(&host, which.as_deref()).map_err(|e| match e {
-        RestoreError::NoBackups(p) => RestoreFileError::NoBackups(agent(&p)),
-        RestoreError::NotABackup { backup, path } => RestoreFileError::NotABackup {
-            backup: agent(&backup),
-            path: agent(&path),
-        },
-        RestoreError::Io {
+    let r = baton_docs::restore_in(sandbox, path, backup).map_err(|e| match e {
+        FileToolError::Sandbox(e) => RestoreFileError::Path(e),
+        FileToolError::IsDir(p) => RestoreFileError::Folder(p),
+        FileToolError::NoBackups(p) => RestoreFileError::NoBackups(p),
+        FileToolError::NotABackup { backup, path } => RestoreFileError::NotABackup { backup, path },
+        FileToolError::Io {
             action,
             path,
             source,
         } => RestoreFileError::Io {
             action,
-            path: agent(&path),
+            path,
             source,
+        },
+        other => RestoreFileError::Io {
+            action: "restore",
+            path: path.to_string(),
+            source: std::io::Error::other(other.to_string()),
         },
     })?;
     Ok(RestoredFile {
-        path: agent(&host),
-        restored_from: agent(&restored.restored_from),
-        saved_current: restored.saved_current.as_deref().map(agent),
+        path: r.path,
+        restored_from: r.restored_from,
+        saved_current: r.saved_current,
     })
 }
 

@@ -6,7 +6,6 @@ use std::time::UNIX_EPOCH;
 
 use std::sync::Arc;
 
-use baton_config::RestoreError;
 use baton_convert::ConvertOptions;
 use baton_index::{SearchHit, WorkspaceIndex};
 use baton_tools::{Sandbox, SandboxError, toolbox};
@@ -15,6 +14,8 @@ use crate::attachments::ConversionCache;
 pub use documents::{DocumentOutline, DocumentSlice, OutlineEntry};
 
 mod documents;
+mod restore;
+pub use restore::restore_in;
 use serde::Serialize;
 
 /// Most entries one listing or search returns.
@@ -223,22 +224,6 @@ impl FileTool {
         let bak = baton_config::backup_file(host).map_err(io("back up", path))?;
         Ok(self.agent(&bak))
     }
-
-    /// A [`RestoreError`] in agent paths.
-    fn restore_error(&self, e: RestoreError) -> FileToolError {
-        match e {
-            RestoreError::NoBackups(p) => FileToolError::NoBackups(self.agent(&p)),
-            RestoreError::NotABackup { backup, path } => FileToolError::NotABackup {
-                backup: self.agent(&backup),
-                path: self.agent(&path),
-            },
-            RestoreError::Io {
-                action,
-                path,
-                source,
-            } => io(action, &self.agent(&path))(source),
-        }
-    }
 }
 
 #[toolbox]
@@ -434,22 +419,7 @@ impl FileTool {
         path: String,
         backup: Option<String>,
     ) -> Result<RestoreResult, FileToolError> {
-        let host = self.sandbox.resolve(&path)?;
-        if host.is_dir() {
-            return Err(FileToolError::IsDir(path));
-        }
-        let which = match backup.as_deref() {
-            Some(b) if !b.contains('/') => Some(host.with_file_name(b)),
-            Some(b) => Some(self.sandbox.resolve(b)?),
-            None => None,
-        };
-        let r = baton_config::restore_backup(&host, which.as_deref())
-            .map_err(|e| self.restore_error(e))?;
-        Ok(RestoreResult {
-            path: self.agent(&host),
-            restored_from: self.agent(&r.restored_from),
-            saved_current: r.saved_current.map(|p| self.agent(&p)),
-        })
+        restore_in(&self.sandbox, &path, backup.as_deref())
     }
 
     /// Gives a file's or folder's kind, size, modification time and whether it is read-only.
