@@ -27,6 +27,6 @@ pub use secrets::{
     KEYCHAIN_SERVICE, KeySource, ResolvedKey, SecretError, Secrets, conventional_env,
 };
 pub use settings::{
-    InteractionMode, LoadedSettings, MailServer, SETTINGS_FILE, Settings, SettingsError,
-    VoiceSettings,
+    BrowserMode, BrowserSettings, InteractionMode, LoadedSettings, MailServer, SETTINGS_FILE,
+    Settings, SettingsError, VoiceSettings,
 };

@@ -49,6 +49,42 @@ impl Default for MailServer {
     }
 }
 
+/// How the browser toolbox reaches a browser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BrowserMode {
+    /// The user's running Edge or Chrome, once they allowed remote
+    /// debugging (`edge://inspect`): their sign-ins and cookies.
+    Attach,
+    /// A browser window with Baton's own lasting profile (sign in once).
+    Profile,
+    /// An invisible browser with a throwaway profile (servers, tests).
+    Headless,
+}
+
+/// Browser toolbox settings.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct BrowserSettings {
+    /// Attach, profile or headless; unset tries them in that order.
+    pub mode: Option<BrowserMode>,
+    /// The browser program (else Edge, Chrome, then Chromium, found in
+    /// their standard places or on PATH).
+    pub path: Option<PathBuf>,
+    /// The user-data-dir to attach to (attach) or use (profile); else
+    /// the browser's default one (attach) or Baton's own (profile).
+    pub user_data_dir: Option<PathBuf>,
+    /// Only these sites (and their subdomains) may be opened, when set.
+    pub allowed_sites: Vec<String>,
+    /// These sites (and their subdomains) are never opened.
+    pub blocked_sites: Vec<String>,
+    /// Open `file://`, `chrome://` and other non-web addresses too.
+    pub allow_other_schemes: bool,
+    /// The web search address, `{query}` standing for the words (else
+    /// DuckDuckGo's HTML page).
+    pub search_url: Option<String>,
+}
+
 /// Voice conversation settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -137,6 +173,8 @@ pub struct Settings {
     pub imap: MailServer,
     /// Voice conversations.
     pub voice: VoiceSettings,
+    /// The browser toolbox.
+    pub browser: BrowserSettings,
 }
 
 impl Default for Settings {
@@ -155,6 +193,7 @@ impl Default for Settings {
             smtp: MailServer::default(),
             imap: MailServer::default(),
             voice: VoiceSettings::default(),
+            browser: BrowserSettings::default(),
         }
     }
 }

@@ -38,6 +38,13 @@ pub use ooxml_package::{PackageError, normalize_package};
 pub use options::ConvertOptions;
 pub use sniff::{image_mime_type, sniff};
 
+/// HTML (a document or a fragment) as Markdown, leaving out scripts,
+/// styles, hidden elements and inline images: what [`convert`] does for an
+/// HTML file, for markup that is already in memory (a live web page).
+pub fn html_to_markdown(html: &str) -> String {
+    formats::html::to_markdown(html)
+}
+
 use serde::{Deserialize, Serialize};
 
 /// A file converted to Markdown.

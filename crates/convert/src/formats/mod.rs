@@ -4,7 +4,7 @@ pub(crate) mod csv;
 mod docx;
 mod eml;
 mod epub;
-mod html;
+pub(crate) mod html;
 mod image;
 mod odt;
 mod pdf;

@@ -1,0 +1,126 @@
+//! A live page as Markdown: `page.js` walks the page once in the browser
+//! (hidden elements skipped, interactive ones numbered and replaced by a
+//! token), the clean markup becomes Markdown with Baton's HTML converter,
+//! and each token becomes `<<<INTERACTIVE::type::{json}>>>`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The content pass (see `page.js`).
+pub(crate) const PAGE_JS: &str = include_str!("page.js");
+/// The search results reader (see `search.js`).
+pub(crate) const SEARCH_JS: &str = include_str!("search.js");
+
+/// What `page.js` returns.
+#[derive(Debug, Deserialize)]
+pub(crate) struct RawPage {
+    title: String,
+    url: String,
+    html: String,
+    elements: Vec<Map<String, Value>>,
+}
+
+/// What get_page_content answers.
+#[derive(Debug, Serialize)]
+pub struct PageContent {
+    /// The page's address.
+    pub url: String,
+    /// Its title.
+    pub title: String,
+    /// The page as Markdown, with interactive elements inline.
+    pub markdown: String,
+    /// How many interactive elements it has.
+    pub elements: usize,
+    /// Whether the Markdown was cut at max_chars.
+    pub truncated: bool,
+}
+
+/// The page as Markdown, at most `max_chars` characters.
+pub(crate) fn render(raw: RawPage, max_chars: usize) -> PageContent {
+    let md = baton_convert::html_to_markdown(&raw.html);
+    let mut out = String::with_capacity(md.len() + raw.elements.len() * 80);
+    let mut rest = md.as_str();
+    while let Some(at) = rest.find("BATONELe") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "BATONEL".len()..];
+        let end = after.find('X').unwrap_or(0);
+        let id = &after[..end];
+        match raw
+            .elements
+            .iter()
+            .find(|e| e.get("id").and_then(Value::as_str) == Some(id))
+        {
+            Some(e) => out.push_str(&marker(e)),
+            None => out.push_str(&rest[at..at + "BATONEL".len() + end + 1]),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    let (markdown, truncated) = cut(out.trim(), max_chars);
+    PageContent {
+        url: raw.url,
+        title: raw.title,
+        markdown,
+        elements: raw.elements.len(),
+        truncated,
+    }
+}
+
+/// One interactive element as the model reads it.
+fn marker(e: &Map<String, Value>) -> String {
+    let kind = e.get("type").and_then(Value::as_str).unwrap_or("element");
+    let mut fields = e.clone();
+    fields.remove("type");
+    format!(
+        "<<<INTERACTIVE::{kind}::{}>>>",
+        serde_json::to_string(&fields).unwrap_or_default()
+    )
+}
+
+/// `text` cut to `max` characters (on a character boundary), and whether
+/// it was.
+pub(crate) fn cut(text: &str, max: usize) -> (String, bool) {
+    match text.char_indices().nth(max.max(1)) {
+        Some((at, _)) => (text[..at].to_string(), true),
+        None => (text.to_string(), false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tokens_become_markers_with_their_state() {
+        let raw: RawPage = serde_json::from_value(json!({
+            "title": "Login", "url": "http://x/",
+            "html": "<h1>Sign in</h1><p>Name BATONELe1X</p><p>BATONELe2X</p>",
+            "elements": [
+                {"id": "e1", "type": "input", "label": "Name", "value": "", "xpath": "//*[@id=\"n\"]"},
+                {"id": "e2", "type": "button", "label": "Go", "xpath": "/html[1]/body[1]/button[1]"}
+            ]
+        }))
+        .unwrap();
+        let c = render(raw, 10_000);
+        assert!(c.markdown.starts_with("# Sign in"), "{}", c.markdown);
+        assert!(
+            c.markdown.contains(r#"Name <<<INTERACTIVE::input::{"id":"e1","label":"Name","value":"","xpath":"//*[@id=\"n\"]"}>>>"#),
+            "{}",
+            c.markdown
+        );
+        assert!(
+            c.markdown
+                .contains("<<<INTERACTIVE::button::{\"id\":\"e2\""),
+            "{}",
+            c.markdown
+        );
+        assert_eq!((c.elements, c.truncated), (2, false));
+    }
+
+    #[test]
+    fn long_pages_are_cut_on_a_character() {
+        assert_eq!(cut("héllo", 2), ("hé".to_string(), true));
+        assert_eq!(cut("hi", 5), ("hi".to_string(), false));
+    }
+}

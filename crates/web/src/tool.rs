@@ -1,0 +1,755 @@
+//! `WebTool`: the browser toolbox. Each conversation has its own tab (made
+//! on first use) in the browser the [`BrowserHub`] shares; pages are read
+//! as Markdown with their interactive elements numbered (`e12`), and
+//! every action names its element by that id or an XPath.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use baton_tools::{Sandbox, ToolContext, toolbox};
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::page::{
+    NavigateParams, PrintToPdfParams, StopLoadingParams,
+};
+use chromiumoxide::layout::Point;
+use chromiumoxide::page::ScreenshotParams;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::sync::Mutex;
+
+use crate::WebError;
+use crate::content::{self, PageContent};
+use crate::hub::BrowserHub;
+use crate::policy::SitePolicy;
+
+/// The default web search: DuckDuckGo's plain HTML results.
+const SEARCH_URL: &str = "https://html.duckduckgo.com/html/?q={query}";
+/// The action script (see `act.js`).
+const ACT_JS: &str = include_str!("act.js");
+/// Cookie banners dismissed before a page is read (see `consent.js`).
+const CONSENT_JS: &str = include_str!("consent.js");
+
+/// The live web, in the user's browser (or Baton's own): open pages, read them as Markdown with their buttons, links and fields, click, fill forms, search the web, save pages as PDF or screenshots.
+#[toolbox]
+pub struct WebTool {
+    hub: Arc<BrowserHub>,
+    sandbox: Sandbox,
+    policy: SitePolicy,
+    tabs: Mutex<Tabs>,
+}
+
+/// This conversation's tabs.
+#[derive(Default)]
+struct Tabs {
+    current: Option<Page>,
+    /// Tabs Baton opened (closed when the conversation ends).
+    opened: Vec<Page>,
+    /// The current tab never finished loading its page: CDP keeps waiting
+    /// on it, so the next navigation gets a new tab.
+    stuck: bool,
+}
+
+/// Where a page is.
+#[derive(Debug, Serialize)]
+pub struct PageInfo {
+    /// Its address.
+    pub url: String,
+    /// Its title.
+    pub title: String,
+    /// False when it had not finished loading in time (what loaded can be
+    /// read).
+    pub loaded: bool,
+    /// Cookie banners dismissed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub banners_dismissed: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// One field to fill.
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+pub struct Field {
+    /// The field's id from the page content (`e12`) or an XPath.
+    pub target: String,
+    /// The text to type.
+    pub value: String,
+}
+
+/// What an action on an element did.
+#[derive(Debug, Serialize)]
+pub struct Acted {
+    /// The element.
+    pub target: String,
+    /// What happened (`clicked "Sign in"`, `set to …`).
+    pub done: String,
+    /// The page's address afterwards.
+    pub url: String,
+    /// Whether the action led to another page.
+    pub navigated: bool,
+}
+
+/// A tab.
+#[derive(Debug, Serialize)]
+pub struct TabInfo {
+    /// Its number, for switch_tab and close_tab.
+    pub tab: usize,
+    /// Its address.
+    pub url: String,
+    /// Its title.
+    pub title: String,
+    /// Whether it is this conversation's current tab.
+    pub current: bool,
+    /// Whether Baton opened it.
+    pub opened_by_baton: bool,
+}
+
+/// A web search result.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct SearchResult {
+    /// Its title.
+    pub title: String,
+    /// Its address.
+    pub url: String,
+    /// A snippet of its text.
+    pub snippet: String,
+}
+
+/// A file written into the workspace.
+#[derive(Debug, Serialize)]
+pub struct Saved {
+    /// The workspace path.
+    pub path: String,
+    /// Its size.
+    pub bytes: usize,
+    /// The page it came from.
+    pub url: String,
+    /// Where the replaced file was backed up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<String>,
+}
+
+/// A PDF read as Markdown.
+#[derive(Debug, Serialize)]
+pub struct PdfText {
+    /// Where it came from.
+    pub url: String,
+    /// Its pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages: Option<usize>,
+    /// Its text as Markdown (up to max_chars).
+    pub markdown: String,
+    /// Whether text was left out.
+    pub truncated: bool,
+}
+
+impl WebTool {
+    /// A browser toolbox on `hub`, saving files into `sandbox`.
+    pub fn new(hub: Arc<BrowserHub>, sandbox: Sandbox) -> Self {
+        let policy = SitePolicy::from_settings(hub.settings());
+        Self {
+            hub,
+            sandbox,
+            policy,
+            tabs: Mutex::new(Tabs::default()),
+        }
+    }
+
+    /// This conversation's tab, opened on first use.
+    async fn page(&self) -> Result<Page, WebError> {
+        let mut tabs = self.tabs.lock().await;
+        if let Some(p) = &tabs.current {
+            return Ok(p.clone());
+        }
+        self.new_tab(&mut tabs).await
+    }
+
+    /// A tab to navigate in: the current one, or a new one in place of a
+    /// tab stuck loading (closed when Baton opened it).
+    async fn tab_to_navigate(&self) -> Result<Page, WebError> {
+        let mut tabs = self.tabs.lock().await;
+        match (&tabs.current, tabs.stuck) {
+            (Some(p), false) => return Ok(p.clone()),
+            (Some(p), true) => {
+                let id = p.target_id().clone();
+                if let Some(i) = tabs.opened.iter().position(|o| *o.target_id() == id) {
+                    let old = tabs.opened.remove(i);
+                    let _ = old.close().await;
+                }
+                tabs.stuck = false;
+            }
+            (None, _) => {}
+        }
+        self.new_tab(&mut tabs).await
+    }
+
+    async fn new_tab(&self, tabs: &mut Tabs) -> Result<Page, WebError> {
+        let (browser, _) = self.hub.browser().await?;
+        let page = browser.new_page("about:blank").await.map_err(cdp)?;
+        tabs.opened.push(page.clone());
+        tabs.current = Some(page.clone());
+        Ok(page)
+    }
+
+    /// Evaluates `expr` in the page and reads its value as `T`.
+    async fn eval<T: serde::de::DeserializeOwned>(
+        page: &Page,
+        expr: String,
+    ) -> Result<T, WebError> {
+        let v = page.evaluate(expr).await.map_err(cdp)?;
+        let value = v.value().cloned().unwrap_or(Value::Null);
+        serde_json::from_value(value)
+            .map_err(|e| WebError::Page(format!("the page answered unexpectedly: {e}")))
+    }
+
+    /// Runs an action of `act.js` on `target`.
+    async fn act(page: &Page, op: &str, target: &str, value: Value) -> Result<Value, WebError> {
+        let args = json!({"op": op, "target": target, "value": value});
+        let out: Value = Self::eval(page, format!("({ACT_JS})({args})")).await?;
+        match out.get("error").and_then(Value::as_str) {
+            Some(e) => Err(WebError::Target(e.to_string())),
+            None => Ok(out),
+        }
+    }
+
+    /// The page's address now.
+    async fn url_of(page: &Page) -> String {
+        page.url().await.ok().flatten().unwrap_or_default()
+    }
+
+    /// Navigates `page` to `url` and waits up to `limit` for it to load:
+    /// `Ok(false)` when it had not (it is stopped, and what loaded stays
+    /// readable). The navigation is sent as a plain command and the load
+    /// watched here, so a page that never finishes does not hold the tab.
+    async fn open(page: &Page, url: &str, limit: Duration) -> Result<bool, WebError> {
+        let start = Instant::now();
+        let sent = tokio::time::timeout(limit, page.execute(NavigateParams::new(url))).await;
+        match sent {
+            Ok(Ok(r)) => {
+                if let Some(e) = r.result.error_text.as_deref().filter(|e| !e.is_empty()) {
+                    return Err(WebError::Page(format!("`{url}` did not open: {e}")));
+                }
+            }
+            Ok(Err(e)) => return Err(WebError::Page(format!("`{url}` did not open: {e}"))),
+            Err(_) => {
+                let _ = page.execute(StopLoadingParams::default()).await;
+                return Ok(false);
+            }
+        }
+        loop {
+            let state: String = Self::eval(page, "document.readyState".into())
+                .await
+                .unwrap_or_default();
+            if state == "complete" {
+                return Ok(true);
+            }
+            if start.elapsed() > limit {
+                let _ = page.execute(StopLoadingParams::default()).await;
+                return Ok(false);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Waits until the page has settled after an action (a navigation it
+    /// started, or nothing) for at most `limit`.
+    async fn settle(page: &Page, before: &str, limit: Duration) -> bool {
+        let start = Instant::now();
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        loop {
+            let state: String = Self::eval(page, "document.readyState".into())
+                .await
+                .unwrap_or_default();
+            let url = Self::url_of(page).await;
+            if state == "complete" || start.elapsed() > limit {
+                return url != before;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// A workspace file for `path`, backed up when it exists; its agent
+    /// path and the backup's.
+    fn write_file(&self, path: &str, bytes: &[u8]) -> Result<(String, Option<String>), WebError> {
+        let host = self
+            .sandbox
+            .resolve(path)
+            .map_err(|e| WebError::Path(e.to_string()))?;
+        let agent = self
+            .sandbox
+            .agent_path(&host)
+            .unwrap_or_else(|| path.to_string());
+        if let Some(dir) = host.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| WebError::Path(format!("{agent}: {e}")))?;
+        }
+        let backup = if host.exists() {
+            let b = baton_config::backup_file(&host)
+                .map_err(|e| WebError::Path(format!("{agent}: {e}")))?;
+            self.sandbox.agent_path(&b)
+        } else {
+            None
+        };
+        baton_config::atomic_write(&host, bytes)
+            .map_err(|e| WebError::Path(format!("{agent}: {e}")))?;
+        Ok((agent, backup))
+    }
+}
+
+fn cdp(e: chromiumoxide::error::CdpError) -> WebError {
+    WebError::Page(e.to_string())
+}
+
+#[toolbox]
+impl WebTool {
+    /// Closes the tabs this conversation opened (an attached browser and
+    /// the user's own tabs stay).
+    async fn close(&self) {
+        let mut tabs = self.tabs.lock().await;
+        tabs.current = None;
+        for p in tabs.opened.drain(..) {
+            let _ = p.close().await;
+        }
+    }
+    /// Opens a web page (http or https) in this conversation's tab and waits for it to load; cookie banners are dismissed. Read it with get_page_content.
+    /// - url: the address, e.g. `https://example.com/login`
+    /// - timeout_ms: how long to wait for the page to load
+    pub async fn navigate(
+        &self,
+        url: String,
+        #[default(30000u64)] timeout_ms: u64,
+        ctx: &ToolContext,
+    ) -> Result<PageInfo, WebError> {
+        let url = with_scheme(&url);
+        self.policy.check(&url).map_err(WebError::Refused)?;
+        let page = self.tab_to_navigate().await?;
+        let limit = Duration::from_millis(timeout_ms.clamp(1000, 120_000));
+        let loaded = tokio::select! {
+            r = Self::open(&page, &url, limit) => r?,
+            _ = ctx.cancel_token().cancelled() => {
+                let _ = page.execute(StopLoadingParams::default()).await;
+                self.tabs.lock().await.stuck = true;
+                return Err(WebError::Cancelled);
+            }
+        };
+        if !loaded {
+            self.tabs.lock().await.stuck = true;
+        }
+        let banners_dismissed = Self::eval::<u32>(&page, CONSENT_JS.to_string())
+            .await
+            .unwrap_or(0);
+        Ok(PageInfo {
+            url: Self::url_of(&page).await,
+            title: page.get_title().await.ok().flatten().unwrap_or_default(),
+            loaded,
+            banners_dismissed,
+        })
+    }
+
+    /// The current page as Markdown, its interactive elements inline as <<<INTERACTIVE::type::{json}>>> with an id (`e12`) and XPath to act on; hidden text is left out.
+    /// - max_chars: the most characters to return
+    pub async fn get_page_content(
+        &self,
+        #[default(20000usize)] max_chars: usize,
+    ) -> Result<PageContent, WebError> {
+        let page = self.page().await?;
+        let raw: content::RawPage = Self::eval(&page, content::PAGE_JS.to_string()).await?;
+        Ok(content::render(raw, max_chars))
+    }
+
+    /// Clicks an element (a button, link, checkbox…) by its id from the page content or an XPath, and waits for what it started.
+    /// - target: the element, e.g. `e12` or `//button[text()='Sign in']`
+    #[effect(external)]
+    pub async fn click(&self, target: String) -> Result<Acted, WebError> {
+        let page = self.page().await?;
+        let before = Self::url_of(&page).await;
+        let at = Self::act(&page, "point", &target, Value::Null).await?;
+        let label = at["label"].as_str().unwrap_or_default().to_string();
+        match (
+            at["x"].as_f64(),
+            at["y"].as_f64(),
+            at["reachable"].as_bool(),
+        ) {
+            (Some(x), Some(y), Some(true)) => {
+                page.click(Point { x, y }).await.map_err(cdp)?;
+            }
+            _ => {
+                Self::act(&page, "click", &target, Value::Null).await?;
+            }
+        }
+        let navigated = Self::settle(&page, &before, Duration::from_secs(15)).await;
+        Ok(Acted {
+            target,
+            done: format!("clicked \"{label}\""),
+            url: Self::url_of(&page).await,
+            navigated,
+        })
+    }
+
+    /// Types into form fields (text, e-mail, password, text areas), each by its id or XPath; nothing is submitted.
+    /// - fields: the fields and their values, e.g. [{"target": "e3", "value": "Ada"}]
+    pub async fn fill_fields(&self, fields: Vec<Field>) -> Result<Vec<Acted>, WebError> {
+        let page = self.page().await?;
+        let mut out = Vec::with_capacity(fields.len());
+        for f in fields {
+            let r = Self::act(&page, "fill", &f.target, json!(f.value)).await?;
+            out.push(Acted {
+                done: format!("set to {}", r["value"]),
+                target: f.target,
+                url: Self::url_of(&page).await,
+                navigated: false,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Chooses an option of a list (select) by its value or visible text.
+    /// - target: the list, e.g. `e7`
+    /// - value: the option's value or text, e.g. `Germany`
+    pub async fn select_option(&self, target: String, value: String) -> Result<Acted, WebError> {
+        let page = self.page().await?;
+        let r = Self::act(&page, "select", &target, json!(value)).await?;
+        Ok(Acted {
+            done: format!("chose {}", r["text"]),
+            target,
+            url: Self::url_of(&page).await,
+            navigated: false,
+        })
+    }
+
+    /// Ticks or clears a checkbox (or picks a radio button).
+    /// - target: the checkbox, e.g. `e9`
+    /// - checked: true to tick, false to clear
+    pub async fn set_checkbox(&self, target: String, checked: bool) -> Result<Acted, WebError> {
+        let page = self.page().await?;
+        Self::act(&page, "check", &target, json!(checked)).await?;
+        Ok(Acted {
+            done: if checked {
+                "ticked".into()
+            } else {
+                "cleared".into()
+            },
+            target,
+            url: Self::url_of(&page).await,
+            navigated: false,
+        })
+    }
+
+    /// Presses a key (Enter, Tab, Escape, ArrowDown…) in an element, or in the page when no target is given; Enter can submit a form.
+    /// - key: the key, e.g. `Enter`
+    /// - target: the element to press it in (default: the focused one)
+    #[effect(external)]
+    pub async fn press_key(&self, key: String, target: Option<String>) -> Result<Acted, WebError> {
+        let page = self.page().await?;
+        let before = Self::url_of(&page).await;
+        if let Some(t) = &target {
+            Self::act(&page, "focus", t, Value::Null).await?;
+        }
+        let el = match page.find_element(":focus").await {
+            Ok(el) => el,
+            Err(_) => page.find_element("body").await.map_err(cdp)?,
+        };
+        el.press_key(&key)
+            .await
+            .map_err(|e| WebError::Target(format!("cannot press {key}: {e}")))?;
+        let navigated = Self::settle(&page, &before, Duration::from_secs(15)).await;
+        Ok(Acted {
+            target: target.unwrap_or_else(|| "the page".into()),
+            done: format!("pressed {key}"),
+            url: Self::url_of(&page).await,
+            navigated,
+        })
+    }
+
+    /// Scrolls the page down or up by about a screen (pages that load more as you scroll show more).
+    /// - direction: `down` or `up`
+    pub async fn scroll(&self, #[default("down")] direction: String) -> Result<Value, WebError> {
+        let page = self.page().await?;
+        let sign = if direction.eq_ignore_ascii_case("up") {
+            -1
+        } else {
+            1
+        };
+        let at: Value = Self::eval(
+            &page,
+            format!("(() => {{ window.scrollBy(0, {sign} * window.innerHeight * 0.8); return {{y: Math.round(window.scrollY), height: document.documentElement.scrollHeight}}; }})()"),
+        )
+        .await?;
+        Ok(at)
+    }
+
+    /// Goes back to the previous page of this tab.
+    pub async fn go_back(&self) -> Result<PageInfo, WebError> {
+        let page = self.page().await?;
+        let before = Self::url_of(&page).await;
+        Self::eval::<Value>(&page, "history.back(), null".into()).await?;
+        let moved = Self::settle(&page, &before, Duration::from_secs(15)).await;
+        if !moved {
+            return Err(WebError::Page(
+                "there is no previous page in this tab".into(),
+            ));
+        }
+        Ok(PageInfo {
+            url: Self::url_of(&page).await,
+            title: page.get_title().await.ok().flatten().unwrap_or_default(),
+            loaded: true,
+            banners_dismissed: 0,
+        })
+    }
+
+    /// Waits until some text, or an element matching a CSS selector, is on the page.
+    /// - text: text to wait for
+    /// - selector: a CSS selector to wait for, e.g. `#results li`
+    /// - timeout_ms: how long to wait
+    pub async fn wait_for(
+        &self,
+        text: Option<String>,
+        selector: Option<String>,
+        #[default(10000u64)] timeout_ms: u64,
+        ctx: &ToolContext,
+    ) -> Result<Value, WebError> {
+        if text.is_none() && selector.is_none() {
+            return Err(WebError::Target(
+                "give `text` or `selector` to wait for".into(),
+            ));
+        }
+        let page = self.page().await?;
+        let check = format!(
+            "(() => {{ const t = {}; const s = {}; if (t && !(document.body && document.body.innerText.includes(t))) return false; if (s) {{ try {{ return !!document.querySelector(s); }} catch (e) {{ return 'bad selector'; }} }} return true; }})()",
+            json!(text),
+            json!(selector)
+        );
+        let start = Instant::now();
+        let limit = Duration::from_millis(timeout_ms.min(120_000));
+        loop {
+            ctx.check().map_err(|_| WebError::Cancelled)?;
+            let v: Value = Self::eval(&page, check.clone()).await?;
+            if v == Value::String("bad selector".into()) {
+                return Err(WebError::Target(format!(
+                    "{} is not a valid CSS selector",
+                    json!(selector)
+                )));
+            }
+            if v == Value::Bool(true) {
+                return Ok(json!({"found": true, "waited_ms": start.elapsed().as_millis() as u64}));
+            }
+            if start.elapsed() > limit {
+                let what = text
+                    .map(|t| format!("the text \"{t}\""))
+                    .or(selector.map(|s| format!("`{s}`")))
+                    .unwrap_or_default();
+                return Err(WebError::Page(format!(
+                    "{what} did not appear within {} ms",
+                    limit.as_millis()
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// Searches the web and lists the results (title, address, snippet); open one with navigate.
+    /// - query: what to search for
+    /// - max_results: how many results
+    pub async fn web_search(
+        &self,
+        query: String,
+        #[default(8usize)] max_results: usize,
+        ctx: &ToolContext,
+    ) -> Result<Vec<SearchResult>, WebError> {
+        let template = self
+            .hub
+            .settings()
+            .search_url
+            .clone()
+            .unwrap_or_else(|| SEARCH_URL.into());
+        let url = template.replace("{query}", &encode_query(&query));
+        self.navigate(url, 30000, ctx).await?;
+        let page = self.page().await?;
+        let mut results: Vec<SearchResult> =
+            Self::eval(&page, content::SEARCH_JS.to_string()).await?;
+        results.truncate(max_results.clamp(1, 30));
+        Ok(results)
+    }
+
+    /// Lists the browser's tabs (in an attached browser, the user's too).
+    pub async fn list_tabs(&self) -> Result<Vec<TabInfo>, WebError> {
+        let (browser, _) = self.hub.browser().await?;
+        let pages = browser.pages().await.map_err(cdp)?;
+        let tabs = self.tabs.lock().await;
+        let current = tabs.current.as_ref().map(|p| p.target_id().clone());
+        let mut out = Vec::new();
+        for (i, p) in pages.iter().enumerate() {
+            out.push(TabInfo {
+                tab: i + 1,
+                url: Self::url_of(p).await,
+                title: p.get_title().await.ok().flatten().unwrap_or_default(),
+                current: current.as_ref() == Some(p.target_id()),
+                opened_by_baton: tabs.opened.iter().any(|o| o.target_id() == p.target_id()),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Makes another tab this conversation's current one.
+    /// - tab: its number from list_tabs
+    pub async fn switch_tab(&self, tab: usize) -> Result<PageInfo, WebError> {
+        let (browser, _) = self.hub.browser().await?;
+        let pages = browser.pages().await.map_err(cdp)?;
+        let page = tab
+            .checked_sub(1)
+            .and_then(|i| pages.get(i))
+            .cloned()
+            .ok_or_else(|| {
+                WebError::Target(format!(
+                    "there is no tab {tab}; list_tabs shows {} tab(s)",
+                    pages.len()
+                ))
+            })?;
+        let _ = page.activate().await;
+        self.tabs.lock().await.current = Some(page.clone());
+        Ok(PageInfo {
+            url: Self::url_of(&page).await,
+            title: page.get_title().await.ok().flatten().unwrap_or_default(),
+            loaded: true,
+            banners_dismissed: 0,
+        })
+    }
+
+    /// Closes a tab Baton opened (the user's own tabs are left alone).
+    /// - tab: its number from list_tabs
+    pub async fn close_tab(&self, tab: usize) -> Result<Value, WebError> {
+        let (browser, _) = self.hub.browser().await?;
+        let pages = browser.pages().await.map_err(cdp)?;
+        let page = tab
+            .checked_sub(1)
+            .and_then(|i| pages.get(i))
+            .cloned()
+            .ok_or_else(|| WebError::Target(format!("there is no tab {tab}")))?;
+        let mut tabs = self.tabs.lock().await;
+        if !tabs
+            .opened
+            .iter()
+            .any(|o| o.target_id() == page.target_id())
+        {
+            return Err(WebError::Refused(format!(
+                "tab {tab} is one of yours, not Baton's; Baton leaves it open"
+            )));
+        }
+        tabs.opened.retain(|o| o.target_id() != page.target_id());
+        if tabs
+            .current
+            .as_ref()
+            .is_some_and(|c| c.target_id() == page.target_id())
+        {
+            tabs.current = None;
+        }
+        page.close().await.map_err(cdp)?;
+        Ok(json!({"closed": tab}))
+    }
+
+    /// Takes a screenshot of the visible page and saves it as a PNG in the workspace.
+    /// - path: where to save it, e.g. `/screenshots/order.png`
+    #[effect(write)]
+    pub async fn screenshot(&self, path: String) -> Result<Saved, WebError> {
+        let page = self.page().await?;
+        let png = page
+            .screenshot(ScreenshotParams::builder().build())
+            .await
+            .map_err(cdp)?;
+        let (path, backup) = self.write_file(&path, &png)?;
+        Ok(Saved {
+            path,
+            bytes: png.len(),
+            url: Self::url_of(&page).await,
+            backup,
+        })
+    }
+
+    /// Prints the current page to a PDF in the workspace.
+    /// - path: where to save it, e.g. `/invoices/march.pdf`
+    #[effect(write)]
+    pub async fn save_pdf(&self, path: String) -> Result<Saved, WebError> {
+        let page = self.page().await?;
+        let params = PrintToPdfParams {
+            print_background: Some(true),
+            ..Default::default()
+        };
+        let pdf = page.pdf(params).await.map_err(cdp)?;
+        let (path, backup) = self.write_file(&path, &pdf)?;
+        Ok(Saved {
+            path,
+            bytes: pdf.len(),
+            url: Self::url_of(&page).await,
+            backup,
+        })
+    }
+
+    /// Reads a PDF on the web (with this browser's sign-ins) as Markdown: the one at `url`, or the one open in the tab.
+    /// - url: the PDF's address (default: the current page)
+    /// - max_chars: the most characters to return
+    pub async fn read_pdf(
+        &self,
+        url: Option<String>,
+        #[default(20000usize)] max_chars: usize,
+    ) -> Result<PdfText, WebError> {
+        let page = self.page().await?;
+        let url = match url {
+            Some(u) => with_scheme(&u),
+            None => Self::url_of(&page).await,
+        };
+        self.policy.check(&url).map_err(WebError::Refused)?;
+        let fetch = format!(
+            "(async () => {{ const r = await fetch({}, {{credentials: 'include'}}); if (!r.ok) return {{error: 'HTTP ' + r.status}}; const b = new Uint8Array(await r.arrayBuffer()); let s = ''; for (let i = 0; i < b.length; i += 32768) s += String.fromCharCode.apply(null, b.subarray(i, i + 32768)); return {{data: btoa(s)}}; }})()",
+            json!(url)
+        );
+        let got: Value = Self::eval(&page, fetch).await?;
+        if let Some(e) = got.get("error").and_then(Value::as_str) {
+            return Err(WebError::Page(format!("`{url}` could not be fetched: {e}")));
+        }
+        let data = got["data"].as_str().unwrap_or_default();
+        let bytes =
+            base64_decode(data).ok_or_else(|| WebError::Page("the PDF arrived garbled".into()))?;
+        let options = baton_convert::ConvertOptions::default();
+        let c = tokio::task::spawn_blocking(move || {
+            baton_convert::convert_bounded("page.pdf", bytes.into(), &options)
+        })
+        .await
+        .map_err(|e| WebError::Page(e.to_string()))?
+        .map_err(|e| WebError::Page(format!("`{url}`: {e}")))?;
+        let (markdown, truncated) = content::cut(&c.markdown, max_chars);
+        Ok(PdfText {
+            url,
+            pages: c.pages,
+            markdown,
+            truncated,
+        })
+    }
+}
+
+/// `example.com` → `https://example.com`.
+fn with_scheme(url: &str) -> String {
+    let u = url.trim();
+    if u.contains("://") || u.starts_with("about:") || u.contains(':') && !u.contains('.') {
+        u.to_string()
+    } else {
+        format!("https://{u}")
+    }
+}
+
+/// Percent-encodes a search query.
+fn encode_query(q: &str) -> String {
+    q.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            b' ' => "+".to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.decode(s).ok()
+}
