@@ -68,6 +68,9 @@ pub enum Command {
     /// Look into a workbook (xlsx, xlsm, xls, ods, csv) the way the spreadsheet toolbox does.
     #[command(subcommand)]
     Sheet(SheetCommand),
+    /// The browser toolbox: which browser Baton would use, and reading a page.
+    #[command(subcommand)]
+    Browser(BrowserCommand),
     /// Bring the workspace search index up to date (only changed files are read).
     Index(IndexArgs),
     /// Search the documents in the workspace.
@@ -156,6 +159,27 @@ pub enum SheetCommand {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+    },
+}
+
+/// `baton browser`.
+#[derive(Subcommand, Debug)]
+pub enum BrowserCommand {
+    /// The browsers found, whether Baton can attach to a running one (and
+    /// the one-time step to allow it), and the mode it would use.
+    Status {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Open a page in the browser Baton uses and print it as Markdown, with
+    /// its interactive elements, the way the model reads it.
+    Read {
+        /// The address.
+        url: String,
+        /// The most characters to print.
+        #[arg(long, default_value_t = 20_000)]
+        max_chars: usize,
     },
 }
 

@@ -25,6 +25,7 @@ pub struct Toolkit {
     convert: ConvertOptions,
     index: Option<Arc<WorkspaceIndex>>,
     diagnostics: bool,
+    browser: Arc<baton_web::BrowserHub>,
 }
 
 impl Toolkit {
@@ -37,7 +38,8 @@ impl Toolkit {
             files = files.with_index(Arc::clone(index));
         }
         let sheets = baton_sheet::SpreadsheetTool::new(self.sandbox.clone());
-        let mut all: Vec<Arc<dyn Toolbox>> = vec![Arc::new(files), Arc::new(sheets)];
+        let web = baton_web::WebTool::new(Arc::clone(&self.browser), self.sandbox.clone());
+        let mut all: Vec<Arc<dyn Toolbox>> = vec![Arc::new(files), Arc::new(sheets), Arc::new(web)];
         if self.diagnostics {
             all.push(Arc::new(crate::Diagnostics::default()));
         }
@@ -135,6 +137,7 @@ impl Engine {
             convert: self.convert_options(),
             index,
             diagnostics: self.settings.diagnostic_tools || crate::diagnostics_enabled(),
+            browser: self.browser_hub(),
         })
     }
 

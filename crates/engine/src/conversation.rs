@@ -555,12 +555,16 @@ impl Engine {
             .with_file_renderer(self.file_renderer()))
     }
 
-    /// Closes the agents kept between turns (their toolboxes); the next
-    /// turn builds a new one.
+    /// Closes the agents kept between turns (their toolboxes) and a
+    /// browser Baton started (an attached one keeps running); the next
+    /// turn builds a new agent, and the browser starts again when needed.
     pub async fn close_agents(&self) {
         let kept: Vec<_> = self.kept_agents.lock().await.drain(..).collect();
         for (_, agent) in kept {
             agent.close().await;
+        }
+        if let Some(hub) = self.browser.get() {
+            hub.shutdown().await;
         }
     }
 }

@@ -101,6 +101,8 @@ pub struct Engine {
     clock: Option<Clock>,
     /// The agents kept between turns, and what each was built for.
     kept_agents: tokio::sync::Mutex<Vec<(String, Arc<baton_agent::Agent>)>>,
+    /// The browser every browser toolbox shares (connected on first use).
+    browser: OnceLock<Arc<baton_web::BrowserHub>>,
 }
 
 impl Engine {
@@ -147,6 +149,7 @@ impl Engine {
             agents_file,
             clock: None,
             kept_agents: tokio::sync::Mutex::new(Vec::new()),
+            browser: OnceLock::new(),
         })
     }
 
@@ -209,6 +212,17 @@ impl Engine {
                 options
             })
             .clone()
+    }
+
+    /// The browser the browser toolboxes share: nothing starts until a
+    /// tool needs it; Baton's own profile lives in the data folder.
+    pub fn browser_hub(&self) -> Arc<baton_web::BrowserHub> {
+        Arc::clone(self.browser.get_or_init(|| {
+            Arc::new(baton_web::BrowserHub::new(
+                self.settings.browser.clone(),
+                self.paths.data_dir.join("browser-profile"),
+            ))
+        }))
     }
 
     /// Where sessions are saved.

@@ -2,6 +2,7 @@
 
 mod agents;
 mod ask;
+mod browser;
 mod chat;
 mod config;
 mod convert;
@@ -25,7 +26,7 @@ use crate::args::{Cli, Command};
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let ctx = crate::context::load(&cli.global)?;
     let verbose = cli.global.verbose > 0;
-    match cli.command {
+    let done = match cli.command {
         Command::Ask(a) => ask::run(&ctx, a, verbose).await,
         Command::Chat(a) => chat::run(&ctx, a, verbose).await,
         Command::Tools(a) => tools::run(&ctx, a).await,
@@ -41,7 +42,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Say(a) => say::run(&ctx, a).await,
         Command::Transcribe(a) => transcribe::run(&ctx, a).await,
         Command::Voice(a) => voice::run(&ctx, a, verbose).await,
-    }
+        Command::Browser(c) => browser::run(&ctx, c).await,
+    };
+    // A browser Baton started for these tools closes with the command.
+    ctx.close_agents().await;
+    done
 }
 
 /// Exit code for a failed model call.

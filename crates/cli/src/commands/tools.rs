@@ -59,6 +59,9 @@ async fn call(catalog: &Catalog, calls: &[String]) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    for t in catalog.toolboxes() {
+        t.close().await;
+    }
     let shown = match results.as_slice() {
         [one] if calls.len() == 1 => one.clone(),
         _ => Value::Array(results),
