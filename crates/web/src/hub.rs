@@ -227,7 +227,9 @@ impl BrowserHub {
                 "--no-default-browser-check",
                 "--disable-dev-shm-usage",
             ]);
-        b = if mode == BrowserMode::Headless {
+        // Baton's profile shows a window on a desktop; on a machine with no
+        // display it runs headless on the same lasting profile.
+        b = if mode == BrowserMode::Headless || !has_display() {
             b.new_headless_mode()
         } else {
             b.with_head()

@@ -93,6 +93,30 @@ async fn serve() -> (SocketAddr, Seen) {
             }),
         )
         .route("/slow", get(slow))
+        .route(
+            "/login",
+            post(|body: String| async move {
+                let name = body.strip_prefix("user=").unwrap_or("someone").to_string();
+                (
+                    [(header::SET_COOKIE, format!("who={name}; Max-Age=86400; Path=/"))],
+                    Html("<html><body>Signed in</body></html>"),
+                )
+            }),
+        )
+        .route(
+            "/account",
+            get(|headers: axum::http::HeaderMap| async move {
+                let who = headers
+                    .get(header::COOKIE)
+                    .and_then(|c| c.to_str().ok())
+                    .and_then(|c| c.split("; ").find_map(|p| p.strip_prefix("who=")))
+                    .map(str::to_string);
+                Html(match who {
+                    Some(n) => format!("<html><body><p>Signed in as {n}</p></body></html>"),
+                    None => r#"<html><body><form method="post" action="/login"><input name="user" aria-label="User"><button>Sign in</button></form></body></html>"#.to_string(),
+                })
+            }),
+        )
         .route("/submit", post(submit))
         .with_state(seen.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -420,4 +444,35 @@ async fn attaching_uses_the_running_browser_and_explains_a_stale_file() {
         .await
         .unwrap_err();
     assert!(e.to_string().contains("inspect"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sign_in_lasts_in_batons_own_profile_across_restarts() {
+    let (addr, _) = serve().await;
+    let profile = tempfile::tempdir().unwrap();
+    let mut s = settings(BrowserMode::Profile);
+    s.user_data_dir = Some(profile.path().join("baton-profile"));
+    let ctx = ToolContext::default();
+    let account = format!("http://{addr}/account");
+    {
+        let (_dir, hub, web) = tool(s.clone());
+        web.navigate(account.clone(), 10_000, &ctx).await.unwrap();
+        let md = web.get_page_content(5_000).await.unwrap().markdown;
+        let user = id_of(element(&md, "input", "User"));
+        let sign_in = id_of(element(&md, "button", "Sign in"));
+        web.fill_fields(vec![Field {
+            target: user,
+            value: "ada".into(),
+        }])
+        .await
+        .unwrap();
+        web.click(sign_in).await.unwrap();
+        hub.shutdown().await;
+    }
+    // A new start of Baton (a new hub) on the same profile is still signed in.
+    let (_dir, hub, web) = tool(s);
+    web.navigate(account, 10_000, &ctx).await.unwrap();
+    let md = web.get_page_content(5_000).await.unwrap().markdown;
+    assert!(md.contains("Signed in as ada"), "{md}");
+    hub.shutdown().await;
 }
