@@ -134,3 +134,9 @@ echo "== spreadsheets: baton sheet describe of 100,000 rows vs openpyxl read-onl
 scripts/make-fixtures.sh --tools-only
 "${BATON_FIXTURES_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-fixtures-venv}/bin/python" scripts/bench_sheet.py \
   --baton "${BATON_BIN:-$CARGO_TARGET_DIR/release/baton}" --runs 3
+
+echo
+echo "== browser: page -> Markdown of a large page vs turndown and markdownify; navigate + read of a small page (headless Chromium) =="
+cargo build --release -p baton-web --bins 2>&1 | tail -1
+"${BATON_FIXTURES_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-fixtures-venv}/bin/python" scripts/bench_web.py \
+  --bench "${BATON_WEB_BENCH:-$CARGO_TARGET_DIR/release/baton-web-bench}" --runs 5

@@ -38,24 +38,30 @@ pub struct PageContent {
 /// The page as Markdown, at most `max_chars` characters.
 pub(crate) fn render(raw: RawPage, max_chars: usize) -> PageContent {
     let md = baton_convert::html_to_markdown(&raw.html);
-    let mut out = String::with_capacity(md.len() + raw.elements.len() * 80);
-    let mut rest = md.as_str();
-    while let Some(at) = rest.find("BATONELe") {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + "BATONEL".len()..];
-        let end = after.find('X').unwrap_or(0);
-        let id = &after[..end];
-        match raw
-            .elements
-            .iter()
-            .find(|e| e.get("id").and_then(Value::as_str) == Some(id))
+    let markers: std::collections::HashMap<&str, String> = raw
+        .elements
+        .iter()
+        .filter_map(|e| Some((e.get("id")?.as_str()?, marker(e))))
+        .collect();
+    let mut out =
+        String::with_capacity(md.len() + markers.values().map(String::len).sum::<usize>());
+    let mut pieces = md.split("BATONEL");
+    out.push_str(pieces.next().unwrap_or_default());
+    for piece in pieces {
+        match piece
+            .split_once('X')
+            .and_then(|(id, tail)| Some((markers.get(id)?, tail)))
         {
-            Some(e) => out.push_str(&marker(e)),
-            None => out.push_str(&rest[at..at + "BATONEL".len() + end + 1]),
+            Some((m, tail)) => {
+                out.push_str(m);
+                out.push_str(tail);
+            }
+            None => {
+                out.push_str("BATONEL");
+                out.push_str(piece);
+            }
         }
-        rest = &after[end + 1..];
     }
-    out.push_str(rest);
     let (markdown, truncated) = cut(out.trim(), max_chars);
     PageContent {
         url: raw.url,

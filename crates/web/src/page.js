@@ -127,7 +127,9 @@
     if (el.id) d.htmlId = el.id;
     if (frame) d.frame = frame;
     if (el.getRootNode() !== doc) d.shadow = true;
-    d.xpath = xpath(el);
+    // A link is followed by its address; other elements keep an XPath to
+    // be found again after the page changes.
+    if (type !== "link") d.xpath = xpath(el);
     elements.push(d);
     return id;
   }
