@@ -78,7 +78,7 @@
         .map((e) => e.textContent).join(" ");
       if (text(t, 100)) return text(t, 100);
     }
-    if (el.labels && el.labels.length) return text(el.labels[0].innerText || el.labels[0].textContent, 100);
+    if (el.labels && el.labels.length) return text(el.labels[0].textContent, 100);
     const tag = el.localName;
     if (tag === "input") {
       const t = (el.type || "").toLowerCase();
@@ -86,7 +86,9 @@
       return text(el.placeholder || el.title || el.name, 100);
     }
     if (tag === "select" || tag === "textarea") return text(el.title || el.name || el.placeholder, 100);
-    const t = text(el.innerText || el.textContent, 100);
+    // textContent, not innerText: innerText lays text out, which costs
+    // milliseconds per link on a big page.
+    const t = text(el.textContent, 100);
     if (t) return t;
     const img = el.querySelector && el.querySelector("img[alt]");
     return text((img && img.alt) || el.title, 100);
