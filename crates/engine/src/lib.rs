@@ -218,10 +218,13 @@ impl Engine {
     /// tool needs it; Baton's own profile lives in the data folder.
     pub fn browser_hub(&self) -> Arc<baton_web::BrowserHub> {
         Arc::clone(self.browser.get_or_init(|| {
-            Arc::new(baton_web::BrowserHub::new(
-                self.settings.browser.clone(),
-                self.paths.data_dir.join("browser-profile"),
-            ))
+            Arc::new(
+                baton_web::BrowserHub::new(
+                    self.settings.browser.clone(),
+                    self.paths.data_dir.join("browser-profile"),
+                )
+                .with_downloads(self.workspace.join("Downloads")),
+            )
         }))
     }
 

@@ -10,6 +10,9 @@ use std::time::Duration;
 use baton_config::{BrowserMode, BrowserSettings};
 use chromiumoxide::Browser;
 use chromiumoxide::browser::BrowserConfig;
+use chromiumoxide::cdp::browser_protocol::browser::{
+    SetDownloadBehaviorBehavior, SetDownloadBehaviorParams,
+};
 use futures::StreamExt;
 use tokio::sync::Mutex;
 use tracing::Instrument;
@@ -39,6 +42,8 @@ pub struct BrowserHub {
     settings: BrowserSettings,
     /// Baton's own lasting profile (profile mode).
     own_profile: PathBuf,
+    /// Where a browser Baton starts saves downloads (in the workspace).
+    downloads: Option<PathBuf>,
     live: Mutex<Option<Live>>,
 }
 
@@ -57,8 +62,17 @@ impl BrowserHub {
         Self {
             settings,
             own_profile,
+            downloads: None,
             live: Mutex::new(None),
         }
+    }
+
+    /// Downloads of a browser Baton starts land in `dir` (made when the
+    /// first one arrives). An attached browser keeps the user's own
+    /// download folder: Baton does not change the user's browser.
+    pub fn with_downloads(mut self, dir: PathBuf) -> Self {
+        self.downloads = Some(dir);
+        self
     }
 
     /// The settings it runs with.
@@ -246,10 +260,25 @@ impl BrowserHub {
             ))
         })?;
         tracing::info!(browser = family.label(), ?mode, "browser launched");
+        let handler = drive(handler);
+        if let Some(dir) = &self.downloads {
+            let allow = SetDownloadBehaviorParams {
+                behavior: SetDownloadBehaviorBehavior::Allow,
+                browser_context_id: None,
+                download_path: Some(dir.display().to_string()),
+                events_enabled: None,
+            };
+            let set = tokio::time::timeout(Duration::from_secs(5), browser.execute(allow)).await;
+            if !matches!(set, Ok(Ok(_))) {
+                tracing::warn!(
+                    "downloads stay in the browser's own folder: it did not accept Baton's"
+                );
+            }
+        }
         Ok(Live {
             browser: Arc::new(browser),
             mode,
-            handler: drive(handler),
+            handler,
             _profile: profile,
         })
     }

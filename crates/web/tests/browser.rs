@@ -51,6 +51,7 @@ const HIDDEN: &str = r#"<!doctype html><html><head><title>Invoice</title>
 <shadow-box></shadow-box>
 <iframe src="/frame" width="300" height="100"></iframe>
 <p id="clicked">not clicked</p>
+<a href="/invoice.csv">Download the invoice</a>
 <script>
 customElements.define("shadow-box", class extends HTMLElement {
   connectedCallback() {
@@ -93,6 +94,15 @@ async fn serve() -> (SocketAddr, Seen) {
             }),
         )
         .route("/slow", get(slow))
+        .route(
+            "/invoice.csv",
+            get(|| async {
+                (
+                    [(header::CONTENT_TYPE, "text/csv"), (header::CONTENT_DISPOSITION, "attachment; filename=\"invoice-march.csv\"")],
+                    "item,amount\npaper,12.50\n",
+                )
+            }),
+        )
         .route(
             "/login",
             post(|body: String| async move {
@@ -168,8 +178,11 @@ fn settings(mode: BrowserMode) -> BrowserSettings {
 
 fn tool(settings: BrowserSettings) -> (tempfile::TempDir, Arc<BrowserHub>, WebTool) {
     let dir = tempfile::tempdir().unwrap();
-    let hub = Arc::new(BrowserHub::new(settings, dir.path().join("profile")));
     let workspace = dir.path().join("workspace");
+    let hub = Arc::new(
+        BrowserHub::new(settings, dir.path().join("profile"))
+            .with_downloads(workspace.join("Downloads")),
+    );
     std::fs::create_dir_all(&workspace).unwrap();
     let tool = WebTool::new(Arc::clone(&hub), Sandbox::new(&workspace).unwrap());
     (dir, hub, tool)
@@ -300,6 +313,19 @@ async fn hidden_text_is_left_out_and_shadow_roots_and_frames_are_read() {
         .await
         .unwrap_err();
     assert!(waited.to_string().contains("did not appear"), "{waited}");
+    let download = id_of(element(&md, "link", "Download the invoice"));
+    web.click(download).await.unwrap();
+    let csv = dir.path().join("workspace/Downloads/invoice-march.csv");
+    for _ in 0..50 {
+        if std::fs::read_to_string(&csv).is_ok_and(|t| t.contains("paper")) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        std::fs::read_to_string(&csv).unwrap(),
+        "item,amount\npaper,12.50\n"
+    );
     let saved = web.save_pdf("/pages/invoice.pdf".into()).await.unwrap();
     let pdf = std::fs::read(dir.path().join("workspace/pages/invoice.pdf")).unwrap();
     assert!(pdf.starts_with(b"%PDF") && saved.bytes == pdf.len());
