@@ -690,3 +690,62 @@ pub enum VoiceEventDto {
     /// The conversation ended.
     Stopped,
 }
+
+/// How the browser toolbox reaches a browser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "lowercase")]
+pub enum BrowserModeView {
+    /// The user's running Edge or Chrome.
+    Attach,
+    /// Baton's own browser with a lasting profile.
+    Profile,
+    /// An invisible browser with a throwaway profile.
+    Headless,
+}
+
+/// A browser found on this computer.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct FoundBrowser {
+    /// Its name (`Microsoft Edge`).
+    pub name: String,
+    /// Its program.
+    pub program: String,
+    /// Whether Baton can attach to it now.
+    pub attach_ready: bool,
+    /// Why not, or how to allow it, in plain words.
+    pub attach_status: String,
+    /// The page where the user allows remote debugging.
+    pub inspect_page: String,
+}
+
+/// The browser settings as the panel edits them.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct BrowserSettingsView {
+    /// The mode (`null`: attach when allowed, else Baton's profile, else headless).
+    pub mode: Option<BrowserModeView>,
+    /// The browser program (`null`: found automatically).
+    pub path: Option<String>,
+    /// Only these sites may be opened (empty: any).
+    pub allowed_sites: Vec<String>,
+    /// These sites are never opened.
+    pub blocked_sites: Vec<String>,
+    /// Open file:// and browser-internal pages too.
+    pub allow_other_schemes: bool,
+    /// The browsers found (read-only).
+    #[serde(default)]
+    pub browsers: Vec<FoundBrowser>,
+}
+
+/// What testing the browser connection found.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct BrowserTest {
+    /// Whether Baton reached a browser.
+    pub ok: bool,
+    /// The mode it used.
+    pub mode: Option<BrowserModeView>,
+    /// What happened, in plain words.
+    pub message: String,
+}

@@ -2,6 +2,7 @@
 //! input and calls the engine; none holds engine logic.
 
 pub mod attachments;
+pub mod browser;
 pub mod chat;
 pub mod files;
 pub mod index;

@@ -12,6 +12,8 @@ import {
   type AppInfo,
   type AttachmentView,
   type AudioDevices,
+  type BrowserSettingsView,
+  type BrowserTest,
   type ChatEvent,
   type ErrorCode,
   type IndexStatus,
@@ -142,6 +144,10 @@ export const api = {
   // index
   indexStatus: (): Promise<IndexStatus> => call(commands.indexStatus()),
   rebuildIndex: (): Promise<IndexStatus> => call(commands.rebuildIndex()),
+  // browser
+  browserSettings: (): Promise<BrowserSettingsView> => call(commands.browserSettings()),
+  saveBrowserSettings: (settings: BrowserSettingsView): Promise<BrowserSettingsView> => call(commands.saveBrowserSettings(settings)),
+  testBrowser: (): Promise<BrowserTest> => call(commands.testBrowser()),
   // voice
   voiceDevices: (): Promise<AudioDevices> => call(commands.voiceDevices()),
   voiceSettings: (): Promise<VoiceSettingsView> => call(commands.voiceSettings()),

@@ -72,6 +72,18 @@ export const commands = {
 	setApiKey: (provider: string, key: string) => typedError<KeyStatus, IpcError>(__TAURI_INVOKE("set_api_key", { provider, key })),
 	/**  Removes a provider's key from the keychain. */
 	deleteApiKey: (provider: string) => typedError<KeyStatus, IpcError>(__TAURI_INVOKE("delete_api_key", { provider })),
+	/**  The browser settings and the browsers found. */
+	browserSettings: () => typedError<BrowserSettingsView, IpcError>(__TAURI_INVOKE("browser_settings")),
+	/**
+	 *  Validates and saves the browser settings (atomically), then reloads
+	 *  (a browser Baton started is closed; the next tool starts it again).
+	 */
+	saveBrowserSettings: (settings: BrowserSettingsView) => typedError<BrowserSettingsView, IpcError>(__TAURI_INVOKE("save_browser_settings", { settings })),
+	/**
+	 *  Connects to a browser as the tools would, then closes a browser Baton
+	 *  started for it (an attached connection is kept).
+	 */
+	testBrowser: () => typedError<BrowserTest, IpcError>(__TAURI_INVOKE("test_browser")),
 	/**  The index now. */
 	indexStatus: () => typedError<IndexStatus, IpcError>(__TAURI_INVOKE("index_status")),
 	/**  Rebuilds the index from scratch in the background. */
@@ -202,6 +214,41 @@ export type AudioDevices = {
 	error: string | null,
 };
 
+/**  How the browser toolbox reaches a browser. */
+export type BrowserModeView = 
+/**  The user's running Edge or Chrome. */
+"attach" | 
+/**  Baton's own browser with a lasting profile. */
+"profile" | 
+/**  An invisible browser with a throwaway profile. */
+"headless";
+
+/**  The browser settings as the panel edits them. */
+export type BrowserSettingsView = {
+	/**  The mode (`null`: attach when allowed, else Baton's profile, else headless). */
+	mode: BrowserModeView | null,
+	/**  The browser program (`null`: found automatically). */
+	path: string | null,
+	/**  Only these sites may be opened (empty: any). */
+	allowedSites: string[],
+	/**  These sites are never opened. */
+	blockedSites: string[],
+	/**  Open file:// and browser-internal pages too. */
+	allowOtherSchemes: boolean,
+	/**  The browsers found (read-only). */
+	browsers?: FoundBrowser[],
+};
+
+/**  What testing the browser connection found. */
+export type BrowserTest = {
+	/**  Whether Baton reached a browser. */
+	ok: boolean,
+	/**  The mode it used. */
+	mode: BrowserModeView | null,
+	/**  What happened, in plain words. */
+	message: string,
+};
+
 /**
  *  One thing that happened during a chat turn, streamed over the turn's
  *  channel in order.
@@ -329,6 +376,20 @@ export type ErrorCode =
 "audio" | 
 /**  Anything else. */
 "internal";
+
+/**  A browser found on this computer. */
+export type FoundBrowser = {
+	/**  Its name (`Microsoft Edge`). */
+	name: string,
+	/**  Its program. */
+	program: string,
+	/**  Whether Baton can attach to it now. */
+	attachReady: boolean,
+	/**  Why not, or how to allow it, in plain words. */
+	attachStatus: string,
+	/**  The page where the user allows remote debugging. */
+	inspectPage: string,
+};
 
 /**  Sent while the index is scanned (throttled). */
 export type IndexProgress = {

@@ -4,6 +4,8 @@ import type {
   AgentView,
   AttachmentView,
   AudioDevices,
+  BrowserSettingsView,
+  BrowserTest,
   ChatEvent,
   IndexStatus,
   IpcError,
@@ -157,6 +159,26 @@ export class MockBackend {
   modelLoadMs = 0;
   /** `model-load` events sent, in order (for tests). */
   modelLoads: { provider: string; percent: number }[] = [];
+  // --------------------------------------------------------------- browser
+  browser: BrowserSettingsView = {
+    mode: null,
+    path: null,
+    allowedSites: [],
+    blockedSites: [],
+    allowOtherSchemes: false,
+    browsers: [
+      {
+        name: 'Microsoft Edge',
+        program: '/opt/microsoft/msedge/msedge',
+        attachReady: false,
+        attachStatus:
+          'Microsoft Edge does not allow remote debugging yet. Once: open edge://inspect in Microsoft Edge, turn on "Allow remote debugging for this browser instance", and keep Microsoft Edge open; Baton then attaches to it (it asks you to allow the connection the first time).',
+        inspectPage: 'edge://inspect',
+      },
+    ],
+  };
+  /** What test_browser answers next. */
+  browserTest: BrowserTest = { ok: true, mode: 'profile', message: 'Connected to Chrome/131.0.6778.85.' };
   // ----------------------------------------------------------------- voice
   voice: VoiceSettingsView = {
     pushToTalk: false,
@@ -594,6 +616,12 @@ export class MockBackend {
         return { ...this.index };
       case 'voice_devices':
         return structuredClone(this.audioDevices);
+      case 'browser_settings':
+        return structuredClone(this.browser);
+      case 'save_browser_settings':
+        return this.saveBrowser(args.settings as BrowserSettingsView);
+      case 'test_browser':
+        return structuredClone(this.browserTest);
       case 'voice_settings':
         return this.voiceView();
       case 'save_voice_settings':
@@ -640,6 +668,14 @@ export class MockBackend {
     if (!from.startsWith(`${path}.`) || !from.endsWith('.bak')) throw ipcError('invalid_input', `\`${from}\` is not a backup of \`${path}\``);
     this.backups.set(path, n + 1);
     return { path, restoredFrom: from, savedCurrent: backupName(path, n + 1) };
+  }
+
+  private saveBrowser(b: BrowserSettingsView): BrowserSettingsView {
+    if (b.path && !b.path.startsWith('/')) throw ipcError('invalid_input', `there is no browser program at ${b.path}`);
+    const bad = [...b.allowedSites, ...b.blockedSites].find((s) => /[/ ]/.test(s));
+    if (bad) throw ipcError('invalid_input', `\`${bad}\` is not a site name such as example.com`);
+    this.browser = { ...structuredClone(b), browsers: this.browser.browsers };
+    return structuredClone(this.browser);
   }
 
   private voiceView(): VoiceSettingsView {

@@ -609,6 +609,42 @@ test('settings: choose provider, save key (masked, not kept), save settings', as
   await page.waitForSelector(sel('save-settings'));
 });
 
+test('settings: browser mode, sites (a page address is refused), the one-time attach step, test connection', async ({ page, out }) => {
+  await page.click(sel('open-settings'));
+  await page.waitForSelector(sel('browser-found'));
+  assert.match(await page.textContent(sel('browser-attach-status')), /edge:\/\/inspect/);
+  await page.check(`${sel('browser-mode')}[data-mode="profile"]`);
+  await page.fill(sel('browser-allowed'), 'https://portal.example.com/\nexample.com/login');
+  await page.waitForSelector(sel('browser-problem'));
+  assert.equal(await page.isDisabled(sel('browser-save')), true);
+  await page.fill(sel('browser-allowed'), 'https://portal.example.com/\nshop.example.org');
+  await page.fill(sel('browser-blocked'), 'ads.example.com');
+  await page.check(sel('browser-other-schemes'));
+  await page.click(sel('browser-save'));
+  await page.waitForSelector(sel('browser-saved'));
+  const b = await page.evaluate(() => window.__mock.browser);
+  assert.deepEqual(
+    { mode: b.mode, path: b.path, allowedSites: b.allowedSites, blockedSites: b.blockedSites, allowOtherSchemes: b.allowOtherSchemes },
+    { mode: 'profile', path: null, allowedSites: ['portal.example.com', 'shop.example.org'], blockedSites: ['ads.example.com'], allowOtherSchemes: true },
+  );
+  assert.equal(await page.inputValue(sel('browser-allowed')), 'portal.example.com\nshop.example.org');
+  // A program that is not there is refused by the back end, in words.
+  await page.fill(sel('browser-path'), 'msedge.exe');
+  await page.click(sel('browser-save'));
+  await page.waitForSelector(`${sel('browser-settings')} ${sel('error')}`);
+  await page.fill(sel('browser-path'), '');
+  await page.click(sel('browser-test'));
+  await page.waitForSelector(`${sel('browser-test-result')}.ok`);
+  assert.match(await page.textContent(sel('browser-test-result')), /Connected to Chrome/);
+  await page.evaluate(() => {
+    window.__mock.browserTest = { ok: false, mode: null, message: 'no browser: no Edge, Chrome or Chromium was found' };
+  });
+  await page.click(sel('browser-test'));
+  await page.waitForSelector(`${sel('browser-test-result')}:not(.ok)`);
+  await page.locator(sel('browser-settings')).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(out, 'settings-browser.png') });
+});
+
 test('model load: progress in the streaming placeholder and next to the provider in settings', async ({ page, out }) => {
   // Select the embedded (`local`) provider and save.
   await page.click(sel('open-settings'));

@@ -1,0 +1,158 @@
+//! The browser section of the settings: the mode, program and sites, the
+//! browsers found with whether Baton can attach to them (and the one-time
+//! step), and a connection test.
+
+use std::time::Duration;
+
+use baton_config::BrowserMode;
+use baton_web::discover;
+use tauri::State;
+
+use crate::dto::{BrowserModeView, BrowserSettingsView, BrowserTest, FoundBrowser, IpcError};
+use crate::error::IpcResult;
+use crate::state::AppState;
+
+fn to_view(m: BrowserMode) -> BrowserModeView {
+    match m {
+        BrowserMode::Attach => BrowserModeView::Attach,
+        BrowserMode::Profile => BrowserModeView::Profile,
+        BrowserMode::Headless => BrowserModeView::Headless,
+    }
+}
+
+fn from_view(m: BrowserModeView) -> BrowserMode {
+    match m {
+        BrowserModeView::Attach => BrowserMode::Attach,
+        BrowserModeView::Profile => BrowserMode::Profile,
+        BrowserModeView::Headless => BrowserMode::Headless,
+    }
+}
+
+async fn found() -> Vec<FoundBrowser> {
+    let mut out = Vec::new();
+    for b in discover::installed() {
+        let status = match &b.user_data_dir {
+            Some(dir) => discover::attach_address(dir, b.family).await.map(|_| ()),
+            None => Ok(()),
+        };
+        out.push(FoundBrowser {
+            name: b.family.label().into(),
+            program: b.program.display().to_string(),
+            attach_ready: status.is_ok(),
+            attach_status: match status {
+                Ok(()) => "Baton can attach to it while it runs.".into(),
+                Err(e) => e.to_string(),
+            },
+            inspect_page: b.family.inspect_page().into(),
+        });
+    }
+    out
+}
+
+/// The browser settings and the browsers found.
+#[tauri::command]
+#[specta::specta]
+pub async fn browser_settings(state: State<'_, AppState>) -> IpcResult<BrowserSettingsView> {
+    let engine = state.engine();
+    let b = &engine.settings.browser;
+    Ok(BrowserSettingsView {
+        mode: b.mode.map(to_view),
+        path: b.path.as_ref().map(|p| p.display().to_string()),
+        allowed_sites: b.allowed_sites.clone(),
+        blocked_sites: b.blocked_sites.clone(),
+        allow_other_schemes: b.allow_other_schemes,
+        browsers: found().await,
+    })
+}
+
+/// Validates and saves the browser settings (atomically), then reloads
+/// (a browser Baton started is closed; the next tool starts it again).
+#[tauri::command]
+#[specta::specta]
+pub async fn save_browser_settings(
+    state: State<'_, AppState>,
+    settings: BrowserSettingsView,
+) -> IpcResult<BrowserSettingsView> {
+    let engine = state.engine();
+    let path = settings
+        .path
+        .as_deref()
+        .map(str::trim)
+        .filter(|p| !p.is_empty());
+    if let Some(p) = path
+        && !std::path::Path::new(p).is_file()
+    {
+        return Err(IpcError::invalid(format!(
+            "there is no browser program at {p}"
+        )));
+    }
+    let sites = |v: &[String]| -> IpcResult<Vec<String>> {
+        v.iter()
+            .map(|s| {
+                s.trim()
+                    .trim_start_matches("https://")
+                    .trim_start_matches("http://")
+                    .trim_end_matches('/')
+                    .to_string()
+            })
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                if s.contains(['/', ' ']) {
+                    Err(IpcError::invalid(format!(
+                        "`{s}` is not a site name such as example.com"
+                    )))
+                } else {
+                    Ok(s)
+                }
+            })
+            .collect()
+    };
+    let mut s = engine.settings.clone();
+    s.browser.mode = settings.mode.map(from_view);
+    s.browser.path = path.map(Into::into);
+    s.browser.allowed_sites = sites(&settings.allowed_sites)?;
+    s.browser.blocked_sites = sites(&settings.blocked_sites)?;
+    s.browser.allow_other_schemes = settings.allow_other_schemes;
+    s.save(&engine.paths.settings_file())?;
+    state.reload().await?;
+    browser_settings(state).await
+}
+
+/// Connects to a browser as the tools would, then closes a browser Baton
+/// started for it (an attached connection is kept).
+#[tauri::command]
+#[specta::specta]
+pub async fn test_browser(state: State<'_, AppState>) -> IpcResult<BrowserTest> {
+    let hub = state.engine().browser_hub();
+    let tried = tokio::time::timeout(Duration::from_secs(90), hub.browser()).await;
+    let out = match tried {
+        Ok(Ok((browser, mode))) => {
+            let version = browser
+                .version()
+                .await
+                .map(|v| v.product)
+                .unwrap_or_default();
+            BrowserTest {
+                ok: true,
+                mode: Some(to_view(mode)),
+                message: format!("Connected to {version}."),
+            }
+        }
+        Ok(Err(e)) => BrowserTest {
+            ok: false,
+            mode: None,
+            message: e.to_string(),
+        },
+        Err(_) => BrowserTest {
+            ok: false,
+            mode: None,
+            message: "No browser answered within 90 seconds.".into(),
+        },
+    };
+    // An attached connection stays open (the user allowed it once); a
+    // browser Baton started for the test closes.
+    if out.mode != Some(BrowserModeView::Attach) {
+        hub.shutdown().await;
+    }
+    Ok(out)
+}
