@@ -218,6 +218,31 @@ impl WebTool {
         page.url().await.ok().flatten().unwrap_or_default()
     }
 
+    /// Where `page` is now.
+    async fn info(page: &Page, loaded: bool) -> PageInfo {
+        PageInfo {
+            url: Self::url_of(page).await,
+            title: page.get_title().await.ok().flatten().unwrap_or_default(),
+            loaded,
+            banners_dismissed: 0,
+        }
+    }
+
+    /// Tab number `tab` (from list_tabs) of the browser.
+    async fn tab_page(&self, tab: usize) -> Result<Page, WebError> {
+        let (browser, _) = self.hub.browser().await?;
+        let pages = browser.pages().await.map_err(cdp)?;
+        tab.checked_sub(1)
+            .and_then(|i| pages.get(i))
+            .cloned()
+            .ok_or_else(|| {
+                WebError::Target(format!(
+                    "there is no tab {tab}; list_tabs shows {} tab(s)",
+                    pages.len()
+                ))
+            })
+    }
+
     /// Navigates `page` to `url` and waits up to `limit` for it to load:
     /// `Ok(false)` when it had not (it is stopped, and what loaded stays
     /// readable). The navigation is sent as a plain command and the load
@@ -339,10 +364,8 @@ impl WebTool {
             .await
             .unwrap_or(0);
         Ok(PageInfo {
-            url: Self::url_of(&page).await,
-            title: page.get_title().await.ok().flatten().unwrap_or_default(),
-            loaded,
             banners_dismissed,
+            ..Self::info(&page, loaded).await
         })
     }
 
@@ -489,12 +512,7 @@ impl WebTool {
                 "there is no previous page in this tab".into(),
             ));
         }
-        Ok(PageInfo {
-            url: Self::url_of(&page).await,
-            title: page.get_title().await.ok().flatten().unwrap_or_default(),
-            loaded: true,
-            banners_dismissed: 0,
-        })
+        Ok(Self::info(&page, true).await)
     }
 
     /// Waits until some text, or an element matching a CSS selector, is on the page.
@@ -593,38 +611,16 @@ impl WebTool {
     /// Makes another tab this conversation's current one.
     /// - tab: its number from list_tabs
     pub async fn switch_tab(&self, tab: usize) -> Result<PageInfo, WebError> {
-        let (browser, _) = self.hub.browser().await?;
-        let pages = browser.pages().await.map_err(cdp)?;
-        let page = tab
-            .checked_sub(1)
-            .and_then(|i| pages.get(i))
-            .cloned()
-            .ok_or_else(|| {
-                WebError::Target(format!(
-                    "there is no tab {tab}; list_tabs shows {} tab(s)",
-                    pages.len()
-                ))
-            })?;
+        let page = self.tab_page(tab).await?;
         let _ = page.activate().await;
         self.tabs.lock().await.current = Some(page.clone());
-        Ok(PageInfo {
-            url: Self::url_of(&page).await,
-            title: page.get_title().await.ok().flatten().unwrap_or_default(),
-            loaded: true,
-            banners_dismissed: 0,
-        })
+        Ok(Self::info(&page, true).await)
     }
 
     /// Closes a tab Baton opened (the user's own tabs are left alone).
     /// - tab: its number from list_tabs
     pub async fn close_tab(&self, tab: usize) -> Result<Value, WebError> {
-        let (browser, _) = self.hub.browser().await?;
-        let pages = browser.pages().await.map_err(cdp)?;
-        let page = tab
-            .checked_sub(1)
-            .and_then(|i| pages.get(i))
-            .cloned()
-            .ok_or_else(|| WebError::Target(format!("there is no tab {tab}")))?;
+        let page = self.tab_page(tab).await?;
         let mut tabs = self.tabs.lock().await;
         if !tabs
             .opened
