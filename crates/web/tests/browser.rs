@@ -275,6 +275,33 @@ async fn a_form_is_filled_and_submitted_and_the_server_receives_it() {
     }
     let back = web.go_back().await.unwrap();
     assert!(back.url.ends_with("/form"), "{back:?}");
+    // Enter in a field submits its form too.
+    let md = web.get_page_content(20_000).await.unwrap().markdown;
+    let name = id_of(element(&md, "input", "Your name"));
+    web.fill_fields(vec![Field {
+        target: name.clone(),
+        value: "Grace".into(),
+    }])
+    .await
+    .unwrap();
+    let pressed = web.press_key("Enter".into(), Some(name)).await.unwrap();
+    assert!(pressed.navigated, "{pressed:?}");
+    assert!(
+        seen.0
+            .lock()
+            .unwrap()
+            .last()
+            .unwrap()
+            .contains("name=Grace")
+    );
+    let bad = web.press_key("NoSuchKey".into(), None).await.unwrap_err();
+    assert!(bad.to_string().contains("NoSuchKey"), "{bad}");
+    let tabs = web.list_tabs().await.unwrap();
+    let mine = tabs.iter().find(|t| t.current).unwrap().tab;
+    let switched = web.switch_tab(mine).await.unwrap();
+    assert!(switched.url.ends_with("/submit"), "{switched:?}");
+    let missing = web.switch_tab(99).await.unwrap_err().to_string();
+    assert!(missing.contains("there is no tab 99"), "{missing}");
     hub.shutdown().await;
 }
 
@@ -397,6 +424,22 @@ async fn banners_slow_pages_search_pdfs_and_refused_addresses() {
     assert!(
         tabs.iter().any(|t| t.current && t.opened_by_baton),
         "{tabs:?}"
+    );
+    web.navigate(format!("http://{addr}/hidden"), 10_000, &ctx)
+        .await
+        .unwrap();
+    let down = web.scroll("down".into()).await.unwrap();
+    assert!(down["height"].as_i64().unwrap() > 0, "{down}");
+    web.wait_for(None, Some("#clicked".into()), 2_000, &ctx)
+        .await
+        .unwrap();
+    let bad = web
+        .wait_for(None, Some("p[".into()), 500, &ctx)
+        .await
+        .unwrap_err();
+    assert!(
+        bad.to_string().contains("not a valid CSS selector"),
+        "{bad}"
     );
     hub.shutdown().await;
 }
