@@ -28,13 +28,15 @@ describe('toolEffect', () => {
       change: null,
       replaced: { path: '/budget.xlsx', backup: '/budget.xlsx.001.bak' },
       saved: '/budget.xlsx',
+      page: null,
     });
     expect(toolEffect('{"path":"/notes.md","bytes":12,"backup":"/notes.md.003.bak"}', false)).toEqual({
       change: null,
       replaced: { path: '/notes.md', backup: '/notes.md.003.bak' },
       saved: null,
+      page: null,
     });
-    expect(toolEffect(pretty({ path: '/new.xlsx', format: 'xlsx', bytes: 9000 }), false)).toEqual({ change: null, replaced: null, saved: '/new.xlsx' });
+    expect(toolEffect(pretty({ path: '/new.xlsx', format: 'xlsx', bytes: 9000 }), false)).toEqual({ change: null, replaced: null, saved: '/new.xlsx', page: null });
   });
 
   it('an edit without a preview (structural edits) keeps what changed, with no table', () => {
@@ -42,11 +44,23 @@ describe('toolEffect', () => {
     expect(e.change).toMatchObject({ changed: 'added sheet `Summary`', saved: false, columns: null, rows: [] });
   });
 
+  it('reads the page a browser step left the tab on, and what an action did', () => {
+    expect(toolEffect(pretty({ url: 'https://shop.example.com/cart', title: 'Cart', loaded: true }), false).page).toEqual({
+      url: 'https://shop.example.com/cart',
+      title: 'Cart',
+      done: null,
+    });
+    const clicked = toolEffect(pretty({ target: 'e2', done: 'clicked "Sign in"', url: 'http://127.0.0.1:8080/done', navigated: true }), false);
+    expect(clicked.page).toEqual({ url: 'http://127.0.0.1:8080/done', title: null, done: 'clicked "Sign in"' });
+    expect(toolEffect(pretty({ url: 'javascript:alert(1)', title: 'x' }), false).page).toBeNull();
+    expect(toolEffect(pretty({ url: 'https://a.example/' }), true).page).toBeNull();
+  });
+
   it('nothing for failures, non-JSON, arrays, strings and other results', () => {
     const edit = pretty({ path: '/b.xlsx', changed: 'A1', preview: [[1]], backup: '/b.xlsx.001.bak' });
-    expect(toolEffect(edit, true)).toEqual({ change: null, replaced: null, saved: null });
+    expect(toolEffect(edit, true)).toEqual({ change: null, replaced: null, saved: null, page: null });
     for (const r of [null, 'no such file', '[]', '"text"', '42', 'null', '{"hits":3}', '{"path":"/a","backup":""}', '{"path":3,"backup":"/a.001.bak"}', '{"changed":""}']) {
-      expect(toolEffect(r, false), String(r)).toEqual({ change: null, replaced: null, saved: null });
+      expect(toolEffect(r, false), String(r)).toEqual({ change: null, replaced: null, saved: null, page: null });
     }
   });
 });
@@ -73,7 +87,7 @@ describe('savedLater', () => {
   it('parses each part once', () => {
     const p = edit('/a.xlsx');
     expect(effectOf(p)).toBe(effectOf(p));
-    expect(effectOf({ kind: 'text' })).toEqual({ change: null, replaced: null, saved: null });
+    expect(effectOf({ kind: 'text' })).toEqual({ change: null, replaced: null, saved: null, page: null });
   });
 });
 

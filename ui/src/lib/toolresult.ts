@@ -33,14 +33,24 @@ export interface Replaced {
   backup: string;
 }
 
+/** A browser step: the page it left the tab on, and what it did there. */
+export interface PageStep {
+  url: string;
+  title: string | null;
+  /** What an action did (`clicked "Sign in"`), for actions. */
+  done: string | null;
+}
+
 export interface ToolEffect {
   change: SheetChange | null;
   replaced: Replaced | null;
   /** The workbook a save wrote (`{path, format, bytes}`), replaced or new. */
   saved: string | null;
+  /** The page a browser step is on (WebTool results carry its `url`). */
+  page: PageStep | null;
 }
 
-const NONE: ToolEffect = { change: null, replaced: null, saved: null };
+const NONE: ToolEffect = { change: null, replaced: null, saved: null, page: null };
 
 /** The effect of a tool call on a file, from its result; nothing for failures or other results. */
 export function toolEffect(result: string | null, isError: boolean): ToolEffect {
@@ -65,7 +75,9 @@ export function toolEffect(result: string | null, isError: boolean): ToolEffect 
   const backup = str('backup');
   const replaced = path !== null && backup !== null ? { path, backup } : null;
   const saved = path !== null && str('format') !== null && typeof o.bytes === 'number' ? path : null;
-  return { change, replaced, saved };
+  const url = str('url');
+  const page = url !== null && /^(https?|about|file):/i.test(url) ? { url, title: str('title'), done: str('done') } : null;
+  return { change, replaced, saved, page };
 }
 
 /** A finished or running tool call, as far as its effect goes. */

@@ -360,6 +360,26 @@ async function editWorkbook(page) {
   return page.locator(sel('restore'));
 }
 
+test('browser steps: each card shows the page it reached and what it did there', async ({ page, out }) => {
+  await page.evaluate(() => {
+    const j = (v) => JSON.stringify(v, null, 2);
+    window.__mock.replyWith('You are signed up for the newsletter.', [
+      { type: 'toolStarted', id: 'web-1', name: 'navigate', arguments: j({ url: 'https://news.example.com/signup' }) },
+      { type: 'toolFinished', id: 'web-1', name: 'navigate', result: j({ url: 'https://news.example.com/signup', title: 'Sign up', loaded: true }), isError: false, durationMs: 420 },
+      { type: 'toolStarted', id: 'web-2', name: 'click', arguments: j({ target: 'e2' }) },
+      { type: 'toolFinished', id: 'web-2', name: 'click', result: j({ target: 'e2', done: 'clicked "Sign up"', url: 'https://news.example.com/done', navigated: true }), isError: false, durationMs: 300 },
+    ]);
+  });
+  await send(page, 'Sign me up for the newsletter');
+  await waitDone(page);
+  const steps = page.locator(`${lastAssistant} ${sel('tool-page')}`);
+  assert.equal(await steps.count(), 2);
+  assert.equal((await steps.nth(0).textContent()).trim(), 'Sign up');
+  assert.equal(await steps.nth(0).getAttribute('title'), 'https://news.example.com/signup');
+  assert.equal((await steps.nth(1).textContent()).trim(), 'clicked "Sign up" · https://news.example.com/done');
+  await page.locator(lastAssistant).screenshot({ path: join(out, 'browser-steps.png') });
+});
+
 test('workbook edit: the card shows the changed range as a labelled table (not saved yet, or saved by a later call); restore asks, then restores', async ({ page, out }) => {
   await page.evaluate(() => window.__mock.sheetEditNext({ save: false }));
   await send(page, 'Add shipping, tax and total columns to my budget');
