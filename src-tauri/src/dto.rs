@@ -90,6 +90,11 @@ pub enum ChatEvent {
         /// How long it took.
         #[specta(type = Number)]
         duration_ms: f64,
+        /// A thumbnail of the step as a `data:` URL (a browser page after
+        /// the step); absent when the step has none.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[specta(optional)]
+        preview: Option<String>,
     },
     /// A subagent got a task.
     SubagentDelegated {

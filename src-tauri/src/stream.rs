@@ -34,12 +34,14 @@ pub fn to_chat_event(event: AgentEvent, depth: u32) -> Option<ChatEvent> {
             result,
             is_error,
             duration_ms,
+            preview,
         } => ChatEvent::ToolFinished {
             id,
             name,
             result: pretty(&result),
             is_error,
             duration_ms,
+            preview: preview.map(|p| p.data_url()),
         },
         AgentEvent::SubagentDelegated { session_id, task } => {
             ChatEvent::SubagentDelegated { session_id, task }
@@ -108,6 +110,10 @@ mod tests {
                     result: serde_json::json!("a.txt"),
                     is_error: false,
                     duration_ms: 2.5,
+                    preview: Some(baton_llm::Image {
+                        mime_type: "image/jpeg".into(),
+                        data: "AQID".into(),
+                    }),
                 },
                 0,
             )
@@ -117,6 +123,7 @@ mod tests {
         assert_eq!(finished["isError"], false);
         assert_eq!(finished["durationMs"], 2.5);
         assert_eq!(finished["result"], "a.txt");
+        assert_eq!(finished["preview"], "data:image/jpeg;base64,AQID");
         let text = |depth| to_chat_event(AgentEvent::TextDelta { text: "x".into() }, depth);
         assert!(text(0).is_some());
         assert!(text(1).is_none());

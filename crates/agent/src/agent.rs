@@ -47,6 +47,9 @@ pub struct AgentConfig {
     pub token_budget: Option<u64>,
     /// May answer with a question (subagents).
     pub can_ask: bool,
+    /// The model reads images: pictures in tool results (browser
+    /// screenshots) are sent to it.
+    pub reads_images: bool,
 }
 
 impl Default for AgentConfig {
@@ -62,6 +65,7 @@ impl Default for AgentConfig {
             context_window: 32_768,
             token_budget: None,
             can_ask: false,
+            reads_images: false,
         }
     }
 }
@@ -75,6 +79,7 @@ impl AgentConfig {
             native_tools: cfg.native_tools,
             json_mode: cfg.json_mode,
             context_window: cfg.context_window,
+            reads_images: cfg.ocr,
             ..Self::default()
         }
     }
@@ -198,6 +203,8 @@ pub struct TurnContext {
     pub questions: Option<Questions>,
     /// The turn's tokens (the top agent's `token_budget` when unset).
     pub budget: TokenBudget,
+    /// The front door shows step thumbnails (tools make them only then).
+    pub previews: bool,
 }
 
 pub(crate) struct OpenSubagent {
@@ -403,12 +410,23 @@ impl Agent {
                 Message::Assistant { content, .. } if !native => {
                     Message::assistant(content.clone())
                 }
-                Message::Tool { name, content, .. } if !native => {
-                    Message::user(baton_llm::tool_result_as_text(name, content))
-                }
                 other => other.clone(),
             })
             .collect();
+        crate::pictures::for_wire(&mut out, self.config.reads_images);
+        if !native {
+            for m in out.iter_mut() {
+                if let Message::Tool {
+                    name,
+                    content,
+                    images,
+                    ..
+                } = m
+                {
+                    *m = crate::pictures::as_user_message(name, content, images);
+                }
+            }
+        }
         if let Some(renderer) = &self.files {
             render_files(renderer, &mut out).await;
         }

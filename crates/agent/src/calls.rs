@@ -56,12 +56,12 @@ fn key(call: &ToolCall) -> String {
 }
 
 fn failed(name: &str, arguments: &Value, message: String) -> ToolCallRecord {
-    ToolCallRecord {
-        name: name.to_string(),
-        arguments: arguments.clone(),
-        outcome: ToolOutcome::Err(message),
-        duration: std::time::Duration::ZERO,
-    }
+    ToolCallRecord::new(
+        name,
+        arguments.clone(),
+        ToolOutcome::Err(message),
+        std::time::Duration::ZERO,
+    )
 }
 
 impl Agent {
@@ -77,12 +77,12 @@ impl Agent {
     ) -> bool {
         for call in calls {
             if ctx.cancel.is_cancelled() {
-                history.push(Message::Tool {
-                    call_id: call.id.clone(),
-                    name: call.name.clone(),
-                    content: json!({"error": "cancelled"}).to_string(),
-                    is_error: true,
-                });
+                history.push(Message::tool(
+                    call.id.clone(),
+                    call.name.clone(),
+                    json!({"error": "cancelled"}).to_string(),
+                    true,
+                ));
                 continue;
             }
             ctx.events
@@ -145,6 +145,7 @@ impl Agent {
                 },
                 is_error,
                 duration_ms: record.duration.as_secs_f64() * 1000.0,
+                preview: record.pictures.preview.as_ref().map(crate::pictures::image),
             })
             .await;
         history.push(Message::Tool {
@@ -152,6 +153,12 @@ impl Agent {
             name: record.name.clone(),
             content: record.outcome.to_model_text(),
             is_error,
+            images: record
+                .pictures
+                .for_model
+                .iter()
+                .map(crate::pictures::image)
+                .collect(),
         });
         result.files.extend(ran.files);
         result.usage.extend(ran.usage);
@@ -206,7 +213,7 @@ impl Agent {
         {
             return Ran::new(failed(&method, &args, refusal), effect);
         }
-        let tool_ctx = ToolContext::new(ctx.cancel.clone());
+        let tool_ctx = ToolContext::new(ctx.cancel.clone()).with_previews(ctx.previews);
         Ran::new(
             self.catalog.dispatch_with(&method, args, &tool_ctx).await,
             effect,
@@ -472,12 +479,7 @@ impl Agent {
                 )),
             }
         };
-        let record = ToolCallRecord {
-            name: String::new(),
-            arguments: Value::Null,
-            outcome,
-            duration: std::time::Duration::ZERO,
-        };
+        let record = ToolCallRecord::new("", Value::Null, outcome, std::time::Duration::ZERO);
         // A subagent that wrote files counts as a write.
         let effect = if result.files.is_empty() {
             Effect::Read

@@ -123,12 +123,7 @@ mod tests {
                     arguments: json!({}),
                 }],
             },
-            Message::Tool {
-                call_id: format!("c{i}"),
-                name: "t".into(),
-                content: "r".into(),
-                is_error: false,
-            },
+            Message::tool(format!("c{i}"), "t", "r", false),
             Message::Assistant {
                 content: format!("a{i}"),
                 tool_calls: Vec::new(),
@@ -178,12 +173,7 @@ mod tests {
                     arguments: json!({}),
                 }],
             },
-            Message::Tool {
-                call_id: "x".into(),
-                name: "t".into(),
-                content: "r".into(),
-                is_error: false,
-            },
+            Message::tool("x", "t", "r", false),
         ];
         compact(&mut h, 10);
         assert_eq!(

@@ -44,6 +44,10 @@ pub enum AgentEvent {
         is_error: bool,
         /// Milliseconds.
         duration_ms: f64,
+        /// A thumbnail of the step (a browser page after a click), when
+        /// the front door asked for them.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        preview: Option<baton_llm::Image>,
     },
     /// A tool that sends something off the machine waits for the user's
     /// yes or no ([`Confirmations::answer`](crate::Confirmations::answer)).

@@ -9,6 +9,7 @@ mod commands;
 mod compact;
 mod confirm;
 mod events;
+mod pictures;
 mod prompt;
 mod reply;
 mod session;

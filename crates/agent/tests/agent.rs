@@ -521,12 +521,12 @@ async fn compaction_in_a_long_session_then_a_valid_request() {
                 arguments: json!({"path": "/"}),
             }],
         });
-        history.push(Message::Tool {
-            call_id: format!("c{i}"),
-            name: "list_directory".into(),
-            content: "[]".into(),
-            is_error: false,
-        });
+        history.push(Message::tool(
+            format!("c{i}"),
+            "list_directory",
+            "[]",
+            false,
+        ));
         history.push(Message::assistant(format!("answer {i}")));
     }
     let (events, mut rx) = EventSink::unbounded("t1");

@@ -58,6 +58,19 @@ pub enum RestoreError {
     },
 }
 
+/// Writes `bytes` to `path` atomically (parent folders made), first
+/// backing up the file it replaces with [`backup_file`]; the backup's path
+/// when there was one. What every tool that saves into the workspace uses.
+pub fn replace_with_backup(path: &Path, bytes: &[u8]) -> io::Result<Option<PathBuf>> {
+    let backup = if path.exists() {
+        Some(backup_file(path)?)
+    } else {
+        None
+    };
+    atomic_write(path, bytes)?;
+    Ok(backup)
+}
+
 /// Copies `path` to its next backup, `name.ext.NNN.bak` numbered one past
 /// the highest backup there is (`001` for the first), atomically and with
 /// the file's permissions. Returns the backup's path.

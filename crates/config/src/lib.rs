@@ -21,7 +21,9 @@ pub use agents::{
     ToolboxRef, parse_agents,
 };
 pub use atomic::{atomic_write, atomic_write_private};
-pub use backups::{Backup, RestoreError, Restored, backup_file, list_backups, restore_backup};
+pub use backups::{
+    Backup, RestoreError, Restored, backup_file, list_backups, replace_with_backup, restore_backup,
+};
 pub use paths::{BatonPaths, PathsError};
 pub use secrets::{
     KEYCHAIN_SERVICE, KeySource, ResolvedKey, SecretError, Secrets, conventional_env,

@@ -75,6 +75,9 @@ pub struct ConversationOptions {
     pub index: IndexChoice,
     /// Told the embedded model's load progress.
     pub on_load: Option<LoadListener>,
+    /// The front door shows a thumbnail of each browser step
+    /// ([`AgentEvent::ToolFinished`]'s `preview`); off, tools make none.
+    pub previews: bool,
 }
 
 impl Default for ConversationOptions {
@@ -90,6 +93,7 @@ impl Default for ConversationOptions {
             confirm: ConfirmMode::Ask,
             index: IndexChoice::Refreshed,
             on_load: None,
+            previews: false,
         }
     }
 }
@@ -272,6 +276,7 @@ impl Conversation {
             confirm,
             questions: interactive.then(|| questions.clone()),
             budget: Default::default(),
+            previews: self.options.previews,
         };
         let this = self.clone();
         tokio::spawn(async move { this.run(input, ctx).await });

@@ -93,12 +93,7 @@ mod tests {
     #[test]
     fn after_tool_results_context_is_a_trailing_user_message() {
         let mut r = req(Some("TOC"));
-        r.messages.push(Message::Tool {
-            call_id: "c".into(),
-            name: "t".into(),
-            content: "{}".into(),
-            is_error: false,
-        });
+        r.messages.push(Message::tool("c", "t", "{}", false));
         let p = prepare(CacheType::PrefixCache, &r);
         assert_eq!(p.messages.len(), 4);
         assert_eq!(p.messages[3], Message::user("TOC"));

@@ -151,7 +151,8 @@ pub struct ProviderConfig {
     pub seed: Option<u32>,
     /// The model reads images: Baton may use it to OCR images and scanned
     /// pages (the `ocrProvider` setting picks one; else the first ready
-    /// entry marked so; else the local Tesseract engine).
+    /// entry marked so; else the local Tesseract engine), and pictures in
+    /// tool results (browser screenshots) are shown to it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ocr: bool,
     /// The entry speaks through `POST {endpoint}/audio/speech` with this

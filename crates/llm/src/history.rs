@@ -44,6 +44,24 @@ pub enum ContentPart {
     File(FileRef),
 }
 
+/// A picture a tool returned (a browser screenshot), for a model that
+/// reads images.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Image {
+    /// MIME type, e.g. `image/png`.
+    pub mime_type: String,
+    /// The image bytes, base64-encoded.
+    pub data: String,
+}
+
+impl Image {
+    /// The image as a `data:` URL.
+    pub fn data_url(&self) -> String {
+        format!("data:{};base64,{}", self.mime_type, self.data)
+    }
+}
+
 /// A file attached to a user message, as history stores it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -111,6 +129,9 @@ pub enum Message {
         /// Whether the tool failed.
         #[serde(default)]
         is_error: bool,
+        /// Pictures the result carries (shown to models that read images).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<Image>,
     },
 }
 
@@ -134,6 +155,22 @@ impl Message {
         Message::Assistant {
             content: text.into(),
             tool_calls: Vec::new(),
+        }
+    }
+
+    /// A tool result without pictures.
+    pub fn tool(
+        call_id: impl Into<String>,
+        name: impl Into<String>,
+        content: impl Into<String>,
+        is_error: bool,
+    ) -> Self {
+        Message::Tool {
+            call_id: call_id.into(),
+            name: name.into(),
+            content: content.into(),
+            is_error,
+            images: Vec::new(),
         }
     }
 

@@ -40,7 +40,7 @@ pub use config::{
 };
 pub use error::LlmError;
 pub use event::{Completion, CompletionBuilder, FinishReason, LlmEvent, ToolCallDelta, Usage};
-pub use history::{ContentPart, FileRef, Message, ToolCall, tool_result_as_text};
+pub use history::{ContentPart, FileRef, Image, Message, ToolCall, tool_result_as_text};
 pub use http::{HttpProvider, RetryPolicy};
 pub use provider::{EventStream, Provider, Readiness, build_provider, probe_readiness};
 pub use request::{CallOptions, ChatRequest, ToolDefinition};

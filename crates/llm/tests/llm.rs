@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use baton_llm::wire::{self, WireError};
 use baton_llm::{
     Anonymizer, AnonymizingProvider, CallOptions, ChatRequest, Completion, CompletionBuilder,
-    ContentPart, Dialect, FinishReason, HttpProvider, LlmError, LlmEvent, Message, Provider,
+    ContentPart, Dialect, FinishReason, HttpProvider, Image, LlmError, LlmEvent, Message, Provider,
     ProviderConfig, RetryPolicy, ToolCall, ToolDefinition, Usage,
 };
 use baton_scripted_llm::{Reply, ScriptedServer, Step, WireDialect, render_reply};
@@ -150,12 +150,7 @@ async fn openai_request_wire_format() {
                     arguments: json!({"path": "/"}),
                 }],
             },
-            Message::Tool {
-                call_id: "call_9".into(),
-                name: "list_directory".into(),
-                content: "[\"a.txt\"]".into(),
-                is_error: false,
-            },
+            Message::tool("call_9", "list_directory", "[\"a.txt\"]", false),
         ],
         tools: tools(),
         options: CallOptions {
@@ -224,12 +219,7 @@ async fn anthropic_request_wire_format() {
                     arguments: json!({"path": "/a.md"}),
                 }],
             },
-            Message::Tool {
-                call_id: "toolu_1".into(),
-                name: "read_text_file".into(),
-                content: "# A".into(),
-                is_error: true,
-            },
+            Message::tool("toolu_1", "read_text_file", "# A", true),
             Message::user("and?"),
         ],
         tools: tools(),
@@ -285,12 +275,7 @@ async fn ollama_request_wire_format() {
                     arguments: json!({"path": "/"}),
                 }],
             },
-            Message::Tool {
-                call_id: "call_0".into(),
-                name: "list_directory".into(),
-                content: "[]".into(),
-                is_error: false,
-            },
+            Message::tool("call_0", "list_directory", "[]", false),
         ],
         tools: tools(),
         options: CallOptions {
@@ -337,12 +322,7 @@ async fn gemini_request_wire_format() {
                     arguments: json!({"path": "/"}),
                 }],
             },
-            Message::Tool {
-                call_id: "call_0".into(),
-                name: "list_directory".into(),
-                content: "[\"x\"]".into(),
-                is_error: false,
-            },
+            Message::tool("call_0", "list_directory", "[\"x\"]", false),
         ],
         tools: tools(),
         options: CallOptions {
@@ -375,6 +355,81 @@ async fn gemini_request_wire_format() {
             {"role": "user", "parts": [{"functionResponse": {"name": "list_directory", "response": {"result": "[\"x\"]"}}}]}
         ])
     );
+}
+
+/// A screenshot in a tool result, as each dialect sends it: inside the
+/// result where the wire allows pictures there, else (OpenAI) as a user
+/// message after the run of results.
+#[tokio::test]
+async fn pictures_in_tool_results_reach_every_dialect() {
+    let shot = |id: &str, images: Vec<Image>| Message::Tool {
+        call_id: id.into(),
+        name: "screenshot".into(),
+        content: "{\"path\":\"/s.png\"}".into(),
+        is_error: false,
+        images,
+    };
+    let png = Image {
+        mime_type: "image/png".into(),
+        data: "iVBORw0K".into(),
+    };
+    for d in DIALECTS {
+        let server = ScriptedServer::start().await.unwrap();
+        server.reply(Reply::text("ok"));
+        let p = provider(d, &server, json!({}));
+        let call = |id: &str| ToolCall {
+            id: id.into(),
+            name: "screenshot".into(),
+            arguments: json!({}),
+        };
+        let req = ChatRequest {
+            messages: vec![
+                Message::user("look"),
+                Message::Assistant {
+                    content: String::new(),
+                    tool_calls: vec![call("c1"), call("c2")],
+                },
+                shot("c1", vec![png.clone()]),
+                shot("c2", Vec::new()),
+            ],
+            ..Default::default()
+        };
+        collect(&p, req).await.unwrap();
+        let b = server.requests()[0].json();
+        match d {
+            Dialect::Openai => {
+                let m = b["messages"].as_array().unwrap();
+                assert_eq!(
+                    (m[2]["role"].as_str(), m[3]["role"].as_str()),
+                    (Some("tool"), Some("tool"))
+                );
+                assert_eq!(m[4]["role"], "user", "{b}");
+                assert_eq!(
+                    m[4]["content"][1]["image_url"]["url"],
+                    "data:image/png;base64,iVBORw0K"
+                );
+                assert_eq!(m.len(), 5);
+            }
+            Dialect::Anthropic => {
+                let result = &b["messages"][2]["content"][0];
+                assert_eq!(result["type"], "tool_result", "{b}");
+                assert_eq!(result["content"][1]["source"]["data"], "iVBORw0K");
+                assert_eq!(
+                    b["messages"][2]["content"][1]["content"],
+                    "{\"path\":\"/s.png\"}"
+                );
+            }
+            Dialect::Gemini => {
+                let parts = &b["contents"][2]["parts"];
+                assert_eq!(parts[1]["inlineData"]["data"], "iVBORw0K", "{b}");
+                assert!(parts[2]["functionResponse"].is_object(), "{b}");
+            }
+            _ => {
+                assert_eq!(b["messages"][2]["images"], json!(["iVBORw0K"]), "{b}");
+                assert!(b["messages"][3].get("images").is_none(), "{b}");
+            }
+        }
+    }
 }
 
 #[tokio::test]

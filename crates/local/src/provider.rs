@@ -470,12 +470,7 @@ mod tests {
                     arguments: serde_json::json!({"path": "/"}),
                 }],
             },
-            Message::Tool {
-                call_id: "c".into(),
-                name: "list_directory".into(),
-                content: "[]".into(),
-                is_error: false,
-            },
+            Message::tool("c", "list_directory", "[]", false),
         ];
         let chat = chat_messages(&msgs, Some("MANUAL"));
         assert_eq!(chat[0], ("system".into(), "sys\n\nMANUAL".into()));

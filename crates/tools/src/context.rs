@@ -1,6 +1,8 @@
 //! What every tool call gets besides its arguments: a cancellation token
 //! (the turn's Stop), and what each method declares it does.
 
+use std::sync::{Arc, Mutex};
+
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
@@ -33,16 +35,94 @@ impl Effect {
     }
 }
 
+/// A picture a tool call produced.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ToolImage {
+    /// MIME type, e.g. `image/png`.
+    pub mime_type: String,
+    /// The image file's bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl std::fmt::Debug for ToolImage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "ToolImage({}, {} bytes)",
+            self.mime_type,
+            self.bytes.len()
+        )
+    }
+}
+
+/// The pictures of one call: for the model to look at, and a small one
+/// for the front door's step card.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pictures {
+    /// Shown to the model with the result (when it reads images).
+    pub for_model: Vec<ToolImage>,
+    /// A thumbnail for the user's view of the step, not sent to the model.
+    pub preview: Option<ToolImage>,
+}
+
 /// The context of one tool call.
 #[derive(Debug, Clone, Default)]
 pub struct ToolContext {
     cancel: CancellationToken,
+    previews: bool,
+    pictures: Arc<Mutex<Pictures>>,
 }
 
 impl ToolContext {
     /// A context cancelled with `cancel`.
     pub fn new(cancel: CancellationToken) -> Self {
-        Self { cancel }
+        Self {
+            cancel,
+            ..Self::default()
+        }
+    }
+
+    /// The same context, with thumbnails of each step wanted (a front door
+    /// that shows them, like the desktop chat) or not.
+    pub fn with_previews(mut self, on: bool) -> Self {
+        self.previews = on;
+        self
+    }
+
+    /// Whether the front door shows thumbnails: tools skip making them
+    /// otherwise.
+    pub fn wants_previews(&self) -> bool {
+        self.previews
+    }
+
+    /// Adds a picture for the model to look at with the result.
+    pub fn show_model(&self, image: ToolImage) {
+        self.lock().for_model.push(image);
+    }
+
+    /// Sets the step's thumbnail for the front door.
+    pub fn show_preview(&self, image: ToolImage) {
+        self.lock().preview = Some(image);
+    }
+
+    /// The same cancellation and previews, with no pictures yet: each call
+    /// gets its own.
+    pub(crate) fn for_call(&self) -> Self {
+        Self {
+            cancel: self.cancel.clone(),
+            previews: self.previews,
+            pictures: Arc::default(),
+        }
+    }
+
+    /// Takes the pictures the call made (the dispatcher puts them in the
+    /// call's record).
+    pub fn take_pictures(&self) -> Pictures {
+        std::mem::take(&mut *self.lock())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pictures> {
+        self.pictures.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The call's cancellation token (cancelled when the user stops the

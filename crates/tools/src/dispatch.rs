@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 
 use crate::catalog::Catalog;
-use crate::context::ToolContext;
+use crate::context::{Pictures, ToolContext};
 use crate::repair::repair_json;
 use crate::spec::MethodSpec;
 use crate::toolbox::{ToolError, Toolbox};
@@ -53,6 +53,27 @@ pub struct ToolCallRecord {
     /// Time spent.
     #[serde(with = "millis")]
     pub duration: Duration,
+    /// Pictures the call made (a screenshot for the model, a thumbnail).
+    #[serde(skip)]
+    pub pictures: Pictures,
+}
+
+impl ToolCallRecord {
+    /// A record without pictures.
+    pub fn new(
+        name: impl Into<String>,
+        arguments: Value,
+        outcome: ToolOutcome,
+        duration: Duration,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            arguments,
+            outcome,
+            duration,
+            pictures: Pictures::default(),
+        }
+    }
 }
 
 mod millis {
@@ -86,12 +107,7 @@ impl Catalog {
         let (toolbox, method) = match self.resolve(name) {
             Ok(r) => r,
             Err(msg) => {
-                return ToolCallRecord {
-                    name: name.to_string(),
-                    arguments: args,
-                    outcome: ToolOutcome::Err(msg),
-                    duration: started.elapsed(),
-                };
+                return ToolCallRecord::new(name, args, ToolOutcome::Err(msg), started.elapsed());
             }
         };
         let args = match args {
@@ -101,20 +117,18 @@ impl Catalog {
             },
             other => other,
         };
+        let ctx = ctx.for_call();
         let (arguments, outcome) = match validate(&method.schema, args.clone()) {
             Err(e) => (args, ToolOutcome::Err(format!("{}: {e}", method.name))),
             Ok(valid) => {
-                let outcome = run_method(toolbox, method, valid.clone(), ctx).await;
+                let outcome = run_method(toolbox, method, valid.clone(), &ctx).await;
                 (valid, outcome)
             }
         };
         tracing::debug!(method = %method.name, ok = !outcome.is_err(), "tool call");
-        ToolCallRecord {
-            name: method.name.clone(),
-            arguments,
-            outcome,
-            duration: started.elapsed(),
-        }
+        let mut record = ToolCallRecord::new(&method.name, arguments, outcome, started.elapsed());
+        record.pictures = ctx.take_pictures();
+        record
     }
 
     /// Repairs raw model output `{"method": "...", ...args}` (also with
@@ -123,12 +137,12 @@ impl Catalog {
     pub async fn dispatch_raw(&self, raw: &str) -> ToolCallRecord {
         match split_call(raw) {
             Ok((name, args)) => self.dispatch(&name, args).await,
-            Err(e) => ToolCallRecord {
-                name: String::new(),
-                arguments: Value::String(raw.to_string()),
-                outcome: ToolOutcome::Err(e),
-                duration: Duration::ZERO,
-            },
+            Err(e) => ToolCallRecord::new(
+                "",
+                Value::String(raw.to_string()),
+                ToolOutcome::Err(e),
+                Duration::ZERO,
+            ),
         }
     }
 }

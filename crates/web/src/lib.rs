@@ -15,6 +15,7 @@ pub mod discover;
 mod error;
 mod hub;
 mod policy;
+mod thumb;
 mod tool;
 
 pub use content::PageContent;

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use baton_tools::{Sandbox, ToolContext, toolbox};
+use baton_tools::{Sandbox, ToolContext, ToolImage, toolbox};
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::page::{
     NavigateParams, PrintToPdfParams, StopLoadingParams,
@@ -218,6 +218,20 @@ impl WebTool {
         page.url().await.ok().flatten().unwrap_or_default()
     }
 
+    /// Gives the front door a thumbnail of the page after a step, when it
+    /// shows them.
+    async fn preview(page: &Page, ctx: &ToolContext) {
+        if !ctx.wants_previews() {
+            return;
+        }
+        if let Some(jpeg) = crate::thumb::thumbnail(page).await {
+            ctx.show_preview(ToolImage {
+                mime_type: "image/jpeg".into(),
+                bytes: jpeg,
+            });
+        }
+    }
+
     /// Where `page` is now.
     async fn info(page: &Page, loaded: bool) -> PageInfo {
         PageInfo {
@@ -305,18 +319,9 @@ impl WebTool {
             .sandbox
             .agent_path(&host)
             .unwrap_or_else(|| path.to_string());
-        if let Some(dir) = host.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| WebError::Path(format!("{agent}: {e}")))?;
-        }
-        let backup = if host.exists() {
-            let b = baton_config::backup_file(&host)
-                .map_err(|e| WebError::Path(format!("{agent}: {e}")))?;
-            self.sandbox.agent_path(&b)
-        } else {
-            None
-        };
-        baton_config::atomic_write(&host, bytes)
-            .map_err(|e| WebError::Path(format!("{agent}: {e}")))?;
+        let backup = baton_config::replace_with_backup(&host, bytes)
+            .map_err(|e| WebError::Path(format!("{agent}: {e}")))?
+            .and_then(|b| self.sandbox.agent_path(&b));
         Ok((agent, backup))
     }
 }
@@ -363,6 +368,7 @@ impl WebTool {
         let banners_dismissed = Self::eval::<u32>(&page, CONSENT_JS.to_string())
             .await
             .unwrap_or(0);
+        Self::preview(&page, ctx).await;
         Ok(PageInfo {
             banners_dismissed,
             ..Self::info(&page, loaded).await
@@ -383,7 +389,7 @@ impl WebTool {
     /// Clicks an element (a button, link, checkbox…) by its id from the page content or an XPath, and waits for what it started.
     /// - target: the element, e.g. `e12` or `//button[text()='Sign in']`
     #[effect(external)]
-    pub async fn click(&self, target: String) -> Result<Acted, WebError> {
+    pub async fn click(&self, target: String, ctx: &ToolContext) -> Result<Acted, WebError> {
         let page = self.page().await?;
         let before = Self::url_of(&page).await;
         let at = Self::act(&page, "point", &target, Value::Null).await?;
@@ -401,6 +407,7 @@ impl WebTool {
             }
         }
         let navigated = Self::settle(&page, &before, Duration::from_secs(15)).await;
+        Self::preview(&page, ctx).await;
         Ok(Acted {
             target,
             done: format!("clicked \"{label}\""),
@@ -411,7 +418,11 @@ impl WebTool {
 
     /// Types into form fields (text, e-mail, password, text areas), each by its id or XPath; nothing is submitted.
     /// - fields: the fields and their values, e.g. [{"target": "e3", "value": "Ada"}]
-    pub async fn fill_fields(&self, fields: Vec<Field>) -> Result<Vec<Acted>, WebError> {
+    pub async fn fill_fields(
+        &self,
+        fields: Vec<Field>,
+        ctx: &ToolContext,
+    ) -> Result<Vec<Acted>, WebError> {
         let page = self.page().await?;
         let mut out = Vec::with_capacity(fields.len());
         for f in fields {
@@ -423,15 +434,22 @@ impl WebTool {
                 navigated: false,
             });
         }
+        Self::preview(&page, ctx).await;
         Ok(out)
     }
 
     /// Chooses an option of a list (select) by its value or visible text.
     /// - target: the list, e.g. `e7`
     /// - value: the option's value or text, e.g. `Germany`
-    pub async fn select_option(&self, target: String, value: String) -> Result<Acted, WebError> {
+    pub async fn select_option(
+        &self,
+        target: String,
+        value: String,
+        ctx: &ToolContext,
+    ) -> Result<Acted, WebError> {
         let page = self.page().await?;
         let r = Self::act(&page, "select", &target, json!(value)).await?;
+        Self::preview(&page, ctx).await;
         Ok(Acted {
             done: format!("chose {}", r["text"]),
             target,
@@ -443,9 +461,15 @@ impl WebTool {
     /// Ticks or clears a checkbox (or picks a radio button).
     /// - target: the checkbox, e.g. `e9`
     /// - checked: true to tick, false to clear
-    pub async fn set_checkbox(&self, target: String, checked: bool) -> Result<Acted, WebError> {
+    pub async fn set_checkbox(
+        &self,
+        target: String,
+        checked: bool,
+        ctx: &ToolContext,
+    ) -> Result<Acted, WebError> {
         let page = self.page().await?;
         Self::act(&page, "check", &target, json!(checked)).await?;
+        Self::preview(&page, ctx).await;
         Ok(Acted {
             done: if checked {
                 "ticked".into()
@@ -462,7 +486,12 @@ impl WebTool {
     /// - key: the key, e.g. `Enter`
     /// - target: the element to press it in (default: the focused one)
     #[effect(external)]
-    pub async fn press_key(&self, key: String, target: Option<String>) -> Result<Acted, WebError> {
+    pub async fn press_key(
+        &self,
+        key: String,
+        target: Option<String>,
+        ctx: &ToolContext,
+    ) -> Result<Acted, WebError> {
         let page = self.page().await?;
         let before = Self::url_of(&page).await;
         if let Some(t) = &target {
@@ -476,6 +505,7 @@ impl WebTool {
             .await
             .map_err(|e| WebError::Target(format!("cannot press {key}: {e}")))?;
         let navigated = Self::settle(&page, &before, Duration::from_secs(15)).await;
+        Self::preview(&page, ctx).await;
         Ok(Acted {
             target: target.unwrap_or_else(|| "the page".into()),
             done: format!("pressed {key}"),
@@ -486,7 +516,11 @@ impl WebTool {
 
     /// Scrolls the page down or up by about a screen (pages that load more as you scroll show more).
     /// - direction: `down` or `up`
-    pub async fn scroll(&self, #[default("down")] direction: String) -> Result<Value, WebError> {
+    pub async fn scroll(
+        &self,
+        #[default("down")] direction: String,
+        ctx: &ToolContext,
+    ) -> Result<Value, WebError> {
         let page = self.page().await?;
         let sign = if direction.eq_ignore_ascii_case("up") {
             -1
@@ -498,11 +532,12 @@ impl WebTool {
             format!("(() => {{ window.scrollBy(0, {sign} * window.innerHeight * 0.8); return {{y: Math.round(window.scrollY), height: document.documentElement.scrollHeight}}; }})()"),
         )
         .await?;
+        Self::preview(&page, ctx).await;
         Ok(at)
     }
 
     /// Goes back to the previous page of this tab.
-    pub async fn go_back(&self) -> Result<PageInfo, WebError> {
+    pub async fn go_back(&self, ctx: &ToolContext) -> Result<PageInfo, WebError> {
         let page = self.page().await?;
         let before = Self::url_of(&page).await;
         Self::eval::<Value>(&page, "history.back(), null".into()).await?;
@@ -512,6 +547,7 @@ impl WebTool {
                 "there is no previous page in this tab".into(),
             ));
         }
+        Self::preview(&page, ctx).await;
         Ok(Self::info(&page, true).await)
     }
 
@@ -610,10 +646,11 @@ impl WebTool {
 
     /// Makes another tab this conversation's current one.
     /// - tab: its number from list_tabs
-    pub async fn switch_tab(&self, tab: usize) -> Result<PageInfo, WebError> {
+    pub async fn switch_tab(&self, tab: usize, ctx: &ToolContext) -> Result<PageInfo, WebError> {
         let page = self.tab_page(tab).await?;
         let _ = page.activate().await;
         self.tabs.lock().await.current = Some(page.clone());
+        Self::preview(&page, ctx).await;
         Ok(Self::info(&page, true).await)
     }
 
@@ -643,19 +680,25 @@ impl WebTool {
         Ok(json!({"closed": tab}))
     }
 
-    /// Takes a screenshot of the visible page and saves it as a PNG in the workspace.
+    /// Takes a screenshot of the visible page and saves it as a PNG in the workspace; when your model reads images, you see it with the result.
     /// - path: where to save it, e.g. `/screenshots/order.png`
     #[effect(write)]
-    pub async fn screenshot(&self, path: String) -> Result<Saved, WebError> {
+    pub async fn screenshot(&self, path: String, ctx: &ToolContext) -> Result<Saved, WebError> {
         let page = self.page().await?;
         let png = page
             .screenshot(ScreenshotParams::builder().build())
             .await
             .map_err(cdp)?;
         let (path, backup) = self.write_file(&path, &png)?;
+        Self::preview(&page, ctx).await;
+        let bytes = png.len();
+        ctx.show_model(ToolImage {
+            mime_type: "image/png".into(),
+            bytes: png,
+        });
         Ok(Saved {
             path,
-            bytes: png.len(),
+            bytes,
             url: Self::url_of(&page).await,
             backup,
         })

@@ -205,6 +205,21 @@ fn id_of(json: &str) -> String {
         .to_string()
 }
 
+/// Width and height of a baseline or progressive JPEG.
+fn jpeg_size(jpeg: &[u8]) -> (u16, u16) {
+    let mut i = 2;
+    while i + 9 < jpeg.len() {
+        let (marker, len) = (jpeg[i + 1], u16::from_be_bytes([jpeg[i + 2], jpeg[i + 3]]));
+        if matches!(marker, 0xC0..=0xC2) {
+            let h = u16::from_be_bytes([jpeg[i + 5], jpeg[i + 6]]);
+            let w = u16::from_be_bytes([jpeg[i + 7], jpeg[i + 8]]);
+            return (w, h);
+        }
+        i += 2 + len as usize;
+    }
+    panic!("not a JPEG");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_form_is_filled_and_submitted_and_the_server_receives_it() {
     let (addr, seen) = serve().await;
@@ -227,39 +242,63 @@ async fn a_form_is_filled_and_submitted_and_the_server_receives_it() {
     let pro = id_of(element(md, "radio", "Pro"));
     let notes = id_of(element(md, "textarea", "Notes"));
     let submit = id_of(element(md, "button", "Place order"));
-    web.fill_fields(vec![
-        Field {
-            target: name,
-            value: "Ada Lovelace".into(),
-        },
-        Field {
-            target: email.clone(),
-            value: "ada@example.org".into(),
-        },
-        Field {
-            target: notes,
-            value: "Ring twice & wait".into(),
-        },
-    ])
+    web.fill_fields(
+        vec![
+            Field {
+                target: name,
+                value: "Ada Lovelace".into(),
+            },
+            Field {
+                target: email.clone(),
+                value: "ada@example.org".into(),
+            },
+            Field {
+                target: notes,
+                value: "Ring twice & wait".into(),
+            },
+        ],
+        &ctx,
+    )
     .await
     .unwrap();
-    web.select_option(id_of(country), "France".into())
+    web.select_option(id_of(country), "France".into(), &ctx)
         .await
         .unwrap();
-    web.set_checkbox(news, true).await.unwrap();
-    web.set_checkbox(pro, true).await.unwrap();
+    web.set_checkbox(news, true, &ctx).await.unwrap();
+    web.set_checkbox(pro, true, &ctx).await.unwrap();
     let wrong = web
-        .select_option(email, "x".into())
+        .select_option(email, "x".into(), &ctx)
         .await
         .unwrap_err()
         .to_string();
     assert!(wrong.contains("not a list"), "{wrong}");
-    let stale = web.click("e999".into()).await.unwrap_err().to_string();
+    let stale = web
+        .click("e999".into(), &ctx)
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(stale.contains("get_page_content"), "{stale}");
-    let clicked = web.click(submit).await.unwrap();
+    assert_eq!(
+        ctx.take_pictures(),
+        Default::default(),
+        "no thumbnails unless the front door shows them"
+    );
+    let shown = ToolContext::default().with_previews(true);
+    let clicked = web.click(submit, &shown).await.unwrap();
     assert!(
         clicked.navigated && clicked.url.ends_with("/submit"),
         "{clicked:?}"
+    );
+    let thumb = shown
+        .take_pictures()
+        .preview
+        .expect("a thumbnail of the step");
+    assert_eq!(thumb.mime_type, "image/jpeg");
+    let (w, h) = jpeg_size(&thumb.bytes);
+    assert!(
+        w == 320 && h > 100 && thumb.bytes.len() < 40_000,
+        "{w}x{h}, {} bytes",
+        thumb.bytes.len()
     );
     let body = seen.0.lock().unwrap().join("\n");
     for want in [
@@ -273,18 +312,24 @@ async fn a_form_is_filled_and_submitted_and_the_server_receives_it() {
     ] {
         assert!(body.contains(want), "{want} in {body}");
     }
-    let back = web.go_back().await.unwrap();
+    let back = web.go_back(&ctx).await.unwrap();
     assert!(back.url.ends_with("/form"), "{back:?}");
     // Enter in a field submits its form too.
     let md = web.get_page_content(20_000).await.unwrap().markdown;
     let name = id_of(element(&md, "input", "Your name"));
-    web.fill_fields(vec![Field {
-        target: name.clone(),
-        value: "Grace".into(),
-    }])
+    web.fill_fields(
+        vec![Field {
+            target: name.clone(),
+            value: "Grace".into(),
+        }],
+        &ctx,
+    )
     .await
     .unwrap();
-    let pressed = web.press_key("Enter".into(), Some(name)).await.unwrap();
+    let pressed = web
+        .press_key("Enter".into(), Some(name), &ctx)
+        .await
+        .unwrap();
     assert!(pressed.navigated, "{pressed:?}");
     assert!(
         seen.0
@@ -294,13 +339,16 @@ async fn a_form_is_filled_and_submitted_and_the_server_receives_it() {
             .unwrap()
             .contains("name=Grace")
     );
-    let bad = web.press_key("NoSuchKey".into(), None).await.unwrap_err();
+    let bad = web
+        .press_key("NoSuchKey".into(), None, &ctx)
+        .await
+        .unwrap_err();
     assert!(bad.to_string().contains("NoSuchKey"), "{bad}");
     let tabs = web.list_tabs().await.unwrap();
     let mine = tabs.iter().find(|t| t.current).unwrap().tab;
-    let switched = web.switch_tab(mine).await.unwrap();
+    let switched = web.switch_tab(mine, &ctx).await.unwrap();
     assert!(switched.url.ends_with("/submit"), "{switched:?}");
-    let missing = web.switch_tab(99).await.unwrap_err().to_string();
+    let missing = web.switch_tab(99, &ctx).await.unwrap_err().to_string();
     assert!(missing.contains("there is no tab 99"), "{missing}");
     hub.shutdown().await;
 }
@@ -331,7 +379,7 @@ async fn hidden_text_is_left_out_and_shadow_roots_and_frames_are_read() {
     assert!(link.contains("\"frame\""), "{link}");
     let shadow = element(&md, "button", "Shadow button");
     assert!(shadow.contains("\"shadow\":true"), "{shadow}");
-    web.click(id_of(shadow)).await.unwrap();
+    web.click(id_of(shadow), &ctx).await.unwrap();
     web.wait_for(Some("shadow clicked".into()), None, 5_000, &ctx)
         .await
         .unwrap();
@@ -341,7 +389,7 @@ async fn hidden_text_is_left_out_and_shadow_roots_and_frames_are_read() {
         .unwrap_err();
     assert!(waited.to_string().contains("did not appear"), "{waited}");
     let download = id_of(element(&md, "link", "Download the invoice"));
-    web.click(download).await.unwrap();
+    web.click(download, &ctx).await.unwrap();
     let csv = dir.path().join("workspace/Downloads/invoice-march.csv");
     for _ in 0..50 {
         if std::fs::read_to_string(&csv).is_ok_and(|t| t.contains("paper")) {
@@ -356,9 +404,18 @@ async fn hidden_text_is_left_out_and_shadow_roots_and_frames_are_read() {
     let saved = web.save_pdf("/pages/invoice.pdf".into()).await.unwrap();
     let pdf = std::fs::read(dir.path().join("workspace/pages/invoice.pdf")).unwrap();
     assert!(pdf.starts_with(b"%PDF") && saved.bytes == pdf.len());
-    let shot = web.screenshot("/pages/invoice.png".into()).await.unwrap();
+    let shot = web
+        .screenshot("/pages/invoice.png".into(), &ctx)
+        .await
+        .unwrap();
     let png = std::fs::read(dir.path().join("workspace/pages/invoice.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG") && shot.path == "/pages/invoice.png");
+    let seen = ctx.take_pictures().for_model;
+    assert_eq!(seen.len(), 1, "the model sees the screenshot");
+    assert_eq!(
+        (seen[0].mime_type.as_str(), &seen[0].bytes),
+        ("image/png", &png)
+    );
     let escape = web.save_pdf("/../outside.pdf".into()).await.unwrap_err();
     assert!(escape.to_string().contains("workspace"), "{escape}");
     hub.shutdown().await;
@@ -428,7 +485,7 @@ async fn banners_slow_pages_search_pdfs_and_refused_addresses() {
     web.navigate(format!("http://{addr}/hidden"), 10_000, &ctx)
         .await
         .unwrap();
-    let down = web.scroll("down".into()).await.unwrap();
+    let down = web.scroll("down".into(), &ctx).await.unwrap();
     assert!(down["height"].as_i64().unwrap() > 0, "{down}");
     web.wait_for(None, Some("#clicked".into()), 2_000, &ctx)
         .await
@@ -529,13 +586,16 @@ async fn a_sign_in_lasts_in_batons_own_profile_across_restarts() {
         let md = web.get_page_content(5_000).await.unwrap().markdown;
         let user = id_of(element(&md, "input", "User"));
         let sign_in = id_of(element(&md, "button", "Sign in"));
-        web.fill_fields(vec![Field {
-            target: user,
-            value: "ada".into(),
-        }])
+        web.fill_fields(
+            vec![Field {
+                target: user,
+                value: "ada".into(),
+            }],
+            &ctx,
+        )
         .await
         .unwrap();
-        web.click(sign_in).await.unwrap();
+        web.click(sign_in, &ctx).await.unwrap();
         hub.shutdown().await;
     }
     // A new start of Baton (a new hub) on the same profile is still signed in.

@@ -183,6 +183,7 @@ fn open(
         agent,
         index: IndexChoice::Given(state.index()),
         on_load: Some(on_load),
+        previews: true,
         ..ConversationOptions::default()
     };
     Ok(engine.open_conversation(id, options)?)

@@ -203,12 +203,7 @@ mod tests {
                     arguments: serde_json::json!({"path": "/"}),
                 }],
             },
-            Message::Tool {
-                call_id: "c1".into(),
-                name: "list_directory".into(),
-                content: "r.pdf".into(),
-                is_error: false,
-            },
+            Message::tool("c1", "list_directory", "r.pdf", false),
             Message::assistant("It is a report."),
         ];
         let mut history = history;
@@ -224,15 +219,7 @@ mod tests {
                 }],
             },
         );
-        history.insert(
-            5,
-            Message::Tool {
-                call_id: "c1".into(),
-                name: "read_file".into(),
-                content: "no such file".into(),
-                is_error: true,
-            },
-        );
+        history.insert(5, Message::tool("c1", "read_file", "no such file", true));
         let view = view_messages(&history);
         assert_eq!(view.len(), 2);
         assert_eq!(view[1].tool_calls.len(), 2);

@@ -283,7 +283,12 @@ result: string;
 /**  Whether the call failed. */
 isError: boolean; 
 /**  How long it took. */
-durationMs: number } | 
+durationMs: number; 
+/**
+ *  A thumbnail of the step as a `data:` URL (a browser page after
+ *  the step); absent when the step has none.
+ */
+preview?: string | null } | 
 /**  A subagent got a task. */
 { type: "subagentDelegated"; 
 /**  Its session id. */

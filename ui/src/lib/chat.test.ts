@@ -16,7 +16,7 @@ describe('stream reducer', () => {
     { type: 'textDelta', text: 'look.' },
     { type: 'toolStarted', id: 'c1', name: 'fs.read', arguments: '{"path":"a"}' },
     { type: 'toolStarted', id: 'c2', name: 'fs.list', arguments: '{}' },
-    { type: 'toolFinished', id: 'c2', name: 'fs.list', result: '[]', isError: false, durationMs: 5 },
+    { type: 'toolFinished', id: 'c2', name: 'fs.list', result: '[]', isError: false, durationMs: 5, preview: 'data:image/jpeg;base64,AA' },
     { type: 'toolFinished', id: 'c1', name: 'fs.read', result: '"nope"', isError: true, durationMs: 12.5 },
     { type: 'usage', inputTokens: 100, outputTokens: 20 },
     { type: 'textDelta', text: 'Found ' },
@@ -36,8 +36,8 @@ describe('stream reducer', () => {
       expect(s.message.usage).toEqual({ input: 150, output: 30 });
       expect(s.message.parts).toEqual([
         { kind: 'text', text: 'Let me look.' },
-        { kind: 'tool', id: 'c1', name: 'fs.read', arguments: '{"path":"a"}', result: '"nope"', isError: true, durationMs: 12.5, running: false },
-        { kind: 'tool', id: 'c2', name: 'fs.list', arguments: '{}', result: '[]', isError: false, durationMs: 5, running: false },
+        { kind: 'tool', id: 'c1', name: 'fs.read', arguments: '{"path":"a"}', result: '"nope"', isError: true, durationMs: 12.5, running: false, preview: null },
+        { kind: 'tool', id: 'c2', name: 'fs.list', arguments: '{}', result: '[]', isError: false, durationMs: 5, running: false, preview: 'data:image/jpeg;base64,AA' },
         { kind: 'text', text: 'Found it.' },
       ]);
     });

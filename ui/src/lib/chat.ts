@@ -11,6 +11,8 @@ export type ToolPart = {
   isError: boolean;
   durationMs: number | null;
   running: boolean;
+  /** A thumbnail of the step (`data:` URL): the browser page after it. */
+  preview?: string | null;
 };
 /**
  * An external action waiting for the user's yes or no: `waiting` until
@@ -171,6 +173,7 @@ export function applyEvents(state: TurnState, evs: readonly ChatEvent[]): TurnSt
           isError: ev.isError,
           durationMs: ev.durationMs,
           running: false,
+          preview: ev.preview ?? null,
         };
         if (idx >= 0) parts[idx] = finished;
         else parts.push(finished);

@@ -71,10 +71,19 @@ pub(crate) fn build(
                 call_id,
                 content,
                 is_error,
+                images,
                 ..
             } => {
                 let mut b =
                     json!({"type": "tool_result", "tool_use_id": call_id, "content": content});
+                if !images.is_empty() {
+                    let mut body = vec![json!({"type": "text", "text": content})];
+                    body.extend(images.iter().map(|i| {
+                        json!({"type": "image",
+                               "source": {"type": "base64", "media_type": i.mime_type, "data": i.data}})
+                    }));
+                    b["content"] = json!(body);
+                }
                 if *is_error {
                     b["is_error"] = json!(true);
                 }

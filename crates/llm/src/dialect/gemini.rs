@@ -129,15 +129,24 @@ pub(crate) fn build(
                 }
                 ("model", parts)
             }
-            Message::Tool { name, content, .. } => {
+            Message::Tool {
+                name,
+                content,
+                images,
+                ..
+            } => {
                 let response = match serde_json::from_str::<Value>(content) {
                     Ok(Value::Object(o)) => Value::Object(o),
                     _ => json!({ "result": content }),
                 };
-                (
-                    "user",
-                    vec![json!({"functionResponse": {"name": name, "response": response}})],
-                )
+                let mut parts =
+                    vec![json!({"functionResponse": {"name": name, "response": response}})];
+                parts.extend(
+                    images
+                        .iter()
+                        .map(|i| json!({"inlineData": {"mimeType": i.mime_type, "data": i.data}})),
+                );
+                ("user", parts)
             }
         };
         if parts.is_empty() {

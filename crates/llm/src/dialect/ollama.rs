@@ -56,8 +56,17 @@ pub(crate) fn build(
                 }
                 v
             }
-            Message::Tool { name, content, .. } => {
-                json!({"role": "tool", "content": content, "tool_name": name})
+            Message::Tool {
+                name,
+                content,
+                images,
+                ..
+            } => {
+                let mut v = json!({"role": "tool", "content": content, "tool_name": name});
+                if !images.is_empty() {
+                    v["images"] = images.iter().map(|i| i.data.as_str()).collect();
+                }
+                v
             }
         })
         .collect();

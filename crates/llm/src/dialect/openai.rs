@@ -20,7 +20,7 @@ pub(crate) fn build(
     req: &ChatRequest,
     key: Option<&str>,
 ) -> WireRequest {
-    let messages: Vec<Value> = prepared.messages.iter().map(message).collect();
+    let messages = messages(&prepared.messages);
     let mut body = json!({
         "model": model(cfg, req),
         "messages": messages,
@@ -52,6 +52,27 @@ pub(crate) fn build(
         headers,
         body,
     }
+}
+
+/// The messages on the wire. A tool message holds text only, so the
+/// pictures of a run of tool results follow it as one user message.
+fn messages(history: &[Message]) -> Vec<Value> {
+    let mut out = Vec::with_capacity(history.len());
+    let mut pictures: Vec<Value> = Vec::new();
+    for (i, m) in history.iter().enumerate() {
+        out.push(message(m));
+        if let Message::Tool { name, images, .. } = m {
+            for image in images {
+                pictures.push(json!({"type": "text", "text": format!("Picture from `{name}`:")}));
+                pictures.push(json!({"type": "image_url", "image_url": {"url": image.data_url()}}));
+            }
+        }
+        let run_ends = !matches!(history.get(i + 1), Some(Message::Tool { .. }));
+        if run_ends && !pictures.is_empty() {
+            out.push(json!({"role": "user", "content": std::mem::take(&mut pictures)}));
+        }
+    }
+    out
 }
 
 fn message(m: &Message) -> Value {
