@@ -16,6 +16,21 @@ pub enum CommandOutcome {
     /// `/session bypass PROMPT`: answer PROMPT on its own, without the
     /// conversation's history, and add nothing to it.
     Bypass(String),
+    /// `/document WHAT`: the document-preparer writes WHAT as a document
+    /// from the conversation and its files (a turn of its own).
+    Document(String),
+}
+
+/// The agent `/document` hands the request to.
+pub const DOCUMENT_AGENT: &str = "document-preparer";
+
+/// The request of a `/document WHAT` line.
+pub fn document_request(line: &str) -> Option<&str> {
+    let rest = line.trim().strip_prefix('/')?;
+    let (cmd, what) = rest.split_once(char::is_whitespace)?;
+    cmd.eq_ignore_ascii_case("document")
+        .then(|| what.trim())
+        .filter(|w| !w.is_empty())
 }
 
 /// The prompt of a `/session bypass PROMPT` line.
@@ -41,6 +56,8 @@ pub const HELP: &str = "\
 /session load NAME       continue a saved conversation
 /session delete NAME     delete a saved conversation
 /session list            saved conversations
+/document WHAT           have the document-preparer write WHAT (a report, a letter…) as a
+                         Word, PDF or web document from this conversation and its files
 /model NAME              use another model for this session
 /instructions TEXT       extra instructions for this session (empty clears)";
 
@@ -81,6 +98,13 @@ pub fn handle_command(
             })
         }
         "session" => session_command(line, arg, session, store, policy),
+        "document" => match document_request(line) {
+            Some(what) => CommandOutcome::Document(what.to_string()),
+            None => reply(
+                "usage: /document WHAT (e.g. /document a two-page PDF report of these figures)"
+                    .into(),
+            ),
+        },
         other => reply(format!(
             "unknown command /{other}; /help lists the commands"
         )),

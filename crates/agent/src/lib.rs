@@ -20,7 +20,9 @@ mod turn;
 pub use agent::{
     ActionResult, Agent, AgentConfig, DynamicContext, FileRenderer, TokenBudget, TurnContext,
 };
-pub use commands::{CommandOutcome, bypass_prompt, handle_command};
+pub use commands::{
+    CommandOutcome, DOCUMENT_AGENT, bypass_prompt, document_request, handle_command,
+};
 pub use compact::{CompactionPolicy, CompactionReport, compact};
 pub use confirm::{ConfirmPolicy, Confirmations, Pending, Questions};
 pub use events::{AgentEvent, AgentPath, EventSink, EventStream, TurnEvent, TurnOutcome};

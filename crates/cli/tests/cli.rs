@@ -675,8 +675,22 @@ async fn ask_does_a_chore_in_the_browser() {
         json!({"fields": [{"target": "e1", "value": "Grace Hopper"}]}),
     ));
     server.reply(Reply::tool_call("click", json!({"target": "e2"})));
+    server.reply(Reply::tool_call(
+        "screenshot",
+        json!({"path": "/shots/done.png"}),
+    ));
     server.reply(Reply::text("You are signed up."));
-    let mut c = env.scripted(&server);
+    // A model that reads images sees the screenshot.
+    let vision = env.path().join("vision.json");
+    let entry = json!({"name": "vision", "dialect": "openai", "ocr": true,
+        "endpoint": format!("{}/v1", server.url()), "model": "m"});
+    std::fs::write(
+        &vision,
+        json!({"default": "vision", "providers": [entry]}).to_string(),
+    )
+    .unwrap();
+    let mut c = env.cmd();
+    c.arg("--providers").arg(&vision);
     c.arg("--workspace").arg(&dir).args([
         "ask",
         "--mode",
@@ -697,6 +711,23 @@ async fn ask_does_a_chore_in_the_browser() {
     );
     assert_eq!(v["toolCalls"][3]["outcome"]["ok"]["navigated"], true, "{v}");
     assert_eq!(seen.lock().unwrap().as_slice(), ["name=Grace+Hopper"]);
+    let png = std::fs::read(dir.join("shots/done.png")).unwrap();
+    let last = server.requests().last().unwrap().json();
+    let shown = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find_map(|m| {
+            m["content"]
+                .as_array()?
+                .iter()
+                .find_map(|p| p["image_url"]["url"].as_str())
+        })
+        .expect("the screenshot is shown to the model");
+    use base64::Engine as _;
+    let want = base64::engine::general_purpose::STANDARD.encode(&png);
+    assert_eq!(shown, format!("data:image/png;base64,{want}"));
     // Without --yes nobody confirms the click: it is refused, nothing is sent.
     for r in [
         Reply::tool_call("navigate", json!({"url": format!("{site}/signup")})),
@@ -770,7 +801,7 @@ async fn ask_runs_the_agent_loop_with_file_tool() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(o.stdout, "There is one report.\n");
     let req = server.requests()[2].json();
-    // FileTool's eleven, SpreadsheetTool's twenty-eight, WebTool's seventeen, and delegation to the subagents (its own, and
+    // FileTool's eleven, SpreadsheetTool's twenty-eight, WebTool's seventeen, DocumentTool's two, and delegation to the subagents (its own, and
     // the shipped researcher).
     let names: Vec<&str> = req["tools"]
         .as_array()
@@ -778,7 +809,7 @@ async fn ask_runs_the_agent_loop_with_file_tool() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 58, "native tools in API mode: {names:?}");
+    assert_eq!(names.len(), 60, "native tools in API mode: {names:?}");
     assert!(names.contains(&"describe_worksheet"), "{names:?}");
     assert!(
         names.ends_with(&["launch_subagent", "provide_subagent_input"]),
@@ -1986,8 +2017,9 @@ async fn agents_are_listed_and_a_broken_file_is_named() {
     let out = run(with_args(&env, &["ask", "--agent", "nobody", "hi"]), None).await;
     assert_ne!(out.code, 0);
     assert!(
-        out.stderr
-            .contains("agent `nobody`: no such agent; agents: assistant, researcher, clerk"),
+        out.stderr.contains(
+            "agent `nobody`: no such agent; agents: assistant, researcher, document-preparer, clerk"
+        ),
         "{}",
         out.stderr
     );

@@ -26,6 +26,7 @@ pub struct Toolkit {
     index: Option<Arc<WorkspaceIndex>>,
     diagnostics: bool,
     browser: Arc<baton_web::BrowserHub>,
+    printer: Arc<baton_publish::Printer>,
 }
 
 impl Toolkit {
@@ -39,7 +40,14 @@ impl Toolkit {
         }
         let sheets = baton_sheet::SpreadsheetTool::new(self.sandbox.clone());
         let web = baton_web::WebTool::new(Arc::clone(&self.browser), self.sandbox.clone());
-        let mut all: Vec<Arc<dyn Toolbox>> = vec![Arc::new(files), Arc::new(sheets), Arc::new(web)];
+        let documents =
+            baton_publish::DocumentTool::new(self.sandbox.clone(), Arc::clone(&self.printer));
+        let mut all: Vec<Arc<dyn Toolbox>> = vec![
+            Arc::new(files),
+            Arc::new(sheets),
+            Arc::new(web),
+            Arc::new(documents),
+        ];
         if self.diagnostics {
             all.push(Arc::new(crate::Diagnostics::default()));
         }
@@ -138,6 +146,7 @@ impl Engine {
             index,
             diagnostics: self.settings.diagnostic_tools || crate::diagnostics_enabled(),
             browser: self.browser_hub(),
+            printer: self.printer(),
         })
     }
 

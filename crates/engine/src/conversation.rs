@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use baton_agent::{
     ActionResult, Agent, AgentEvent, CommandOutcome, CompactionPolicy, ConfirmPolicy,
-    Confirmations, EventSink, EventStream, Questions, Session, StopReason, TurnContext, TurnEvent,
-    TurnOutcome, bypass_prompt, handle_command,
+    Confirmations, DOCUMENT_AGENT, EventSink, EventStream, Questions, Session, StopReason,
+    TurnContext, TurnEvent, TurnOutcome, bypass_prompt, document_request, handle_command,
 };
 use baton_docs::FileAttachment;
 use baton_index::WorkspaceIndex;
@@ -118,6 +118,16 @@ impl UserMessage {
             ..Self::default()
         }
     }
+}
+
+/// A user message made ready for the agent.
+struct Prepared {
+    /// Its content.
+    content: Vec<ContentPart>,
+    /// Answered without the history, adding nothing to it.
+    bypass: bool,
+    /// Answered by this agent instead of the conversation's (`/document`).
+    agent: Option<String>,
 }
 
 enum TurnInput {
@@ -245,7 +255,11 @@ impl Conversation {
             CommandOutcome::Reply(text) => text,
             CommandOutcome::ModelChanged(model) => format!("model set to {model}"),
             // Answered by `send` (a turn of its own, outside the history).
-            CommandOutcome::NotACommand | CommandOutcome::Bypass(_) => return Ok(None),
+            CommandOutcome::NotACommand
+            | CommandOutcome::Bypass(_)
+            | CommandOutcome::Document(_) => {
+                return Ok(None);
+            }
         };
         let worth = !session.history.is_empty()
             || session.model.is_some()
@@ -295,7 +309,15 @@ impl Conversation {
     async fn run(self, input: TurnInput, ctx: TurnContext) {
         let mut session = self.session.lock().await;
         let result = match self.prepare(&mut session, input, &ctx).await {
-            Ok((content, bypass)) => match self.engine.agent_for(&session, &self.options).await {
+            Ok(Prepared {
+                content,
+                bypass,
+                agent,
+            }) => match self
+                .engine
+                .agent_for(&session, &self.options_with(agent))
+                .await
+            {
                 Ok(agent) => {
                     let mut scratch = Vec::new();
                     let history = if bypass || !session.history_enabled {
@@ -330,6 +352,17 @@ impl Conversation {
             .await;
     }
 
+    /// The conversation's options, with another agent for one turn.
+    fn options_with(&self, agent: Option<String>) -> std::borrow::Cow<'_, ConversationOptions> {
+        match agent {
+            None => std::borrow::Cow::Borrowed(&*self.options),
+            Some(agent) => std::borrow::Cow::Owned(ConversationOptions {
+                agent: Some(agent),
+                ..(*self.options).clone()
+            }),
+        }
+    }
+
     /// The user message's content (and whether it bypasses the history):
     /// files stored and referenced, the edited or regenerated exchange
     /// dropped. `Err` says why there is nothing to send.
@@ -338,11 +371,15 @@ impl Conversation {
         session: &mut Session,
         input: TurnInput,
         ctx: &TurnContext,
-    ) -> Result<(Vec<ContentPart>, bool), String> {
+    ) -> Result<Prepared, String> {
         let mut message = match input {
             TurnInput::Regenerate => {
                 return drop_last_exchange(&mut session.history)
-                    .map(|c| (c, false))
+                    .map(|content| Prepared {
+                        content,
+                        bypass: false,
+                        agent: None,
+                    })
                     .ok_or_else(|| "there is no message to answer again".to_string());
             }
             TurnInput::Send(m) => m,
@@ -354,6 +391,10 @@ impl Conversation {
         if let Some(prompt) = &bypass {
             message.text = prompt.clone();
             message.replace_last = false;
+        }
+        let document = document_request(&message.text).map(str::to_string);
+        if let Some(what) = &document {
+            message.text = format!("Write this document: {what}");
         }
         let mut content = Vec::new();
         if message.replace_last {
@@ -373,7 +414,11 @@ impl Conversation {
             &message.text
         });
         content.push(ContentPart::Text { text: message.text });
-        Ok((content, bypass.is_some()))
+        Ok(Prepared {
+            content,
+            bypass: bypass.is_some(),
+            agent: document.map(|_| DOCUMENT_AGENT.to_string()),
+        })
     }
 
     /// Keeps the files' bytes, converts them (cached), and tells the user
@@ -568,7 +613,10 @@ impl Engine {
         for (_, agent) in kept {
             agent.close().await;
         }
-        if let Some(hub) = self.browser.get() {
+        for hub in [self.browser.get(), self.printer.get()]
+            .into_iter()
+            .flatten()
+        {
             hub.shutdown().await;
         }
     }

@@ -103,6 +103,9 @@ pub struct Engine {
     kept_agents: tokio::sync::Mutex<Vec<(String, Arc<baton_agent::Agent>)>>,
     /// The browser every browser toolbox shares (connected on first use).
     browser: OnceLock<Arc<baton_web::BrowserHub>>,
+    /// The headless browser documents are printed and drawn in (started
+    /// on first use; never a tab in the user's browser).
+    printer: OnceLock<Arc<baton_web::BrowserHub>>,
 }
 
 impl Engine {
@@ -150,6 +153,7 @@ impl Engine {
             clock: None,
             kept_agents: tokio::sync::Mutex::new(Vec::new()),
             browser: OnceLock::new(),
+            printer: OnceLock::new(),
         })
     }
 
@@ -226,6 +230,23 @@ impl Engine {
                 .with_downloads(self.workspace.join("Downloads")),
             )
         }))
+    }
+
+    /// The printer documents use: a headless browser of Baton's own (the
+    /// `browser.path` program when set), started on first use.
+    pub fn printer(&self) -> Arc<baton_publish::Printer> {
+        let hub = self.printer.get_or_init(|| {
+            let settings = baton_config::BrowserSettings {
+                mode: Some(baton_config::BrowserMode::Headless),
+                path: self.settings.browser.path.clone(),
+                ..Default::default()
+            };
+            Arc::new(baton_web::BrowserHub::new(
+                settings,
+                self.paths.data_dir.join("printer-profile"),
+            ))
+        });
+        Arc::new(baton_publish::Printer::new(Arc::clone(hub)))
     }
 
     /// Where sessions are saved.

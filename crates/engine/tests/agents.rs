@@ -84,7 +84,7 @@ async fn a_named_agent_gets_its_filtered_tools_instructions_and_delegates() {
         .expect("delegation offered");
     assert_eq!(
         launch["function"]["parameters"]["properties"]["agent"]["enum"],
-        json!(["FileTool", "researcher"])
+        json!(["FileTool", "researcher", "document-preparer"])
     );
     // The conversation remembers its agent.
     assert_eq!(clerk.session().await.agent.as_deref(), Some("clerk"));
@@ -253,4 +253,61 @@ async fn bypass_and_disabled_history_answer_alone_and_add_nothing() {
         "history back on: the first exchange and the new message"
     );
     assert!(users(3)[0].contains("remember 7"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slash_document_has_the_document_preparer_write_it_from_the_conversation() {
+    let server = ScriptedServer::start().await.unwrap();
+    let setup = Setup::new(&server);
+    std::fs::create_dir_all(setup.root().join("ws")).unwrap();
+    let engine = setup.engine();
+    server.reply(Reply::text("Sales rose 12%."));
+    server.reply(Reply::tool_call(
+        "create_document",
+        json!({"path": "/summary.md", "content": "# Summary\n\nSales rose 12%."}),
+    ));
+    server.reply(Reply::text("Wrote /summary.md."));
+    let chat = engine
+        .open_conversation(None, ConversationOptions::default())
+        .unwrap();
+    collect(chat.send(UserMessage::text("How did sales go?"))).await;
+    assert_eq!(
+        chat.command("/document a one-page summary").await.unwrap(),
+        None
+    );
+    let usage = chat.command("/document").await.unwrap().unwrap();
+    assert!(usage.starts_with("usage: /document"), "{usage}");
+    let (outcome, _) = collect(chat.send(UserMessage::text("/document a one-page summary"))).await;
+    assert_eq!(outcome.result.files, ["/summary.md"]);
+    assert_eq!(
+        std::fs::read_to_string(setup.root().join("ws/summary.md")).unwrap(),
+        "# Summary\n\nSales rose 12%."
+    );
+    let b = bodies(&server);
+    let system = b[1]["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("You prepare documents"), "{system}");
+    let tools = tool_names(&b[1]);
+    assert!(tools.contains(&"create_document".to_string()), "{tools:?}");
+    assert!(!tools.contains(&"write_text_file".to_string()), "{tools:?}");
+    let said: Vec<String> = b[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].to_string())
+        .collect();
+    assert!(
+        said.iter().any(|m| m.contains("How did sales go?")),
+        "the conversation so far: {said:?}"
+    );
+    assert!(
+        said.last()
+            .unwrap()
+            .contains("Write this document: a one-page summary"),
+        "{said:?}"
+    );
+    // The conversation keeps its own agent.
+    assert_ne!(
+        chat.session().await.agent.as_deref(),
+        Some("document-preparer")
+    );
 }

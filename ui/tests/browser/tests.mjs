@@ -360,12 +360,58 @@ async function editWorkbook(page) {
   return page.locator(sel('restore'));
 }
 
-test('browser steps: each card shows the page it reached and what it did there', async ({ page, out }) => {
+test('diagrams: a mermaid block in an answer is drawn (source one click away); a broken one shows its source and the error', async ({ page, out }) => {
+  await page.evaluate(() => {
+    window.__mock.replyWith(
+      'Here is the process:\n\n```mermaid\nflowchart LR\n  A[Order received] --> B[Ship parcel]\n```\n\nAnd this one is wrong:\n\n```mermaid\nflowchart LR\n  A[Start] -->\n```\n',
+    );
+  });
+  await send(page, 'Draw the order process');
+  await waitDone(page);
+  const a = page.locator(lastAssistant);
+  const figure = a.locator(sel('diagram'));
+  await figure.waitFor({ timeout: 20000 });
+  assert.equal(await figure.count(), 1);
+  const labels = await figure.locator('svg').textContent();
+  assert.ok(labels.includes('Order received') && labels.includes('Ship parcel'), labels);
+  const box = await figure.locator('svg').boundingBox();
+  assert.ok(box.width > 100 && box.height > 20, JSON.stringify(box));
+  // The drawn diagram's source is hidden until asked for.
+  const code = a.locator('.code-block').first();
+  assert.equal(await code.isVisible(), false);
+  const toggle = a.locator(sel('diagram-source'));
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+  await toggle.click();
+  assert.equal(await code.isVisible(), true);
+  assert.ok((await code.textContent()).includes('A[Order received]'));
+  assert.equal(await toggle.textContent(), 'Hide source');
+  // The broken one: its error, and its source still in view.
+  const error = a.locator(sel('diagram-error'));
+  assert.equal(await error.count(), 1);
+  assert.match(await error.textContent(), /^This diagram could not be drawn: /);
+  assert.equal(await a.locator('.code-block').nth(1).isVisible(), true);
+  await a.screenshot({ path: join(out, 'diagrams.png') });
+});
+
+test('browser steps: each card shows the page it reached, what it did there, and a thumbnail of the page', async ({ page, out }) => {
   await page.evaluate(() => {
     const j = (v) => JSON.stringify(v, null, 2);
+    // A thumbnail as the browser toolbox makes it: a small JPEG of the page.
+    const c = document.createElement('canvas');
+    c.width = 320;
+    c.height = 200;
+    const g = c.getContext('2d');
+    g.fillStyle = '#fff';
+    g.fillRect(0, 0, 320, 200);
+    g.fillStyle = '#1a56db';
+    g.fillRect(20, 120, 120, 36);
+    g.fillStyle = '#111';
+    g.font = 'bold 28px sans-serif';
+    g.fillText('Sign up', 20, 60);
+    const preview = c.toDataURL('image/jpeg', 0.6);
     window.__mock.replyWith('You are signed up for the newsletter.', [
       { type: 'toolStarted', id: 'web-1', name: 'navigate', arguments: j({ url: 'https://news.example.com/signup' }) },
-      { type: 'toolFinished', id: 'web-1', name: 'navigate', result: j({ url: 'https://news.example.com/signup', title: 'Sign up', loaded: true }), isError: false, durationMs: 420 },
+      { type: 'toolFinished', id: 'web-1', name: 'navigate', result: j({ url: 'https://news.example.com/signup', title: 'Sign up', loaded: true }), isError: false, durationMs: 420, preview },
       { type: 'toolStarted', id: 'web-2', name: 'click', arguments: j({ target: 'e2' }) },
       { type: 'toolFinished', id: 'web-2', name: 'click', result: j({ target: 'e2', done: 'clicked "Sign up"', url: 'https://news.example.com/done', navigated: true }), isError: false, durationMs: 300 },
     ]);
@@ -377,6 +423,16 @@ test('browser steps: each card shows the page it reached and what it did there',
   assert.equal((await steps.nth(0).textContent()).trim(), 'Sign up');
   assert.equal(await steps.nth(0).getAttribute('title'), 'https://news.example.com/signup');
   assert.equal((await steps.nth(1).textContent()).trim(), 'clicked "Sign up" · https://news.example.com/done');
+  // The step with a thumbnail shows it (the other has none); a click shows it larger.
+  const thumbs = page.locator(`${lastAssistant} ${sel('tool-preview')}`);
+  assert.equal(await thumbs.count(), 1);
+  const img = thumbs.locator('img');
+  assert.equal(await img.getAttribute('alt'), 'The page after navigate');
+  assert.ok(await img.evaluate((i) => i.complete && i.naturalWidth === 320), 'the thumbnail is drawn');
+  assert.equal(Math.round((await img.boundingBox()).width), 160);
+  await thumbs.click();
+  assert.equal(await thumbs.getAttribute('aria-pressed'), 'true');
+  assert.equal(Math.round((await img.boundingBox()).width), 320);
   await page.locator(lastAssistant).screenshot({ path: join(out, 'browser-steps.png') });
 });
 
