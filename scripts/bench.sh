@@ -140,3 +140,9 @@ echo "== browser: page -> Markdown of a large page vs turndown and markdownify; 
 cargo build --release -p baton-web --bins 2>&1 | tail -1
 "${BATON_FIXTURES_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-fixtures-venv}/bin/python" scripts/bench_web.py \
   --bench "${BATON_WEB_BENCH:-$CARGO_TARGET_DIR/release/baton-web-bench}" --runs 5
+
+echo
+echo "== documents: Markdown -> PDF of a 20-page report with 5 Mermaid diagrams vs mermaid-cli + pandoc (WeasyPrint) =="
+cargo build --release -p baton-cli 2>&1 | tail -1
+"${BATON_FIXTURES_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-fixtures-venv}/bin/python" scripts/bench_docs.py \
+  --baton "${BATON_BIN:-$CARGO_TARGET_DIR/release/baton}" --runs 3
