@@ -68,6 +68,43 @@ const BANNER: &str = r#"<!doctype html><html><head><title>News</title></head><bo
 <div id="cookie-consent"><p>We use cookies to track you.</p><button onclick="document.getElementById('cookie-consent').remove()">Accept all</button></div>
 <p>Headline of the day</p></body></html>"#;
 
+/// Consent banners in other languages, and one of a common framework
+/// (OneTrust), each with the button that should dismiss it.
+const BANNERS: [(&str, &str); 5] = [
+    (
+        "de",
+        r#"<div class="cmp-banner"><p>Wir verwenden Cookies.</p><button>Alle akzeptieren</button></div>"#,
+    ),
+    (
+        "fr",
+        r#"<div id="gdpr-box"><p>Nous utilisons des cookies.</p><button>Tout refuser</button></div>"#,
+    ),
+    (
+        "es",
+        r#"<div class="consent"><p>Usamos cookies.</p><button>Rechazar todo</button></div>"#,
+    ),
+    (
+        "nl",
+        r#"<div aria-label="Cookie melding"><p>Wij gebruiken cookies.</p><button>Alles weigeren</button></div>"#,
+    ),
+    (
+        "onetrust",
+        r#"<div id="onetrust-banner-sdk"><p>We value your privacy.</p><button id="onetrust-reject-all-handler">Manage</button></div>"#,
+    ),
+];
+
+/// A page behind the banner of `lang`; a click on any button removes it.
+fn banner_page(lang: &str) -> String {
+    let banner = BANNERS
+        .iter()
+        .find(|(l, _)| *l == lang)
+        .map_or("", |(_, b)| b);
+    format!(
+        "<!doctype html><html><body><div id=\"b\">{banner}</div><p>Headline of the day</p>\
+         <script>document.querySelectorAll('#b button').forEach((x) => x.onclick = () => document.getElementById('b').remove());</script></body></html>"
+    )
+}
+
 const SEARCH: &str = r#"<!doctype html><html><body>
 <div class="result"><a class="result__a" href="/l/?uddg=https%3A%2F%2Fexample.org%2Frust">The Rust language</a><a class="result__snippet">A language empowering everyone.</a></div>
 <div class="result"><a class="result__a" href="https://docs.example.org/">Docs</a><a class="result__snippet">Reference documentation.</a></div>
@@ -85,6 +122,12 @@ async fn serve() -> (SocketAddr, Seen) {
         .route("/hidden", get(|| async { Html(HIDDEN) }))
         .route("/frame", get(|| async { Html(FRAME) }))
         .route("/banner", get(|| async { Html(BANNER) }))
+        .route(
+            "/banner/{lang}",
+            get(|axum::extract::Path(lang): axum::extract::Path<String>| async move {
+                Html(banner_page(&lang))
+            }),
+        )
         .route("/search", get(|| async { Html(SEARCH) }))
         .route(
             "/report.pdf",
@@ -439,6 +482,20 @@ async fn banners_slow_pages_search_pdfs_and_refused_addresses() {
         md.contains("Headline of the day") && !md.contains("track you"),
         "{md}"
     );
+    for (lang, _) in BANNERS {
+        let page = web
+            .navigate(format!("http://{addr}/banner/{lang}"), 10_000, &ctx)
+            .await
+            .unwrap();
+        assert_eq!(page.banners_dismissed, 1, "{lang}");
+        let md = web.get_page_content(5_000).await.unwrap().markdown;
+        assert!(
+            md.contains("Headline of the day")
+                && !md.to_lowercase().contains("cookie")
+                && !md.contains("privacy"),
+            "{lang}: {md}"
+        );
+    }
     let started = std::time::Instant::now();
     let slow = web
         .navigate(format!("http://{addr}/slow"), 2_000, &ctx)
