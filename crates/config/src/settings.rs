@@ -34,8 +34,10 @@ pub struct MailServer {
     pub port: Option<u16>,
     /// Login name.
     pub username: Option<String>,
-    /// Use TLS.
-    pub tls: bool,
+    /// How the connection is secured (`tls`, `starttls` or `none`; the
+    /// older `true`/`false` still read as `tls`/`none`).
+    #[serde(deserialize_with = "mail_security")]
+    pub tls: MailSecurity,
 }
 
 impl Default for MailServer {
@@ -44,9 +46,42 @@ impl Default for MailServer {
             host: None,
             port: None,
             username: None,
-            tls: true,
+            tls: MailSecurity::Tls,
         }
     }
+}
+
+/// How a mail connection is secured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MailSecurity {
+    /// TLS from the first byte (SMTP 465, IMAP 993).
+    #[default]
+    Tls,
+    /// A plain connection upgraded with STARTTLS (SMTP 587, IMAP 143).
+    Starttls,
+    /// No encryption (a server on this machine only).
+    None,
+}
+
+/// Reads `tls` as a [`MailSecurity`] word or, from older settings files, a
+/// boolean.
+fn mail_security<'de, D: serde::Deserializer<'de>>(d: D) -> Result<MailSecurity, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Old(bool),
+        New(MailSecurity),
+    }
+    Ok(
+        match Either::deserialize(d).map_err(|_| {
+            serde::de::Error::custom("expected `tls`, `starttls` or `none` (or true/false)")
+        })? {
+            Either::Old(true) => MailSecurity::Tls,
+            Either::Old(false) => MailSecurity::None,
+            Either::New(s) => s,
+        },
+    )
 }
 
 /// How the browser toolbox reaches a browser.
@@ -408,6 +443,18 @@ mod tests {
         assert!(s.anonymize);
         s.set("smtp.port", "587").unwrap();
         assert_eq!(s.smtp.port, Some(587));
+        s.set("smtp.tls", "starttls").unwrap();
+        assert_eq!(s.smtp.tls, MailSecurity::Starttls);
+        s.set("imap.tls", "false").unwrap();
+        assert_eq!(s.imap.tls, MailSecurity::None);
+        let e = s.set("imap.tls", "maybe").unwrap_err().to_string();
+        assert!(e.contains("`tls`, `starttls` or `none`"), "{e}");
+        let old: Settings =
+            serde_json::from_str(r#"{"smtp": {"tls": true}, "imap": {"tls": false}}"#).unwrap();
+        assert_eq!(
+            (old.smtp.tls, old.imap.tls),
+            (MailSecurity::Tls, MailSecurity::None)
+        );
         s.set("smtp.username", "1234").unwrap();
         assert_eq!(s.smtp.username.as_deref(), Some("1234"));
         s.set("interactionMode", "CLI").unwrap();
