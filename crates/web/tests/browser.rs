@@ -662,3 +662,72 @@ async fn a_sign_in_lasts_in_batons_own_profile_across_restarts() {
     assert!(md.contains("Signed in as ada"), "{md}");
     hub.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_tab_of_the_user_does_not_hold_baton_up() {
+    use chromiumoxide::cdp::browser_protocol::page::{
+        SetWebLifecycleStateParams, SetWebLifecycleStateState,
+    };
+    use futures::StreamExt;
+    let (addr, _) = serve().await;
+    let profile = tempfile::tempdir().unwrap();
+    let mut user = running_browser(profile.path()).await;
+    // One of the user's tabs, frozen as a browser freezes a background tab
+    // (the freezing connection stays open).
+    let port = std::fs::read_to_string(profile.path().join("DevToolsActivePort")).unwrap();
+    let mut lines = port.lines();
+    let ws = format!(
+        "ws://127.0.0.1:{}{}",
+        lines.next().unwrap(),
+        lines.next().unwrap()
+    );
+    let (freezer, mut handler) = chromiumoxide::Browser::connect(ws).await.unwrap();
+    let drive = tokio::spawn(async move { while handler.next().await.is_some() {} });
+    let tab = freezer
+        .new_page(format!("http://{addr}/hidden"))
+        .await
+        .unwrap();
+    tab.execute(SetWebLifecycleStateParams::new(
+        SetWebLifecycleStateState::Frozen,
+    ))
+    .await
+    .unwrap();
+    let mut s = settings(BrowserMode::Attach);
+    s.user_data_dir = Some(profile.path().to_path_buf());
+    let (_dir, hub, web) = tool(s);
+    let ctx = ToolContext::default();
+    let started = std::time::Instant::now();
+    let page = tokio::time::timeout(
+        Duration::from_secs(40),
+        web.navigate(format!("http://{addr}/form"), 10_000, &ctx),
+    )
+    .await
+    .expect("a frozen tab does not hold attaching")
+    .unwrap();
+    assert_eq!(page.title, "Order form");
+    let tabs = tokio::time::timeout(Duration::from_secs(40), web.list_tabs())
+        .await
+        .expect("a frozen tab does not hold the tab list")
+        .unwrap();
+    assert!(tabs.len() >= 3, "{tabs:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    // The frozen tab itself can be switched to and read.
+    let frozen = tabs.iter().find(|t| t.title == "Invoice").unwrap().tab;
+    let switched = tokio::time::timeout(Duration::from_secs(40), web.switch_tab(frozen, &ctx))
+        .await
+        .expect("switching to a frozen tab is not held")
+        .unwrap();
+    assert_eq!(switched.title, "Invoice");
+    let read = tokio::time::timeout(Duration::from_secs(40), web.get_page_content(2_000))
+        .await
+        .expect("reading a frozen tab is not held")
+        .unwrap();
+    assert!(read.markdown.contains("Total"), "{}", read.markdown);
+    hub.shutdown().await;
+    drive.abort();
+    user.kill().await.unwrap();
+}
