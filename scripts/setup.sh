@@ -17,6 +17,7 @@ APT_PACKAGES=(
   libasound2-dev alsa-utils libasound2-plugins  # sound devices (cpal on ALSA, routed to PulseAudio)
   pulseaudio pulseaudio-utils             # a private sound server for the real-audio tests
   flac vorbis-tools lame                  # FLAC, Ogg Vorbis and MP3 files for the audio decoding tests
+  dovecot-imapd dovecot-lmtpd postfix openssl  # real IMAP and SMTP servers for the e-mail tests (started per test)
 )
 
 sudo_cmd=()
@@ -31,6 +32,9 @@ command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   "${sudo_cmd[@]}" apt-get update -qq
+  # Postfix is installed unconfigured: the e-mail tests start instances of
+  # their own on loopback; nothing listens for mail on this machine.
+  echo "postfix postfix/main_mailer_type select No configuration" | "${sudo_cmd[@]}" debconf-set-selections
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 

@@ -50,6 +50,10 @@ pub struct AgentConfig {
     /// The model reads images: pictures in tool results (browser
     /// screenshots) are sent to it.
     pub reads_images: bool,
+    /// Toolboxes whose external calls run without asking, because the
+    /// user said so in the settings (`email.confirmSend: false` → the
+    /// mail toolbox).
+    pub confirm_exempt: Vec<String>,
 }
 
 impl Default for AgentConfig {
@@ -66,6 +70,7 @@ impl Default for AgentConfig {
             token_budget: None,
             can_ask: false,
             reads_images: false,
+            confirm_exempt: Vec::new(),
         }
     }
 }

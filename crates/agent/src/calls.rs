@@ -233,7 +233,18 @@ impl Agent {
     /// `Err` is the message the model reads when it may not.
     async fn confirm(&self, method: &str, args: &Value, ctx: &TurnContext) -> Result<(), String> {
         let tool = match self.catalog.resolve(method) {
-            Ok((tb, m)) => format!("{}.{}", tb.spec().name, m.name),
+            Ok((tb, m)) => {
+                let toolbox = baton_tools::normalize(&tb.spec().name);
+                if self
+                    .config
+                    .confirm_exempt
+                    .iter()
+                    .any(|t| baton_tools::normalize(t) == toolbox)
+                {
+                    return Ok(());
+                }
+                format!("{}.{}", tb.spec().name, m.name)
+            }
             Err(_) => method.to_string(),
         };
         let confirmations = match &ctx.confirm {

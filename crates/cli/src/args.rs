@@ -262,6 +262,9 @@ pub enum ToolsAction {
     /// between them), stopping at the first that fails; their results are
     /// printed as one JSON array.
     Call {
+        /// Run calls that send something off this machine (an e-mail, a click on a web page) without asking; without it they are put to you first (refused when nobody is at a terminal).
+        #[arg(long, short = 'y')]
+        yes: bool,
         /// The raw outputs, exactly as a model would send them.
         #[arg(required = true, num_args = 1..)]
         raw: Vec<String>,

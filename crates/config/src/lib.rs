@@ -29,6 +29,6 @@ pub use secrets::{
     KEYCHAIN_SERVICE, KeySource, ResolvedKey, SecretError, Secrets, conventional_env,
 };
 pub use settings::{
-    BrowserMode, BrowserSettings, InteractionMode, LoadedSettings, MailSecurity, MailServer,
-    SETTINGS_FILE, Settings, SettingsError, VoiceSettings,
+    BrowserMode, BrowserSettings, EmailSettings, InteractionMode, LoadedSettings, MailAuth,
+    MailSecurity, MailServer, SETTINGS_FILE, Settings, SettingsError, VoiceSettings,
 };

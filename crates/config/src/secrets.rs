@@ -72,7 +72,7 @@ pub enum SecretError {
 
 /// Access to Baton's secrets. The keychain connection is opened on first
 /// use, so commands that need no secret never touch it.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Secrets {
     store: OnceLock<Result<Arc<CredentialStore>, SecretError>>,
 }

@@ -38,6 +38,12 @@ pub struct MailServer {
     /// older `true`/`false` still read as `tls`/`none`).
     #[serde(deserialize_with = "mail_security")]
     pub tls: MailSecurity,
+    /// What the keychain entry (`smtp` or `imap`) holds: the password, or
+    /// an OAuth2 access token sent with XOAUTH2.
+    pub auth: MailAuth,
+    /// A certificate authority to trust besides the system's (a PEM file:
+    /// a company's own mail server).
+    pub ca_file: Option<PathBuf>,
 }
 
 impl Default for MailServer {
@@ -47,6 +53,43 @@ impl Default for MailServer {
             port: None,
             username: None,
             tls: MailSecurity::Tls,
+            auth: MailAuth::Password,
+            ca_file: None,
+        }
+    }
+}
+
+/// How Baton signs in to a mail server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MailAuth {
+    /// User name and password.
+    #[default]
+    Password,
+    /// User name and an OAuth2 access token (XOAUTH2), for providers
+    /// that no longer take passwords.
+    Xoauth2,
+}
+
+/// The user's own e-mail identity and how sending is guarded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct EmailSettings {
+    /// The user's own address: the sender of mail Baton sends, and where
+    /// "e-mail me" goes.
+    pub address: Option<String>,
+    /// The name shown beside it.
+    pub name: Option<String>,
+    /// Ask before each mail is sent (false: send without asking).
+    pub confirm_send: bool,
+}
+
+impl Default for EmailSettings {
+    fn default() -> Self {
+        Self {
+            address: None,
+            name: None,
+            confirm_send: true,
         }
     }
 }
@@ -206,6 +249,8 @@ pub struct Settings {
     pub smtp: MailServer,
     /// Incoming mail.
     pub imap: MailServer,
+    /// The user's own address and whether sending asks first.
+    pub email: EmailSettings,
     /// Voice conversations.
     pub voice: VoiceSettings,
     /// The browser toolbox.
@@ -227,6 +272,7 @@ impl Default for Settings {
             ocr_provider: None,
             smtp: MailServer::default(),
             imap: MailServer::default(),
+            email: EmailSettings::default(),
             voice: VoiceSettings::default(),
             browser: BrowserSettings::default(),
         }

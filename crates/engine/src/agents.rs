@@ -27,6 +27,7 @@ pub struct Toolkit {
     diagnostics: bool,
     browser: Arc<baton_web::BrowserHub>,
     printer: Arc<baton_publish::Printer>,
+    mail: Arc<baton_mail::MailClient>,
 }
 
 impl Toolkit {
@@ -42,11 +43,13 @@ impl Toolkit {
         let web = baton_web::WebTool::new(Arc::clone(&self.browser), self.sandbox.clone());
         let documents =
             baton_publish::DocumentTool::new(self.sandbox.clone(), Arc::clone(&self.printer));
+        let mail = baton_mail::MailTool::new(Arc::clone(&self.mail), self.sandbox.clone());
         let mut all: Vec<Arc<dyn Toolbox>> = vec![
             Arc::new(files),
             Arc::new(sheets),
             Arc::new(web),
             Arc::new(documents),
+            Arc::new(mail),
         ];
         if self.diagnostics {
             all.push(Arc::new(crate::Diagnostics::default()));
@@ -147,6 +150,7 @@ impl Engine {
             diagnostics: self.settings.diagnostic_tools || crate::diagnostics_enabled(),
             browser: self.browser_hub(),
             printer: self.printer(),
+            mail: self.mail(),
         })
     }
 
@@ -282,13 +286,25 @@ impl Engine {
         }
     }
 
+    /// Toolboxes whose external calls the user allowed in the settings
+    /// (`email.confirmSend: false`: the mail toolbox).
+    pub fn confirm_exempt(&self) -> Vec<String> {
+        if self.settings.email.confirm_send {
+            Vec::new()
+        } else {
+            vec![<baton_mail::MailTool as baton_tools::ToolboxDoc>::NAME.to_string()]
+        }
+    }
+
     /// Builds an agent from a blueprint without holding on to the engine
     /// (subagents are built later, when launched): the settings it needs
     /// are copied.
     fn subagent_builder(&self) -> impl Fn(&Blueprint, Catalog) -> Agent + Send + Sync + 'static {
         let mode_setting = self.settings.interaction_mode;
+        let exempt = self.confirm_exempt();
         move |bp: &Blueprint, catalog: Catalog| {
             let mut config = baton_agent::AgentConfig::for_provider(&bp.cfg);
+            config.confirm_exempt = exempt.clone();
             if let Some(m) = bp.mode.or(mode_setting) {
                 config.mode = m;
             }

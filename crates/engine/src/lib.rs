@@ -106,6 +106,9 @@ pub struct Engine {
     /// The headless browser documents are printed and drawn in (started
     /// on first use; never a tab in the user's browser).
     printer: OnceLock<Arc<baton_web::BrowserHub>>,
+    /// The user's mailbox every e-mail toolbox shares (its IMAP session
+    /// is kept between calls).
+    mail: OnceLock<Arc<baton_mail::MailClient>>,
 }
 
 impl Engine {
@@ -154,6 +157,7 @@ impl Engine {
             kept_agents: tokio::sync::Mutex::new(Vec::new()),
             browser: OnceLock::new(),
             printer: OnceLock::new(),
+            mail: OnceLock::new(),
         })
     }
 
@@ -247,6 +251,16 @@ impl Engine {
             ))
         });
         Arc::new(baton_publish::Printer::new(Arc::clone(hub)))
+    }
+
+    /// The user's mail account (the `imap`, `smtp` and `email` settings,
+    /// passwords from the keychain when a connection is made).
+    pub fn mail(&self) -> Arc<baton_mail::MailClient> {
+        Arc::clone(self.mail.get_or_init(|| {
+            Arc::new(baton_mail::MailClient::new(
+                baton_mail::MailAccount::from_settings(&self.settings, &self.secrets),
+            ))
+        }))
     }
 
     /// Where sessions are saved.

@@ -2,9 +2,10 @@
 //! raw model output exactly as the agent would — every built-in toolbox,
 //! or with `--agent` exactly what that agent is offered.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use baton_tools::{Catalog, ToolOutcome};
+use baton_tools::{Catalog, Effect, ToolOutcome};
 use serde_json::{Value, json};
 
 use crate::args::{ToolsAction, ToolsArgs};
@@ -19,7 +20,13 @@ pub async fn run(ctx: &Context, args: ToolsArgs) -> anyhow::Result<ExitCode> {
         None => ctx.workspace_catalog()?,
     };
     match args.action {
-        Some(ToolsAction::Call { raw }) => call(&catalog, &raw).await,
+        Some(ToolsAction::Call { yes, raw }) => {
+            let confirm = Confirm {
+                yes,
+                exempt: ctx.confirm_exempt(),
+            };
+            call(&catalog, &raw, &confirm).await
+        }
         None => {
             if args.json {
                 println!("{}", serde_json::to_string_pretty(&catalog.json_listing())?);
@@ -43,12 +50,58 @@ pub async fn run(ctx: &Context, args: ToolsArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Which external calls may run without asking.
+struct Confirm {
+    /// `--yes`: all of them.
+    yes: bool,
+    /// Those of these toolboxes (the settings allow them).
+    exempt: Vec<String>,
+}
+
+/// `Err` with the refusal when `raw` is a call that sends something off
+/// this machine and the user did not allow it (asked at a terminal).
+fn confirmed(catalog: &Catalog, raw: &str, confirm: &Confirm) -> Result<(), String> {
+    let Ok((name, args)) = baton_tools::split_call(raw) else {
+        return Ok(()); // dispatch reports it
+    };
+    let Ok((toolbox, method)) = catalog.resolve(&name) else {
+        return Ok(());
+    };
+    let tool = format!("{}.{}", toolbox.spec().name, method.name);
+    let exempt = confirm
+        .exempt
+        .iter()
+        .any(|t| baton_tools::normalize(t) == baton_tools::normalize(&toolbox.spec().name));
+    if method.effect != Effect::External || confirm.yes || exempt {
+        return Ok(());
+    }
+    if std::io::stdin().is_terminal() {
+        eprint!("{tool} sends something off this machine:\n  {args}\nRun it? [y/N] ");
+        let mut answer = String::new();
+        std::io::stdin()
+            .read_line(&mut answer)
+            .map_err(|e| e.to_string())?;
+        if matches!(answer.trim(), "y" | "Y" | "yes") {
+            return Ok(());
+        }
+        return Err(format!("`{tool}` was not run: you declined it"));
+    }
+    Err(format!(
+        "`{tool}` sends something off this machine and was not run: add --yes (`baton tools call --yes …`) to allow it"
+    ))
+}
+
 /// Runs `calls` in order, stopping at the first failure; prints one
 /// result (or an array of them for several calls).
-async fn call(catalog: &Catalog, calls: &[String]) -> anyhow::Result<ExitCode> {
+async fn call(catalog: &Catalog, calls: &[String], confirm: &Confirm) -> anyhow::Result<ExitCode> {
     let mut results: Vec<Value> = Vec::new();
     let mut ok = true;
     for raw in calls {
+        if let Err(e) = confirmed(catalog, raw, confirm) {
+            results.push(json!({"error": e}));
+            ok = false;
+            break;
+        }
         let record = catalog.dispatch_raw(raw).await;
         match record.outcome {
             ToolOutcome::Ok(v) => results.push(v),

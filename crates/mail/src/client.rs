@@ -1,0 +1,388 @@
+//! The user's mailbox, shared by every conversation: one IMAP session
+//! kept open between calls (checked with NOOP after a quiet minute,
+//! dropped after any failure or a stopped call, so the next call starts
+//! clean), and the commands the toolbox is made of.
+
+use std::time::{Duration, Instant};
+
+use async_imap::types::{Flag, NameAttribute};
+use futures::TryStreamExt;
+use serde::Serialize;
+use tokio::sync::{Mutex, MutexGuard};
+
+use crate::account::MailAccount;
+use crate::imap::{self, Session, timed};
+use crate::message::{self, Summary};
+use crate::{MailError, smtp};
+
+/// After this long unused, a kept session is checked before use.
+const IDLE_CHECK: Duration = Duration::from_secs(60);
+
+/// A mail folder.
+#[derive(Debug, Clone, Serialize)]
+pub struct Folder {
+    /// Its name, as the other methods take it (`INBOX`, `Archive/2024`).
+    pub name: String,
+    /// What it is for, when the server says (`drafts`, `sent`, `trash`,
+    /// `junk`, `archive`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<&'static str>,
+    /// Messages in it.
+    pub messages: u32,
+    /// Messages not read yet.
+    pub unread: u32,
+}
+
+struct Kept {
+    session: Session,
+    used: Instant,
+}
+
+/// The user's mail account with its kept IMAP session.
+pub struct MailClient {
+    account: MailAccount,
+    kept: Mutex<Option<Kept>>,
+}
+
+impl std::fmt::Debug for MailClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MailClient")
+            .field("account", &self.account)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A session in use; unless [`Imap::done`] is called it is dropped (a
+/// failed or stopped command leaves it in an unknown state).
+pub(crate) struct Imap<'a> {
+    guard: MutexGuard<'a, Option<Kept>>,
+    ok: bool,
+}
+
+impl Imap<'_> {
+    fn s(&mut self) -> &mut Session {
+        &mut self
+            .guard
+            .as_mut()
+            .expect("a session is there while in use")
+            .session
+    }
+
+    /// The commands went well: keep the session for the next call.
+    pub(crate) fn done(mut self) {
+        self.ok = true;
+        if let Some(k) = self.guard.as_mut() {
+            k.used = Instant::now();
+        }
+    }
+}
+
+impl Drop for Imap<'_> {
+    fn drop(&mut self) {
+        if !self.ok {
+            *self.guard = None;
+        }
+    }
+}
+
+/// `FOLDER:UID` → (folder, uid).
+pub(crate) fn split_id(id: &str) -> Result<(String, u32), MailError> {
+    id.rsplit_once(':')
+        .and_then(|(f, u)| Some((f.to_string(), u.trim().parse().ok()?)))
+        .filter(|(f, _)| !f.is_empty())
+        .ok_or_else(|| MailError::NoMessage {
+            id: id.to_string(),
+            reason: "ids look like `INBOX:42` (from get_emails or search_emails)".into(),
+        })
+}
+
+fn role(attrs: &[NameAttribute<'_>]) -> Option<&'static str> {
+    attrs.iter().find_map(|a| match a {
+        NameAttribute::Drafts => Some("drafts"),
+        NameAttribute::Sent => Some("sent"),
+        NameAttribute::Trash => Some("trash"),
+        NameAttribute::Junk => Some("junk"),
+        NameAttribute::Archive => Some("archive"),
+        _ => None,
+    })
+}
+
+impl MailClient {
+    /// A client for `account`; nothing connects until the first call.
+    pub fn new(account: MailAccount) -> Self {
+        Self {
+            account,
+            kept: Mutex::new(None),
+        }
+    }
+
+    /// The account.
+    pub fn account(&self) -> &MailAccount {
+        &self.account
+    }
+
+    /// The kept session, checked, or a new one.
+    pub(crate) async fn imap(&self) -> Result<Imap<'_>, MailError> {
+        let cfg = self.account.imap()?;
+        let mut guard = self.kept.lock().await;
+        if let Some(k) = guard.as_mut()
+            && k.used.elapsed() > IDLE_CHECK
+            && timed("NOOP", k.session.noop()).await.is_err()
+        {
+            *guard = None;
+        }
+        if guard.is_none() {
+            *guard = Some(Kept {
+                session: imap::open(cfg).await?,
+                used: Instant::now(),
+            });
+        }
+        Ok(Imap { guard, ok: false })
+    }
+
+    /// Every selectable folder with its counts.
+    pub(crate) async fn folders(&self) -> Result<Vec<Folder>, MailError> {
+        let mut imap = self.imap().await?;
+        let folders = folders_in(&mut imap).await?;
+        imap.done();
+        Ok(folders)
+    }
+
+    /// The folder with `role` (`drafts`, `sent`), by the server's marks,
+    /// else by its usual names.
+    pub(crate) async fn folder_for(&self, role: &str) -> Result<Option<String>, MailError> {
+        let folders = self.folders().await?;
+        if let Some(f) = folders.iter().find(|f| f.role == Some(role)) {
+            return Ok(Some(f.name.clone()));
+        }
+        let usual: &[&str] = match role {
+            "drafts" => &["Drafts", "Draft"],
+            "sent" => &["Sent", "Sent Items", "Sent Messages", "Sent Mail"],
+            _ => &[],
+        };
+        Ok(folders
+            .into_iter()
+            .find(|f| usual.iter().any(|u| f.name.eq_ignore_ascii_case(u)))
+            .map(|f| f.name))
+    }
+
+    /// The newest `count` messages of `folder` matching the IMAP SEARCH
+    /// `criteria`, newest first.
+    pub(crate) async fn list(
+        &self,
+        folder: &str,
+        criteria: &str,
+        count: usize,
+    ) -> Result<Vec<Summary>, MailError> {
+        let mut imap = self.imap().await?;
+        if let Err(e) = open_folder(&mut imap, folder, false).await {
+            if matches!(e, MailError::NoFolder { .. }) {
+                imap.done();
+            }
+            return Err(e);
+        }
+        let mut uids: Vec<u32> = timed("searching", imap.s().uid_search(criteria))
+            .await?
+            .into_iter()
+            .collect();
+        uids.sort_unstable_by(|a, b| b.cmp(a));
+        uids.truncate(count);
+        if uids.is_empty() {
+            imap.done();
+            return Ok(Vec::new());
+        }
+        let fetched = imap::fetch(imap.s(), &uids, "(UID FLAGS BODY.PEEK[])").await?;
+        imap.done();
+        let mut out: Vec<(u32, Summary)> = fetched
+            .iter()
+            .filter_map(|f| {
+                let uid = f.uid?;
+                let unread = !f.flags().any(|fl| fl == Flag::Seen);
+                Some((
+                    uid,
+                    message::summary(
+                        format!("{folder}:{uid}"),
+                        f.body().unwrap_or_default(),
+                        unread,
+                    ),
+                ))
+            })
+            .collect();
+        out.sort_by_key(|(uid, _)| std::cmp::Reverse(*uid));
+        Ok(out.into_iter().map(|(_, s)| s).collect())
+    }
+
+    /// A message's raw bytes and whether it is unread.
+    pub(crate) async fn raw(&self, id: &str) -> Result<(Vec<u8>, bool), MailError> {
+        let (folder, uid) = split_id(id)?;
+        let mut imap = self.imap().await?;
+        if let Err(e) = open_folder(&mut imap, &folder, false).await {
+            if matches!(e, MailError::NoFolder { .. }) {
+                imap.done();
+            }
+            return Err(e);
+        }
+        let fetched = imap::fetch(imap.s(), &[uid], "(UID FLAGS BODY.PEEK[])").await?;
+        imap.done();
+        let f =
+            fetched
+                .iter()
+                .find(|f| f.uid == Some(uid))
+                .ok_or_else(|| MailError::NoMessage {
+                    id: id.to_string(),
+                    reason: format!("it is not in {folder} (moved or deleted?)"),
+                })?;
+        let unread = !f.flags().any(|fl| fl == Flag::Seen);
+        Ok((f.body().unwrap_or_default().to_vec(), unread))
+    }
+
+    /// Marks a message read or unread.
+    pub(crate) async fn set_read(&self, id: &str, read: bool) -> Result<(), MailError> {
+        let (folder, uid) = split_id(id)?;
+        self.raw(id).await?; // it exists
+        let mut imap = self.imap().await?;
+        open_folder(&mut imap, &folder, true).await?;
+        let op = if read {
+            "+FLAGS.SILENT (\\Seen)"
+        } else {
+            "-FLAGS.SILENT (\\Seen)"
+        };
+        timed("marking the message", async {
+            imap.s()
+                .uid_store(uid.to_string(), op)
+                .await?
+                .try_collect::<Vec<_>>()
+                .await
+        })
+        .await?;
+        imap.done();
+        Ok(())
+    }
+
+    /// Moves a message to `to`.
+    pub(crate) async fn move_to(&self, id: &str, to: &str) -> Result<(), MailError> {
+        let (folder, uid) = split_id(id)?;
+        self.raw(id).await?; // it exists
+        let mut imap = self.imap().await?;
+        if !folders_in(&mut imap).await?.iter().any(|f| f.name == to) {
+            let e = no_folder(&mut imap, to).await;
+            imap.done();
+            return Err(e);
+        }
+        open_folder(&mut imap, &folder, true).await?;
+        let can_move = timed("reading capabilities", imap.s().capabilities())
+            .await?
+            .has_str("MOVE");
+        let set = uid.to_string();
+        if can_move {
+            timed("moving the message", imap.s().uid_mv(&set, to)).await?;
+        } else {
+            timed("copying the message", imap.s().uid_copy(&set, to)).await?;
+            timed("removing the original", async {
+                imap.s()
+                    .uid_store(&set, "+FLAGS.SILENT (\\Deleted)")
+                    .await?
+                    .try_collect::<Vec<_>>()
+                    .await?;
+                imap.s().expunge().await?.try_collect::<Vec<_>>().await
+            })
+            .await?;
+        }
+        imap.done();
+        Ok(())
+    }
+
+    /// Stores a message in `folder` with `flags` (`(\\Seen)`).
+    pub(crate) async fn append(
+        &self,
+        folder: &str,
+        flags: &str,
+        raw: &[u8],
+    ) -> Result<(), MailError> {
+        let mut imap = self.imap().await?;
+        timed(
+            &format!("storing the message in {folder}"),
+            imap.s().append(folder, Some(flags), None, raw),
+        )
+        .await?;
+        imap.done();
+        Ok(())
+    }
+
+    /// Signs in to the IMAP server and counts its folders (the settings'
+    /// connection test).
+    pub async fn check_imap(&self) -> Result<usize, MailError> {
+        Ok(self.folders().await?.len())
+    }
+
+    /// Connects and signs in to the SMTP server without sending anything.
+    pub async fn check_smtp(&self) -> Result<(), MailError> {
+        smtp::check(self.account.smtp()?).await
+    }
+
+    /// Sends a message over SMTP.
+    pub(crate) async fn send(
+        &self,
+        from: &str,
+        recipients: &[String],
+        raw: &[u8],
+    ) -> Result<(), MailError> {
+        smtp::send(self.account.smtp()?, from, recipients, raw).await
+    }
+}
+
+/// Every selectable folder with its counts, on a session in use.
+async fn folders_in(imap: &mut Imap<'_>) -> Result<Vec<Folder>, MailError> {
+    let names = timed("listing folders", async {
+        imap.s()
+            .list(Some(""), Some("*"))
+            .await?
+            .try_collect::<Vec<_>>()
+            .await
+    })
+    .await?;
+    let mut out = Vec::new();
+    for n in &names {
+        if n.attributes().contains(&NameAttribute::NoSelect) {
+            continue;
+        }
+        let status = timed(
+            "reading a folder's counts",
+            imap.s().status(n.name(), "(MESSAGES UNSEEN)"),
+        )
+        .await?;
+        out.push(Folder {
+            name: n.name().to_string(),
+            role: role(n.attributes()),
+            messages: status.exists,
+            unread: status.unseen.unwrap_or(0),
+        });
+    }
+    Ok(out)
+}
+
+/// The error for a folder that is not there, naming those that are.
+async fn no_folder(imap: &mut Imap<'_>, name: &str) -> MailError {
+    let known = match folders_in(imap).await {
+        Ok(f) => f.into_iter().map(|f| f.name).collect::<Vec<_>>().join(", "),
+        Err(_) => "(the list could not be read)".into(),
+    };
+    MailError::NoFolder {
+        name: name.to_string(),
+        known,
+    }
+}
+
+/// Opens `folder` (read-only unless `write`).
+async fn open_folder(imap: &mut Imap<'_>, folder: &str, write: bool) -> Result<(), MailError> {
+    let r = if write {
+        timed("opening the folder", imap.s().select(folder)).await
+    } else {
+        timed("opening the folder", imap.s().examine(folder)).await
+    };
+    match r {
+        Ok(_) => Ok(()),
+        Err(MailError::Refused { .. }) => Err(no_folder(imap, folder).await),
+        Err(e) => Err(e),
+    }
+}
