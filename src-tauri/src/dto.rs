@@ -754,3 +754,69 @@ pub struct BrowserTest {
     /// What happened, in plain words.
     pub message: String,
 }
+
+/// How a mail connection is secured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "lowercase")]
+pub enum MailSecurityView {
+    /// TLS from the first byte (IMAP 993, SMTP 465).
+    Tls,
+    /// STARTTLS (IMAP 143, SMTP 587).
+    Starttls,
+    /// No encryption (a server on this computer only).
+    None,
+}
+
+/// One mail server as the panel edits it.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct MailServerView {
+    /// Host name (`null`: not set up).
+    pub host: Option<String>,
+    /// Port (`null`: the standard one for the security).
+    pub port: Option<u16>,
+    /// User name (`null`: the e-mail address).
+    pub username: Option<String>,
+    /// How the connection is secured.
+    pub security: MailSecurityView,
+    /// Whether its password is in the keychain (read-only).
+    #[serde(default)]
+    pub password_set: bool,
+}
+
+/// The e-mail settings as the panel edits them. Passwords travel only
+/// into the keychain (`save_mail_settings`), never back.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct MailSettingsView {
+    /// The user's own address.
+    pub address: Option<String>,
+    /// The name shown beside it.
+    pub name: Option<String>,
+    /// Ask before each mail is sent.
+    pub confirm_send: bool,
+    /// Incoming mail.
+    pub imap: MailServerView,
+    /// Outgoing mail.
+    pub smtp: MailServerView,
+}
+
+/// One server's connection test.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct MailCheck {
+    /// Whether Baton signed in.
+    pub ok: bool,
+    /// What happened, in plain words.
+    pub message: String,
+}
+
+/// What testing the mail servers found.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct MailTest {
+    /// Incoming mail.
+    pub imap: MailCheck,
+    /// Outgoing mail.
+    pub smtp: MailCheck,
+}

@@ -6,6 +6,7 @@ pub mod browser;
 pub mod chat;
 pub mod files;
 pub mod index;
+pub mod mail;
 pub mod sessions;
 pub mod settings;
 pub mod voice;

@@ -19,6 +19,8 @@ import {
   type IndexStatus,
   type IpcError,
   type KeyStatus,
+  type MailSettingsView,
+  type MailTest,
   type ModelLoad,
   type ProviderView,
   type RestoredBackup,
@@ -148,6 +150,11 @@ export const api = {
   browserSettings: (): Promise<BrowserSettingsView> => call(commands.browserSettings()),
   saveBrowserSettings: (settings: BrowserSettingsView): Promise<BrowserSettingsView> => call(commands.saveBrowserSettings(settings)),
   testBrowser: (): Promise<BrowserTest> => call(commands.testBrowser()),
+  // e-mail
+  mailSettings: (): Promise<MailSettingsView> => call(commands.mailSettings()),
+  saveMailSettings: (settings: MailSettingsView, imapPassword: string | null, smtpPassword: string | null): Promise<MailSettingsView> =>
+    call(commands.saveMailSettings(settings, imapPassword, smtpPassword)),
+  testMail: (): Promise<MailTest> => call(commands.testMail()),
   // voice
   voiceDevices: (): Promise<AudioDevices> => call(commands.voiceDevices()),
   voiceSettings: (): Promise<VoiceSettingsView> => call(commands.voiceSettings()),

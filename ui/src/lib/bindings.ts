@@ -84,6 +84,15 @@ export const commands = {
 	 *  started for it (an attached connection is kept).
 	 */
 	testBrowser: () => typedError<BrowserTest, IpcError>(__TAURI_INVOKE("test_browser")),
+	/**  The e-mail settings. */
+	mailSettings: () => typedError<MailSettingsView, IpcError>(__TAURI_INVOKE("mail_settings")),
+	/**
+	 *  Validates and saves the e-mail settings (atomically); a password given
+	 *  goes into the keychain (an empty one keeps the stored one).
+	 */
+	saveMailSettings: (settings: MailSettingsView, imapPassword: string | null, smtpPassword: string | null) => typedError<MailSettingsView, IpcError>(__TAURI_INVOKE("save_mail_settings", { settings, imapPassword, smtpPassword })),
+	/**  Signs in to both servers as the tools would (nothing is sent). */
+	testMail: () => typedError<MailTest, IpcError>(__TAURI_INVOKE("test_mail")),
 	/**  The index now. */
 	indexStatus: () => typedError<IndexStatus, IpcError>(__TAURI_INVOKE("index_status")),
 	/**  Rebuilds the index from scratch in the background. */
@@ -441,6 +450,62 @@ export type KeyStatus = {
 	masked: string | null,
 	/**  Where the key in use comes from: `keychain`, `environment` or `none`. */
 	source: string,
+};
+
+/**  One server's connection test. */
+export type MailCheck = {
+	/**  Whether Baton signed in. */
+	ok: boolean,
+	/**  What happened, in plain words. */
+	message: string,
+};
+
+/**  How a mail connection is secured. */
+export type MailSecurityView = 
+/**  TLS from the first byte (IMAP 993, SMTP 465). */
+"tls" | 
+/**  STARTTLS (IMAP 143, SMTP 587). */
+"starttls" | 
+/**  No encryption (a server on this computer only). */
+"none";
+
+/**  One mail server as the panel edits it. */
+export type MailServerView = {
+	/**  Host name (`null`: not set up). */
+	host: string | null,
+	/**  Port (`null`: the standard one for the security). */
+	port: number | null,
+	/**  User name (`null`: the e-mail address). */
+	username: string | null,
+	/**  How the connection is secured. */
+	security: MailSecurityView,
+	/**  Whether its password is in the keychain (read-only). */
+	passwordSet?: boolean,
+};
+
+/**
+ *  The e-mail settings as the panel edits them. Passwords travel only
+ *  into the keychain (`save_mail_settings`), never back.
+ */
+export type MailSettingsView = {
+	/**  The user's own address. */
+	address: string | null,
+	/**  The name shown beside it. */
+	name: string | null,
+	/**  Ask before each mail is sent. */
+	confirmSend: boolean,
+	/**  Incoming mail. */
+	imap: MailServerView,
+	/**  Outgoing mail. */
+	smtp: MailServerView,
+};
+
+/**  What testing the mail servers found. */
+export type MailTest = {
+	/**  Incoming mail. */
+	imap: MailCheck,
+	/**  Outgoing mail. */
+	smtp: MailCheck,
 };
 
 /**  One message shown in the chat. */

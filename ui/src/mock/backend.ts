@@ -6,6 +6,8 @@ import type {
   AudioDevices,
   BrowserSettingsView,
   BrowserTest,
+  MailSettingsView,
+  MailTest,
   ChatEvent,
   IndexStatus,
   IpcError,
@@ -176,6 +178,21 @@ export class MockBackend {
         inspectPage: 'edge://inspect',
       },
     ],
+  };
+  // ------------------------------------------------------------------ mail
+  mail: MailSettingsView = {
+    address: null,
+    name: null,
+    confirmSend: true,
+    imap: { host: null, port: null, username: null, security: 'tls', passwordSet: false },
+    smtp: { host: null, port: null, username: null, security: 'tls', passwordSet: false },
+  };
+  /** The passwords "in the keychain" (never sent back to the UI). */
+  mailPasswords: { imap?: string; smtp?: string } = {};
+  /** What test_mail answers next. */
+  mailTest: MailTest = {
+    imap: { ok: true, message: 'Signed in; 5 folders.' },
+    smtp: { ok: false, message: 'the smtp server refused the sign-in of `ana@example.org`: permanent error (535): 5.7.8 Error: authentication failed' },
   };
   /** What test_browser answers next. */
   browserTest: BrowserTest = { ok: true, mode: 'profile', message: 'Connected to Chrome/131.0.6778.85.' };
@@ -622,6 +639,12 @@ export class MockBackend {
         return this.saveBrowser(args.settings as BrowserSettingsView);
       case 'test_browser':
         return structuredClone(this.browserTest);
+      case 'mail_settings':
+        return structuredClone(this.mail);
+      case 'save_mail_settings':
+        return this.saveMail(args.settings as MailSettingsView, args.imapPassword as string | null, args.smtpPassword as string | null);
+      case 'test_mail':
+        return structuredClone(this.mailTest);
       case 'voice_settings':
         return this.voiceView();
       case 'save_voice_settings':
@@ -668,6 +691,16 @@ export class MockBackend {
     if (!from.startsWith(`${path}.`) || !from.endsWith('.bak')) throw ipcError('invalid_input', `\`${from}\` is not a backup of \`${path}\``);
     this.backups.set(path, n + 1);
     return { path, restoredFrom: from, savedCurrent: backupName(path, n + 1) };
+  }
+
+  private saveMail(m: MailSettingsView, imap: string | null, smtp: string | null): MailSettingsView {
+    if (m.address && !/^[^@\s]+@[^@\s]+$/.test(m.address)) throw ipcError('invalid_input', `\`${m.address}\` is not an e-mail address such as ana@example.org`);
+    if (imap) this.mailPasswords.imap = imap;
+    if (smtp) this.mailPasswords.smtp = smtp;
+    this.mail = structuredClone(m);
+    this.mail.imap.passwordSet = !!this.mailPasswords.imap;
+    this.mail.smtp.passwordSet = !!this.mailPasswords.smtp;
+    return structuredClone(this.mail);
   }
 
   private saveBrowser(b: BrowserSettingsView): BrowserSettingsView {

@@ -265,7 +265,7 @@ const confirmCalls = (page) =>
 async function askConfirmation(page, opts = {}) {
   await page.evaluate(
     (o) => window.__mock.confirmNext({ tool: 'Diagnostics.post_note', arguments: o.args, text: 'I posted the note.', deniedText: 'All right, I did not post it.', ...o.extra }),
-    { args: NOTE_ARGS, extra: opts },
+    { args: opts.args ?? NOTE_ARGS, extra: opts },
   );
   await send(page, 'Post a note that lunch moved to 1 pm');
   const card = page.locator(`${lastAssistant} ${sel('confirmation-card')}`);
@@ -343,6 +343,31 @@ test('confirmation: Stop while it waits ends the turn and the card shows Not all
   assert.ok(await card.locator(sel('confirm-allow')).isDisabled());
   assert.deepEqual(await confirmCalls(page), []);
   assert.doesNotMatch(await page.locator(lastAssistant).textContent(), /I posted the note|did not post it/);
+});
+
+test('confirmation: an e-mail is shown as the message with Send and Don\'t send', async ({ page, out }) => {
+  const args = JSON.stringify({ to: ['Bob <bob@example.org>'], cc: ['carol@example.org'], subject: 'Q1 report', body: 'Hi Bob,\n\nthe report is attached.', attachments: ['/reports/q1.pdf'] }, null, 2);
+  const card = await askConfirmation(page, { tool: 'MailTool.send_email', args, text: 'Sent it to Bob.' });
+  assert.equal(await card.locator('h3').textContent(), 'Baton wants to send this e-mail');
+  assert.equal(await card.locator(sel('mail-to')).textContent(), 'Bob <bob@example.org>');
+  assert.equal(await card.locator(sel('mail-cc')).textContent(), 'carol@example.org');
+  assert.equal(await card.locator(sel('mail-subject')).textContent(), 'Q1 report');
+  assert.equal(await card.locator(sel('mail-attachments')).textContent(), '/reports/q1.pdf');
+  assert.equal(await card.locator(sel('mail-body')).textContent(), 'Hi Bob,\n\nthe report is attached.');
+  assert.equal(await card.locator(sel('confirm-allow')).textContent(), 'Send');
+  assert.equal(await card.locator(sel('confirm-deny')).textContent(), "Don't send");
+  // The exact call is one click away.
+  assert.ok(!(await card.locator(sel('confirm-arguments')).isVisible()));
+  await card.locator('summary').click();
+  assert.equal(await card.locator(sel('confirm-arguments')).textContent(), args);
+  await card.screenshot({ path: join(out, 'confirmation-mail.png') });
+  const id = await card.getAttribute('data-id');
+  await card.locator(sel('confirm-allow')).click();
+  assert.deepEqual(await confirmCalls(page), [{ id, approved: true }]);
+  await page.waitForSelector(`${sel('confirmation-card')}[data-state="allowed"]`);
+  assert.match(await card.locator(sel('confirm-outcome')).textContent(), /Send allowed/);
+  await waitDone(page);
+  assert.match(await page.locator(lastAssistant).textContent(), /Sent it to Bob\./);
 });
 
 // A tool result that changed a workbook previews the changed range in its
@@ -719,6 +744,44 @@ test('settings: browser mode, sites (a page address is refused), the one-time at
   await page.waitForSelector(`${sel('browser-test-result')}:not(.ok)`);
   await page.locator(sel('browser-settings')).scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(out, 'settings-browser.png') });
+});
+
+test('settings: e-mail address, servers, passwords into the keychain (never shown again), ask before sending, test sign-in', async ({ page, out }) => {
+  await page.click(sel('open-settings'));
+  await page.waitForSelector(sel('mail-settings'));
+  await page.fill(sel('mail-address'), 'ana at example');
+  await page.click(sel('mail-save'));
+  await page.waitForSelector(`${sel('mail-settings')} ${sel('error')}`);
+  assert.match(await page.textContent(`${sel('mail-settings')} ${sel('error')}`), /not an e-mail address/);
+  await page.fill(sel('mail-address'), 'ana@example.org');
+  await page.fill(sel('mail-name'), 'Ana Example');
+  await page.fill(sel('mail-imap-host'), 'imap.example.org');
+  await page.selectOption(sel('mail-smtp-security'), 'starttls');
+  // The port hint follows the security; empty means the standard port.
+  assert.equal(await page.getAttribute(sel('mail-smtp-port'), 'placeholder'), '587');
+  assert.equal(await page.getAttribute(sel('mail-imap-port'), 'placeholder'), '993');
+  await page.fill(sel('mail-smtp-host'), 'smtp.example.org');
+  await page.fill(sel('mail-imap-password'), 'hunter2');
+  await page.uncheck(sel('mail-confirm-send'));
+  await page.click(sel('mail-save'));
+  await page.waitForSelector(sel('mail-saved'));
+  const m = await page.evaluate(() => ({ mail: window.__mock.mail, pw: window.__mock.mailPasswords }));
+  assert.deepEqual(
+    { address: m.mail.address, name: m.mail.name, confirm: m.mail.confirmSend, imap: m.mail.imap.host, smtp: [m.mail.smtp.host, m.mail.smtp.security, m.mail.smtp.port] },
+    { address: 'ana@example.org', name: 'Ana Example', confirm: false, imap: 'imap.example.org', smtp: ['smtp.example.org', 'starttls', null] },
+  );
+  assert.deepEqual(m.pw, { imap: 'hunter2' });
+  // The password field is emptied; the keychain holds it.
+  assert.equal(await page.inputValue(sel('mail-imap-password')), '');
+  await page.waitForSelector(sel('mail-imap-password-set'));
+  assert.equal(await page.locator(sel('mail-smtp-password-set')).count(), 0);
+  await page.click(sel('mail-test'));
+  await page.waitForSelector(sel('mail-test-smtp'));
+  assert.match(await page.textContent(sel('mail-test-imap')), /Signed in; 5 folders/);
+  assert.match(await page.textContent(sel('mail-test-smtp')), /refused the sign-in/);
+  assert.equal(await page.locator(`${sel('mail-test-smtp')}.ok`).count(), 0);
+  await page.locator(sel('mail-settings')).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(out, 'settings-mail.png') });
 });
 
 test('model load: progress in the streaming placeholder and next to the provider in settings', async ({ page, out }) => {
