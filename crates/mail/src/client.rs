@@ -13,7 +13,11 @@ use tokio::sync::{Mutex, MutexGuard};
 use crate::account::MailAccount;
 use crate::imap::{self, Session, timed};
 use crate::message::{self, Summary};
-use crate::{MailError, smtp};
+use crate::{MailError, smtp, structure};
+
+/// What a message list fetches of each message: its flags, its structure
+/// and its first 16 KB.
+const LIST_ITEMS: &str = "(UID FLAGS BODYSTRUCTURE BODY.PEEK[]<0.16384>)";
 
 /// After this long unused, a kept session is checked before use.
 const IDLE_CHECK: Duration = Duration::from_secs(60);
@@ -191,7 +195,9 @@ impl MailClient {
             imap.done();
             return Ok(Vec::new());
         }
-        let fetched = imap::fetch(imap.s(), &uids, "(UID FLAGS BODY.PEEK[])").await?;
+        // The start of each message (headers, the text) and its structure
+        // (the attachments' names): not the attachments themselves.
+        let fetched = imap::fetch(imap.s(), &uids, LIST_ITEMS).await?;
         imap.done();
         let mut out: Vec<(u32, Summary)> = fetched
             .iter()
@@ -203,6 +209,7 @@ impl MailClient {
                     message::summary(
                         format!("{folder}:{uid}"),
                         f.body().unwrap_or_default(),
+                        f.bodystructure().map(structure::attachment_names),
                         unread,
                     ),
                 ))
@@ -275,9 +282,13 @@ impl MailClient {
             .has_str("MOVE");
         let set = uid.to_string();
         if can_move {
-            timed("moving the message", imap.s().uid_mv(&set, to)).await?;
+            timed("moving the message", imap.s().uid_mv(&set, imap::wire(to))).await?;
         } else {
-            timed("copying the message", imap.s().uid_copy(&set, to)).await?;
+            timed(
+                "copying the message",
+                imap.s().uid_copy(&set, imap::wire(to)),
+            )
+            .await?;
             timed("removing the original", async {
                 imap.s()
                     .uid_store(&set, "+FLAGS.SILENT (\\Deleted)")
@@ -302,7 +313,7 @@ impl MailClient {
         let mut imap = self.imap().await?;
         timed(
             &format!("storing the message in {folder}"),
-            imap.s().append(folder, Some(flags), None, raw),
+            imap.s().append(imap::wire(folder), Some(flags), None, raw),
         )
         .await?;
         imap.done();
@@ -352,7 +363,7 @@ async fn folders_in(imap: &mut Imap<'_>) -> Result<Vec<Folder>, MailError> {
         )
         .await?;
         out.push(Folder {
-            name: n.name().to_string(),
+            name: imap::readable(n.name()),
             role: role(n.attributes()),
             messages: status.exists,
             unread: status.unseen.unwrap_or(0),
@@ -376,9 +387,9 @@ async fn no_folder(imap: &mut Imap<'_>, name: &str) -> MailError {
 /// Opens `folder` (read-only unless `write`).
 async fn open_folder(imap: &mut Imap<'_>, folder: &str, write: bool) -> Result<(), MailError> {
     let r = if write {
-        timed("opening the folder", imap.s().select(folder)).await
+        timed("opening the folder", imap.s().select(imap::wire(folder))).await
     } else {
-        timed("opening the folder", imap.s().examine(folder)).await
+        timed("opening the folder", imap.s().examine(imap::wire(folder))).await
     };
     match r {
         Ok(_) => Ok(()),

@@ -219,3 +219,18 @@ pub(crate) fn quote(s: &str) -> String {
     let clean: String = s.chars().filter(|c| *c != '\r' && *c != '\n').collect();
     format!("\"{}\"", clean.replace('\\', "\\\\").replace('"', "\\\""))
 }
+
+/// A folder name as the server wants it (modified UTF-7: `Entwürfe` →
+/// `Entw&APw-rfe`).
+pub(crate) fn wire(name: &str) -> String {
+    utf7_imap::encode_utf7_imap(name.to_string())
+}
+
+/// A folder name as the server sent it, for people.
+pub(crate) fn readable(name: &str) -> String {
+    if name.contains('&') {
+        utf7_imap::decode_utf7_imap(name.to_string())
+    } else {
+        name.to_string()
+    }
+}

@@ -10,6 +10,7 @@ mod error;
 mod imap;
 mod message;
 mod smtp;
+mod structure;
 mod tls;
 mod tool;
 

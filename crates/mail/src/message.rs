@@ -142,8 +142,16 @@ pub(crate) fn attachment_name(part: &mail_parser::MessagePart<'_>, index: usize)
         .unwrap_or_else(|| format!("attachment-{}", index + 1))
 }
 
-/// A list line of a message.
-pub(crate) fn summary(id: String, raw: &[u8], unread: bool) -> Summary {
+/// A list line of a message from its start (`head`: the headers and the
+/// first part, perhaps cut off) and its attachments' names (read from the
+/// head when the server gave no structure).
+pub(crate) fn summary(
+    id: String,
+    head: &[u8],
+    attachment_names: Option<Vec<String>>,
+    unread: bool,
+) -> Summary {
+    let raw = head;
     let Some(msg) = MessageParser::default().parse(raw) else {
         return Summary {
             id,
@@ -164,7 +172,8 @@ pub(crate) fn summary(id: String, raw: &[u8], unread: bool) -> Summary {
         date: msg.date().map(|d| d.to_rfc3339()).unwrap_or_default(),
         subject: msg.subject().unwrap_or("(no subject)").to_string(),
         snippet: snippet(&body, 160),
-        attachments: attachments(&msg).into_iter().map(|a| a.name).collect(),
+        attachments: attachment_names
+            .unwrap_or_else(|| attachments(&msg).into_iter().map(|a| a.name).collect()),
         unread,
     }
 }

@@ -114,9 +114,36 @@ aXRlbSxhbW91bnQKcGFwZXIsMTIzNC4wMAo=\r\n\
         .to_vec()
 }
 
+/// An old message with a 300 KB picture and, after it, a text file whose
+/// name is RFC 2231-encoded.
+fn big_message() -> Vec<u8> {
+    use base64::Engine as _;
+    use std::fmt::Write as _;
+    let photo: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+    let encoded = base64::engine::general_purpose::STANDARD.encode(&photo);
+    let b64 = encoded
+        .as_bytes()
+        .chunks(76)
+        .map(|l| std::str::from_utf8(l).unwrap())
+        .collect::<Vec<_>>()
+        .join("\r\n");
+    let mut m = String::new();
+    write!(
+        m,
+        "From: Carol <carol@example.org>\r\nTo: ana@baton.test\r\nSubject: Holiday photos\r\nDate: Mon, 1 Jan 2024 10:00:00 +0000\r\n\
+MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"B\"\r\n\r\n\
+--B\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nPhotos attached, and my notes.\r\n\
+--B\r\nContent-Type: image/jpeg\r\nContent-Disposition: attachment; filename=\"photo.jpg\"\r\nContent-Transfer-Encoding: base64\r\n\r\n{b64}\r\n\
+--B\r\nContent-Type: text/plain\r\nContent-Disposition: attachment; filename*=utf-8''notes%20%E2%80%93%20ao%C3%BBt.txt\r\n\r\nsee you\r\n--B--\r\n"
+    )
+    .unwrap();
+    m.into_bytes()
+}
+
 #[tokio::test]
 async fn reads_lists_searches_and_saves_attachments_over_starttls() {
     let servers = MailServers::imap_only();
+    servers.deliver(ANA.0, &big_message());
     servers.deliver(
         ANA.0,
         &plain_message(
@@ -143,7 +170,7 @@ async fn reads_lists_searches_and_saves_attachments_over_starttls() {
         .iter()
         .map(|f| f["name"].as_str().unwrap())
         .collect();
-    for want in ["INBOX", "Drafts", "Sent", "Archive", "Trash"] {
+    for want in ["INBOX", "Drafts", "Sent", "Archive", "Trash", "Entwürfe"] {
         assert!(names.contains(&want), "{folders}");
     }
     let inbox = folders
@@ -154,7 +181,7 @@ async fn reads_lists_searches_and_saves_attachments_over_starttls() {
         .unwrap();
     assert_eq!(
         (inbox["messages"].as_u64(), inbox["unread"].as_u64()),
-        (Some(3), Some(3)),
+        (Some(4), Some(4)),
         "{inbox}"
     );
     assert!(
@@ -165,6 +192,26 @@ async fn reads_lists_searches_and_saves_attachments_over_starttls() {
             .any(|f| f["name"] == "Sent" && f["role"] == "sent")
     );
 
+    // A list reads the start of each message and its structure: the names
+    // of attachments far into a big message are there, with the snippet.
+    let all = s.ok("get_emails", json!({})).await;
+    let big = all.as_array().unwrap().last().unwrap();
+    assert_eq!(big["subject"], "Holiday photos", "{all}");
+    assert_eq!(
+        big["attachments"],
+        json!(["photo.jpg", "notes – août.txt"]),
+        "{big}"
+    );
+    assert!(
+        big["snippet"]
+            .as_str()
+            .unwrap()
+            .starts_with("Photos attached"),
+        "{big}"
+    );
+    let big_id = big["id"].as_str().unwrap();
+    let read = s.ok("read_email", json!({"id": big_id})).await;
+    assert_eq!(read["attachments"][0]["bytes"], 300_000, "{read}");
     let list = s.ok("get_emails", json!({"count": 2})).await;
     let list = list.as_array().unwrap();
     assert_eq!(list.len(), 2, "{list:?}");
@@ -264,7 +311,7 @@ async fn reads_lists_searches_and_saves_attachments_over_starttls() {
 
     s.ok("mark_read", json!({"id": id})).await;
     let unread = s.ok("get_emails", json!({"unread_only": true})).await;
-    assert_eq!(unread.as_array().unwrap().len(), 2, "{unread}");
+    assert_eq!(unread.as_array().unwrap().len(), 3, "{unread}");
     let moved = s
         .ok("move_email", json!({"id": id, "folder": "Archive"}))
         .await;
@@ -272,6 +319,12 @@ async fn reads_lists_searches_and_saves_attachments_over_starttls() {
     assert_eq!(servers.messages(ANA.0, "Archive").len(), 1);
     let e = s.call("read_email", json!({"id": id})).await.unwrap_err();
     assert!(e.contains("not in INBOX"), "{e}");
+    // A folder named in UTF-8 (modified UTF-7 on the wire).
+    s.ok("move_email", json!({"id": big_id, "folder": "Entwürfe"}))
+        .await;
+    assert_eq!(servers.messages(ANA.0, "Entw&APw-rfe").len(), 1);
+    let moved = s.ok("get_emails", json!({"folder": "Entwürfe"})).await;
+    assert_eq!(moved[0]["id"].as_str().unwrap(), "Entwürfe:1", "{moved}");
     let e = s
         .call(
             "move_email",
@@ -455,7 +508,7 @@ async fn wrong_password_server_down_untrusted_certificate_and_broken_mail_are_to
     // The settings' connection test signs in without sending.
     let checked = MailClient::new(account(&servers, ANA));
     checked.check_smtp().await.unwrap();
-    assert_eq!(checked.check_imap().await.unwrap(), 5);
+    assert_eq!(checked.check_imap().await.unwrap(), 6);
     let e = MailClient::new(account(&servers, (ANA.0, "wrong")))
         .check_smtp()
         .await

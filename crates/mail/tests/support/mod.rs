@@ -395,6 +395,9 @@ namespace inbox {{
     special_use = \Trash
     auto = create
   }}
+  mailbox Entwürfe {{
+    auto = create
+  }}
 }}
 service imap-login {{
   inet_listener imap {{
