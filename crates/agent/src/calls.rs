@@ -232,7 +232,9 @@ impl Agent {
     /// Asks the user (or the policy) whether an external action may run;
     /// `Err` is the message the model reads when it may not.
     async fn confirm(&self, method: &str, args: &Value, ctx: &TurnContext) -> Result<(), String> {
-        let tool = match self.catalog.resolve(method) {
+        // The user sees the arguments as they will run: validated, keys
+        // renamed to the schema's (`CC` → `cc`), so nothing is hidden.
+        let (tool, args) = match self.catalog.resolve(method) {
             Ok((tb, m)) => {
                 let toolbox = baton_tools::normalize(&tb.spec().name);
                 if self
@@ -243,10 +245,13 @@ impl Agent {
                 {
                     return Ok(());
                 }
-                format!("{}.{}", tb.spec().name, m.name)
+                let shown = baton_tools::validate::validate(&m.schema, args.clone())
+                    .unwrap_or_else(|_| args.clone());
+                (format!("{}.{}", tb.spec().name, m.name), shown)
             }
-            Err(_) => method.to_string(),
+            Err(_) => (method.to_string(), args.clone()),
         };
+        let args = &args;
         let confirmations = match &ctx.confirm {
             ConfirmPolicy::Allow => return Ok(()),
             ConfirmPolicy::Refuse(why) => {

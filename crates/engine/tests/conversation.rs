@@ -184,9 +184,10 @@ async fn post_note_turn(
 ) -> (TurnOutcome, Vec<AgentEvent>, usize) {
     let server = ScriptedServer::start().await.unwrap();
     let url = format!("{}/_sink/notes", server.url());
+    // Keys as a model may spell them: the user is shown them as they run.
     server.reply(Reply::tool_call(
         "post_note",
-        json!({"url": url, "text": "Lunch moved to 1 pm"}),
+        json!({"URL": url, "Text": "Lunch moved to 1 pm"}),
     ));
     server.reply(Reply::text("Done."));
     let setup = Setup::new(&server);
@@ -207,7 +208,8 @@ async fn post_note_turn(
                 ..
             } => {
                 assert_eq!(tool, "Diagnostics.post_note");
-                assert_eq!(arguments["text"], "Lunch moved to 1 pm");
+                assert_eq!(arguments["text"], "Lunch moved to 1 pm", "{arguments}");
+                assert!(arguments.get("Text").is_none(), "{arguments}");
                 assert!(turn.confirmations().answer(id, answer));
             }
             AgentEvent::Finished(o) => outcome = Some((**o).clone()),

@@ -15,7 +15,7 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Where a password (or OAuth2 token) comes from.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub enum Secret {
     /// Given directly (tests, scripts).
     Given(String),
@@ -23,6 +23,15 @@ pub enum Secret {
     /// set (a server without a keychain), else the keychain entry of this
     /// name (`imap`, `smtp`).
     Keychain(Secrets, &'static str),
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Secret::Given(_) => f.write_str("Secret::Given(****)"),
+            Secret::Keychain(_, name) => write!(f, "Secret::Keychain({name})"),
+        }
+    }
 }
 
 /// One mail server, ready to connect to.
@@ -67,6 +76,24 @@ impl ServerConfig {
             auth: s.auth,
             ca_file: s.ca_file.clone(),
         })
+    }
+
+    /// Refuses an unencrypted connection to another computer (the
+    /// password would cross the network in clear).
+    pub fn check_security(&self) -> Result<(), MailError> {
+        let local = self.host == "localhost"
+            || self
+                .host
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        if self.security == MailSecurity::None && !local {
+            return Err(MailError::invalid(format!(
+                "`{kind}.tls` is `none`, which sends the password in clear: it is allowed for a server on this computer only; use `tls` or `starttls` for {host}",
+                kind = self.kind,
+                host = self.host
+            )));
+        }
+        Ok(())
     }
 
     /// The password or token.

@@ -19,6 +19,10 @@ use crate::{MailError, smtp, structure};
 /// and its first 16 KB.
 const LIST_ITEMS: &str = "(UID FLAGS BODYSTRUCTURE BODY.PEEK[]<0.16384>)";
 
+/// How long a kept session may take to answer NOOP (a laptop that slept
+/// leaves a connection that never answers).
+const NOOP_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// After this long unused, a kept session is checked before use.
 const IDLE_CHECK: Duration = Duration::from_secs(60);
 
@@ -129,11 +133,16 @@ impl MailClient {
     pub(crate) async fn imap(&self) -> Result<Imap<'_>, MailError> {
         let cfg = self.account.imap()?;
         let mut guard = self.kept.lock().await;
-        if let Some(k) = guard.as_mut()
-            && k.used.elapsed() > IDLE_CHECK
-            && timed("NOOP", k.session.noop()).await.is_err()
+        if guard
+            .as_ref()
+            .is_some_and(|k| k.used.elapsed() > IDLE_CHECK)
+            && let Some(mut k) = guard.take()
         {
-            *guard = None;
+            // Taken out while checked: a stopped call leaves nothing behind.
+            let alive = tokio::time::timeout(NOOP_TIMEOUT, k.session.noop()).await;
+            if matches!(alive, Ok(Ok(()))) {
+                *guard = Some(k);
+            }
         }
         if guard.is_none() {
             *guard = Some(Kept {
@@ -243,10 +252,32 @@ impl MailClient {
         Ok((f.body().unwrap_or_default().to_vec(), unread))
     }
 
+    /// Fails unless message `id` is there (its UID only is fetched).
+    async fn exists(&self, id: &str) -> Result<(), MailError> {
+        let (folder, uid) = split_id(id)?;
+        let mut imap = self.imap().await?;
+        if let Err(e) = open_folder(&mut imap, &folder, false).await {
+            if matches!(e, MailError::NoFolder { .. }) {
+                imap.done();
+            }
+            return Err(e);
+        }
+        let fetched = imap::fetch(imap.s(), &[uid], "(UID)").await?;
+        imap.done();
+        if fetched.iter().any(|f| f.uid == Some(uid)) {
+            Ok(())
+        } else {
+            Err(MailError::NoMessage {
+                id: id.to_string(),
+                reason: format!("it is not in {folder} (moved or deleted?)"),
+            })
+        }
+    }
+
     /// Marks a message read or unread.
     pub(crate) async fn set_read(&self, id: &str, read: bool) -> Result<(), MailError> {
         let (folder, uid) = split_id(id)?;
-        self.raw(id).await?; // it exists
+        self.exists(id).await?;
         let mut imap = self.imap().await?;
         open_folder(&mut imap, &folder, true).await?;
         let op = if read {
@@ -269,7 +300,7 @@ impl MailClient {
     /// Moves a message to `to`.
     pub(crate) async fn move_to(&self, id: &str, to: &str) -> Result<(), MailError> {
         let (folder, uid) = split_id(id)?;
-        self.raw(id).await?; // it exists
+        self.exists(id).await?;
         let mut imap = self.imap().await?;
         if !folders_in(&mut imap).await?.iter().any(|f| f.name == to) {
             let e = no_folder(&mut imap, to).await;
@@ -277,9 +308,8 @@ impl MailClient {
             return Err(e);
         }
         open_folder(&mut imap, &folder, true).await?;
-        let can_move = timed("reading capabilities", imap.s().capabilities())
-            .await?
-            .has_str("MOVE");
+        let caps = timed("reading capabilities", imap.s().capabilities()).await?;
+        let (can_move, uidplus) = (caps.has_str("MOVE"), caps.has_str("UIDPLUS"));
         let set = uid.to_string();
         if can_move {
             timed("moving the message", imap.s().uid_mv(&set, imap::wire(to))).await?;
@@ -289,13 +319,23 @@ impl MailClient {
                 imap.s().uid_copy(&set, imap::wire(to)),
             )
             .await?;
+            // Only this message is expunged (UID EXPUNGE); without UIDPLUS
+            // a plain EXPUNGE would also remove whatever else is marked
+            // deleted, so the original stays, marked deleted.
             timed("removing the original", async {
                 imap.s()
                     .uid_store(&set, "+FLAGS.SILENT (\\Deleted)")
                     .await?
                     .try_collect::<Vec<_>>()
                     .await?;
-                imap.s().expunge().await?.try_collect::<Vec<_>>().await
+                if uidplus {
+                    imap.s()
+                        .uid_expunge(&set)
+                        .await?
+                        .try_collect::<Vec<_>>()
+                        .await?;
+                }
+                Ok(())
             })
             .await?;
         }
@@ -372,28 +412,37 @@ async fn folders_in(imap: &mut Imap<'_>) -> Result<Vec<Folder>, MailError> {
     Ok(out)
 }
 
-/// The error for a folder that is not there, naming those that are.
+/// The error for a folder that is not there, naming those that are (or
+/// the error that kept them from being listed).
 async fn no_folder(imap: &mut Imap<'_>, name: &str) -> MailError {
-    let known = match folders_in(imap).await {
-        Ok(f) => f.into_iter().map(|f| f.name).collect::<Vec<_>>().join(", "),
-        Err(_) => "(the list could not be read)".into(),
-    };
-    MailError::NoFolder {
-        name: name.to_string(),
-        known,
+    match folders_in(imap).await {
+        Ok(f) => MailError::NoFolder {
+            name: name.to_string(),
+            known: f.into_iter().map(|f| f.name).collect::<Vec<_>>().join(", "),
+        },
+        Err(e) => e,
     }
 }
 
-/// Opens `folder` (read-only unless `write`).
+/// Opens `folder` (read-only unless `write`). Only the server's NO means
+/// there is no such folder; a lost connection is told as one.
 async fn open_folder(imap: &mut Imap<'_>, folder: &str, write: bool) -> Result<(), MailError> {
-    let r = if write {
-        timed("opening the folder", imap.s().select(imap::wire(folder))).await
-    } else {
-        timed("opening the folder", imap.s().examine(imap::wire(folder))).await
+    let name = imap::wire(folder);
+    let opened = async {
+        if write {
+            imap.s().select(&name).await.map(drop)
+        } else {
+            imap.s().examine(&name).await.map(drop)
+        }
     };
-    match r {
-        Ok(_) => Ok(()),
-        Err(MailError::Refused { .. }) => Err(no_folder(imap, folder).await),
-        Err(e) => Err(e),
+    match tokio::time::timeout(crate::COMMAND_TIMEOUT, opened).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(async_imap::error::Error::No(_))) => Err(no_folder(imap, folder).await),
+        Ok(Err(e)) => Err(imap::refused("opening the folder", e)),
+        Err(_) => Err(MailError::Timeout {
+            server: "imap",
+            what: format!("opening {folder}"),
+            secs: crate::COMMAND_TIMEOUT.as_secs(),
+        }),
     }
 }

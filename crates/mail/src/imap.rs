@@ -28,6 +28,7 @@ pub(crate) type Session = async_imap::Session<Box<dyn Io>>;
 
 /// Connects to the IMAP server and signs in.
 pub(crate) async fn open(cfg: &ServerConfig) -> Result<Session, MailError> {
+    cfg.check_security()?;
     let secret = cfg.password()?;
     let work = async {
         let client = connect(cfg).await?;
@@ -229,7 +230,9 @@ pub(crate) fn wire(name: &str) -> String {
 /// A folder name as the server sent it, for people.
 pub(crate) fn readable(name: &str) -> String {
     if name.contains('&') {
-        utf7_imap::decode_utf7_imap(name.to_string())
+        // A malformed name must not take Baton down: it is shown as sent.
+        std::panic::catch_unwind(|| utf7_imap::decode_utf7_imap(name.to_string()))
+            .unwrap_or_else(|_| name.to_string())
     } else {
         name.to_string()
     }

@@ -273,7 +273,7 @@ impl Outgoing {
         let (to, cc) = (parse_all(&self.to)?, parse_all(&self.cc)?);
         let mut b = MessageBuilder::new()
             .message_id(message_id.to_string())
-            .subject(self.subject.clone())
+            .subject(one_line(&self.subject))
             .text_body(self.body.clone())
             .html_body(markdown_to_html(&self.body));
         if let Some((name, addr)) = &self.from {
@@ -292,11 +292,20 @@ impl Outgoing {
             b = b.references(self.references.as_slice());
         }
         for a in &self.attachments {
-            b = b.attachment(mime_type(&a.name), a.name.clone(), a.bytes.clone());
+            b = b.attachment(mime_type(&a.name), one_line(&a.name), a.bytes.clone());
         }
         b.write_to_vec()
             .map_err(|e| MailError::invalid(format!("the message could not be written: {e}")))
     }
+}
+
+/// `s` without line breaks or other control characters: a header value
+/// cannot be made to carry another header (a subject decoded from the
+/// message replied to may hold `\r\nBcc: …`).
+pub(crate) fn one_line(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
 }
 
 /// Markdown as an HTML mail body (raw HTML in it is shown as text).

@@ -18,6 +18,7 @@ use crate::{MailError, tls};
 const SEND_TIMEOUT: Duration = Duration::from_secs(120);
 
 fn transport(cfg: &ServerConfig) -> Result<AsyncSmtpTransport<Tokio1Executor>, MailError> {
+    cfg.check_security()?;
     let mut params = TlsParameters::builder(cfg.host.clone());
     for der in tls::extra_roots("smtp", cfg.ca_file.as_deref())? {
         params = params

@@ -496,7 +496,12 @@ impl MailTool {
         to.retain(|a| seen.insert(a.to_ascii_lowercase()));
         cc.retain(|a| seen.insert(a.to_ascii_lowercase()));
         if to.is_empty() {
-            return Err(MailError::invalid("the message has no sender to reply to"));
+            // A reply to one's own message goes to whom it was sent.
+            to = message::bare_addresses(original.to());
+            to.retain(|a| seen.insert(a.to_ascii_lowercase()));
+        }
+        if to.is_empty() {
+            return Err(MailError::invalid("the message has no one to reply to"));
         }
         let mut references: Vec<String> = original
             .references()

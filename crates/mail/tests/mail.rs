@@ -417,6 +417,37 @@ async fn sends_replies_and_drafts_through_postfix_into_the_mailbox() {
     .await;
     servers.wait_for_messages(ANA.0, "INBOX", 2);
 
+    // A subject that decodes to a line break cannot add a header to the
+    // reply; a reply to one's own sent mail goes to its recipients.
+    servers.deliver(
+        BOB.0,
+        b"From: ana@baton.test\r\nTo: bob@baton.test\r\nSubject: =?utf-8?Q?Hi=0D=0ABcc:_x@evil.test?=\r\nMessage-ID: <inj@baton.test>\r\n\r\nhello\r\n",
+    );
+    let bob_list = bob.ok("get_emails", json!({"count": 1})).await;
+    let replied = bob
+        .ok("reply", json!({"id": bob_list[0]["id"], "body": "Sure."}))
+        .await;
+    assert_eq!(replied["sent_to"], json!([ANA.0]));
+    let raw = servers.wait_for_messages(ANA.0, "INBOX", 3);
+    let injected = raw
+        .iter()
+        .find(|m| String::from_utf8_lossy(m).contains("Sure."))
+        .expect("the reply arrived");
+    let text = String::from_utf8_lossy(injected);
+    assert!(!text.to_ascii_lowercase().contains("\nbcc:"), "{text}");
+    assert_eq!(parse(injected).subject(), Some("Re: Hi  Bcc: x@evil.test"));
+    let sent = ana
+        .ok("search_emails", json!({"folder": "Sent", "subject": "Q1"}))
+        .await;
+    let own = ana
+        .ok(
+            "reply",
+            json!({"id": sent[0]["id"], "body": "One more thing."}),
+        )
+        .await;
+    assert_eq!(own["sent_to"], json!([BOB.0]), "{own}");
+    servers.wait_for_messages(BOB.0, "INBOX", 3);
+
     let drafted = ana
         .ok(
             "draft_email",
@@ -429,7 +460,7 @@ async fn sends_replies_and_drafts_through_postfix_into_the_mailbox() {
     assert_eq!(parse(&drafts[0]).subject(), Some("Draft only"));
     assert_eq!(
         servers.messages(BOB.0, "INBOX").len(),
-        1,
+        3,
         "a draft is not sent"
     );
 
@@ -568,6 +599,19 @@ async fn wrong_password_server_down_untrusted_certificate_and_broken_mail_are_to
         .await
         .unwrap_err();
     assert!(e.contains("could not reach the smtp server"), "{e}");
+
+    // No encryption is for a server on this computer only.
+    let mut clear = account(&servers, ANA);
+    clear.imap.as_mut().unwrap().host = "mail.example.org".into();
+    clear.imap.as_mut().unwrap().security = MailSecurity::None;
+    let e = toolbox(clear)
+        .call("get_emails", json!({}))
+        .await
+        .unwrap_err();
+    assert!(
+        e.contains("in clear") && e.contains("mail.example.org"),
+        "{e}"
+    );
 
     let unset = toolbox(MailAccount::default());
     let e = unset.call("get_emails", json!({})).await.unwrap_err();
