@@ -81,6 +81,19 @@ pub enum Command {
     Transcribe(TranscribeArgs),
     /// A voice conversation on the default microphone and speaker (Ctrl-C ends it).
     Voice(VoiceArgs),
+    /// Serve Baton's agents as an OpenAI-compatible HTTP API (Ctrl-C stops it after the answers in flight).
+    Serve(ServeArgs),
+}
+
+/// `baton serve`.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The address to listen on (this computer only, until API keys exist).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    /// The port (0 picks a free one; the address is printed).
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
 }
 
 /// `baton transcribe`.

@@ -2208,3 +2208,40 @@ async fn ask_reads_mail_and_sends_only_when_allowed() {
         "sent from the user's address: {text}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_answers_on_the_printed_address_and_refuses_other_hosts() {
+    use tokio::io::AsyncReadExt;
+    let server = ScriptedServer::start().await.unwrap();
+    let env = Env::new();
+    let mut c = env.scripted(&server);
+    c.args(["serve", "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .expect("the address is printed");
+    let addr = url.strip_prefix("http://").unwrap();
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    tcp.read_to_string(&mut answer).await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        answer.contains(r#"{"status":"ok"}"#) && answer.contains("x-request-id"),
+        "{answer}"
+    );
+    child.kill().await.unwrap();
+
+    let mut c = env.scripted(&server);
+    c.args(["serve", "--host", "0.0.0.0", "--port", "0"]);
+    let o = run(c, None).await;
+    assert_ne!(o.code, 0);
+    assert!(o.stderr.contains("this computer only"), "{}", o.stderr);
+}

@@ -207,11 +207,21 @@ impl Engine {
             Some(id) => self.session_store().load(id)?,
             None => Session::new(),
         };
-        Ok(Conversation {
+        Ok(self.open_conversation_with(session, options))
+    }
+
+    /// Opens a conversation over `session` as given (a front door that
+    /// brings its own history: the HTTP API's posted messages).
+    pub fn open_conversation_with(
+        self: &Arc<Self>,
+        session: Session,
+        options: ConversationOptions,
+    ) -> Conversation {
+        Conversation {
             engine: Arc::clone(self),
             session: Arc::new(tokio::sync::Mutex::new(session)),
             options: Arc::new(options),
-        })
+        }
     }
 }
 

@@ -12,6 +12,7 @@ mod providers;
 mod say;
 mod search;
 mod secret;
+mod serve;
 mod sheet;
 mod tools;
 mod transcribe;
@@ -43,6 +44,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Transcribe(a) => transcribe::run(&ctx, a).await,
         Command::Voice(a) => voice::run(&ctx, a, verbose).await,
         Command::Browser(c) => browser::run(&ctx, c).await,
+        Command::Serve(a) => serve::run(&ctx, a).await,
     };
     // A browser Baton started for these tools closes with the command.
     ctx.close_agents().await;

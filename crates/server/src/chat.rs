@@ -1,0 +1,322 @@
+//! `POST /v1/chat/completions`: the posted messages become a conversation
+//! of the engine (stateless, as OpenAI's API is: nothing is saved), the
+//! last user message is sent, and the turn's events are answered as one
+//! `chat.completion` or streamed as `chat.completion.chunk` events ending
+//! in `[DONE]`. Tool activity shows as SSE comment lines (`: tool …`),
+//! which OpenAI's clients skip.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::State;
+use axum::extract::rejection::JsonRejection;
+use axum::http::StatusCode;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use baton_agent::{AgentEvent, Session, TurnEvent};
+use baton_engine::{ConfirmMode, ConversationOptions, Turn, UserMessage};
+use baton_llm::Message;
+use futures::Stream;
+use serde_json::{Value, json};
+
+use crate::App;
+use crate::error::ApiError;
+use crate::wire::{ChatMessage, ChatRequest, Content, Role, WireUsage};
+
+/// Why tools that send something off the machine do not run here.
+const NO_CONFIRM: &str =
+    "the HTTP API has nobody to ask (allow the mail toolbox with `email.confirmSend: false`)";
+
+/// The text of a message (text parts joined); other parts are refused.
+fn text_of(m: &ChatMessage) -> Result<String, ApiError> {
+    match &m.content {
+        None => Ok(String::new()),
+        Some(Content::Text(t)) => Ok(t.clone()),
+        Some(Content::Parts(parts)) => {
+            let mut out = Vec::new();
+            for p in parts {
+                match p.get("type").and_then(Value::as_str) {
+                    Some("text") => out.push(
+                        p.get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
+                    ),
+                    Some(other) => {
+                        return Err(ApiError::invalid(
+                            format!("content parts of type `{other}` are not taken yet; send text"),
+                            Some("messages"),
+                        ));
+                    }
+                    None => {
+                        return Err(ApiError::invalid(
+                            "a content part has no `type`",
+                            Some("messages"),
+                        ));
+                    }
+                }
+            }
+            Ok(out.join("\n"))
+        }
+    }
+}
+
+/// The history, the instructions and the new user message.
+fn conversation_from(
+    messages: &[ChatMessage],
+) -> Result<(Session, Option<String>, String), ApiError> {
+    let Some((last, earlier)) = messages.split_last() else {
+        return Err(ApiError::invalid("`messages` is empty", Some("messages")));
+    };
+    if last.role != Role::User {
+        return Err(ApiError::invalid(
+            "the last message must be the user's",
+            Some("messages"),
+        ));
+    }
+    let mut session = Session::new();
+    let mut instructions = Vec::new();
+    for m in earlier {
+        let text = text_of(m)?;
+        match m.role {
+            Role::System | Role::Developer => instructions.push(text),
+            Role::User => session.history.push(Message::user(text)),
+            Role::Assistant => session.history.push(Message::assistant(text)),
+            Role::Tool => {
+                return Err(ApiError::invalid(
+                    "messages with role `tool` are not taken: Baton runs its own tools",
+                    Some("messages"),
+                ));
+            }
+        }
+    }
+    let instructions = (!instructions.is_empty()).then(|| instructions.join("\n\n"));
+    Ok((session, instructions, text_of(last)?))
+}
+
+/// The handler.
+pub(crate) async fn completions(
+    State(app): State<Arc<App>>,
+    body: Result<Json<ChatRequest>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    // OpenAI answers 400 to any body it cannot read (413 when too big).
+    let Json(req) = body.map_err(|e| ApiError {
+        status: match e.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => StatusCode::PAYLOAD_TOO_LARGE,
+            _ => StatusCode::BAD_REQUEST,
+        },
+        ..ApiError::invalid(e.body_text(), None)
+    })?;
+    let (agent, provider) = app.resolve_model(&req.model)?;
+    let (session, instructions, text) = conversation_from(&req.messages)?;
+    let options = ConversationOptions {
+        agent,
+        provider,
+        instructions,
+        persist: false,
+        confirm: ConfirmMode::Refuse(NO_CONFIRM.into()),
+        ..ConversationOptions::default()
+    };
+    let conversation = app.engine.open_conversation_with(session, options);
+    conversation
+        .ready()
+        .await
+        .map_err(|e| ApiError::server(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
+    let turn = conversation.send(UserMessage::text(text));
+    let id = format!("chatcmpl-{}", uuid::Uuid::new_v4().simple());
+    let created = now();
+    if req.stream {
+        let usage = req.stream_options.is_some_and(|o| o.include_usage);
+        let chunks = Chunks {
+            id,
+            created,
+            model: req.model,
+        };
+        Ok(Sse::new(stream(turn, chunks, usage))
+            .keep_alive(KeepAlive::default())
+            .into_response())
+    } else {
+        Ok(Json(complete(turn, &id, created, &req.model).await?).into_response())
+    }
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default()
+}
+
+/// The top agent's event, if `e` is one.
+fn top(e: &TurnEvent) -> Option<&AgentEvent> {
+    (e.agent.depth == 0).then_some(&e.event)
+}
+
+/// Runs the turn to its end: one `chat.completion`.
+async fn complete(mut turn: Turn, id: &str, created: u64, model: &str) -> Result<Value, ApiError> {
+    let stop = Stopper(turn.stopper());
+    let mut text = String::new();
+    let mut usage = baton_llm::Usage::default();
+    let mut tools = Vec::new();
+    let mut failed = None;
+    while let Some(e) = turn.next().await {
+        match top(&e) {
+            Some(AgentEvent::TextDelta { text: t }) => text.push_str(t),
+            Some(AgentEvent::Usage(u)) => add(&mut usage, u),
+            Some(AgentEvent::ToolFinished { name, is_error, .. }) => {
+                tools.push(json!({"name": name, "ok": !is_error}));
+            }
+            Some(AgentEvent::Error { message }) => failed = Some(message.clone()),
+            _ => {}
+        }
+    }
+    drop(stop);
+    if let (Some(message), true) = (failed, text.is_empty()) {
+        return Err(ApiError::server(StatusCode::BAD_GATEWAY, message));
+    }
+    Ok(json!({
+        "id": id,
+        "object": "chat.completion",
+        "created": created,
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": WireUsage::from(usage),
+        "baton": {"tool_calls": tools},
+    }))
+}
+
+fn add(total: &mut baton_llm::Usage, u: &baton_llm::Usage) {
+    total.prompt_tokens += u.prompt_tokens;
+    total.completion_tokens += u.completion_tokens;
+}
+
+/// Cancels the turn when dropped: a client that goes away stops the
+/// agent (the model call and the running tool).
+struct Stopper(baton_tools::CancellationToken);
+
+impl Drop for Stopper {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+/// What every chunk of one answer shares.
+struct Chunks {
+    id: String,
+    created: u64,
+    model: String,
+}
+
+impl Chunks {
+    fn chunk(&self, delta: Value, finish: Option<&str>) -> Event {
+        Event::default().data(
+            json!({
+                "id": self.id,
+                "object": "chat.completion.chunk",
+                "created": self.created,
+                "model": self.model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            })
+            .to_string(),
+        )
+    }
+
+    fn usage(&self, usage: WireUsage) -> Event {
+        Event::default().data(
+            json!({
+                "id": self.id,
+                "object": "chat.completion.chunk",
+                "created": self.created,
+                "model": self.model,
+                "choices": [],
+                "usage": usage,
+            })
+            .to_string(),
+        )
+    }
+}
+
+/// The turn as SSE events: the role, the text as it comes, comment lines
+/// for tools, the finish, the usage when asked, `[DONE]`.
+fn stream(
+    turn: Turn,
+    chunks: Chunks,
+    with_usage: bool,
+) -> impl Stream<Item = Result<Event, Infallible>> {
+    struct St {
+        turn: Turn,
+        _stop: Stopper,
+        chunks: Chunks,
+        usage: baton_llm::Usage,
+        with_usage: bool,
+        queue: std::collections::VecDeque<Event>,
+        done: bool,
+    }
+    let stop = Stopper(turn.stopper());
+    let mut queue = std::collections::VecDeque::new();
+    queue.push_back(chunks.chunk(json!({"role": "assistant", "content": ""}), None));
+    let st = St {
+        turn,
+        _stop: stop,
+        chunks,
+        usage: Default::default(),
+        with_usage,
+        queue,
+        done: false,
+    };
+    futures::stream::unfold(st, |mut st| async move {
+        loop {
+            if let Some(e) = st.queue.pop_front() {
+                return Some((Ok(e), st));
+            }
+            if st.done {
+                return None;
+            }
+            match st.turn.next().await {
+                Some(e) => on_event(&mut st.queue, &st.chunks, &mut st.usage, &e),
+                None => {
+                    st.queue.push_back(st.chunks.chunk(json!({}), Some("stop")));
+                    if st.with_usage {
+                        st.queue.push_back(st.chunks.usage(st.usage.into()));
+                    }
+                    st.queue.push_back(Event::default().data("[DONE]"));
+                    st.done = true;
+                }
+            }
+        }
+    })
+}
+
+/// The SSE events one turn event becomes.
+fn on_event(
+    queue: &mut std::collections::VecDeque<Event>,
+    chunks: &Chunks,
+    usage: &mut baton_llm::Usage,
+    e: &TurnEvent,
+) {
+    match top(e) {
+        Some(AgentEvent::TextDelta { text }) => {
+            queue.push_back(chunks.chunk(json!({"content": text}), None));
+        }
+        Some(AgentEvent::Usage(u)) => add(usage, u),
+        Some(AgentEvent::ToolStarted { name, .. }) => {
+            queue.push_back(Event::default().comment(format!("tool {name} started")));
+        }
+        Some(AgentEvent::ToolFinished {
+            name,
+            is_error,
+            duration_ms,
+            ..
+        }) => {
+            let how = if *is_error { "failed" } else { "finished" };
+            queue.push_back(
+                Event::default().comment(format!("tool {name} {how} in {duration_ms:.0} ms")),
+            );
+        }
+        Some(AgentEvent::Error { message }) => {
+            queue.push_back(Event::default().comment(format!("error {message}")));
+        }
+        _ => {}
+    }
+}

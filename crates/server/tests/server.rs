@@ -1,0 +1,300 @@
+//! The OpenAI-compatible API over a real socket, with the scripted LLM
+//! server behind the engine: completions (whole and streamed), models,
+//! health, readiness, and bad requests answered in OpenAI's error shape.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use baton_config::BatonPaths;
+use baton_engine::{Engine, Overrides};
+use baton_scripted_llm::{Reply, ScriptedServer};
+use serde_json::{Value, json};
+
+struct Running {
+    base: String,
+    _dir: tempfile::TempDir,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+async fn start(llm: &ScriptedServer) -> Running {
+    let dir = tempfile::tempdir().unwrap();
+    let providers = json!({"default": "scripted", "providers": [
+        {"name": "scripted", "dialect": "openai", "endpoint": format!("{}/v1", llm.url()), "model": "m"}
+    ]});
+    std::fs::write(dir.path().join("providers.json"), providers.to_string()).unwrap();
+    let paths = BatonPaths::under(dir.path());
+    std::fs::create_dir_all(&paths.config_dir).unwrap();
+    let settings = json!({"skipIndexingOnStartup": true, "diagnosticTools": true,
+                          "workspace": dir.path().join("ws")});
+    std::fs::write(paths.settings_file(), settings.to_string()).unwrap();
+    let overrides = Overrides {
+        providers: Some(dir.path().join("providers.json")),
+        ..Overrides::default()
+    };
+    let engine = Arc::new(Engine::load_with(paths, overrides).unwrap());
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel::<SocketAddr>();
+    let task = tokio::spawn(async move {
+        baton_server::serve(
+            engine,
+            "127.0.0.1:0".parse().unwrap(),
+            move |a| {
+                let _ = bound_tx.send(a);
+            },
+            async {
+                let _ = rx.await;
+            },
+        )
+        .await
+        .unwrap();
+    });
+    let addr = bound_rx.await.unwrap();
+    Running {
+        base: format!("http://{addr}"),
+        _dir: dir,
+        stop: Some(tx),
+        task,
+    }
+}
+
+fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .tls_certs_only(std::iter::empty())
+        .build()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_completions_whole_and_streamed() {
+    let llm = ScriptedServer::start().await.unwrap();
+    let s = start(&llm).await;
+    llm.reply(Reply::text("Paris is the capital of France."));
+    let res = client()
+        .post(format!("{}/v1/chat/completions", s.base))
+        .header("x-request-id", "req-42")
+        .json(&json!({"model": "assistant", "messages": [
+            {"role": "system", "content": "Answer briefly."},
+            {"role": "user", "content": "Capital of France?"}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["x-request-id"], "req-42");
+    let v: Value = res.json().await.unwrap();
+    assert_eq!(v["object"], "chat.completion");
+    assert_eq!(v["model"], "assistant");
+    assert_eq!(
+        v["choices"][0]["message"]["content"],
+        "Paris is the capital of France."
+    );
+    assert_eq!(v["choices"][0]["finish_reason"], "stop");
+    // The system message reached the model as instructions; the question last.
+    let sent = llm.requests().last().unwrap().json();
+    let text = sent["messages"].to_string();
+    assert!(
+        text.contains("Answer briefly.") && text.contains("Capital of France?"),
+        "{text}"
+    );
+
+    // Streamed, with the earlier exchange as history and usage at the end.
+    llm.reply(Reply::text("It has about two million people."));
+    let res = client()
+        .post(format!("{}/v1/chat/completions", s.base))
+        .json(
+            &json!({"model": "baton", "stream": true, "stream_options": {"include_usage": true},
+            "messages": [
+                {"role": "user", "content": "Capital of France?"},
+                {"role": "assistant", "content": "Paris."},
+                {"role": "user", "content": [{"type": "text", "text": "How big is it?"}]}]}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert!(
+        res.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
+    assert!(res.headers().contains_key("x-request-id"));
+    let body = res.text().await.unwrap();
+    let data: Vec<&str> = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .collect();
+    assert_eq!(data.last(), Some(&"[DONE]"), "{body}");
+    let chunks: Vec<Value> = data[..data.len() - 1]
+        .iter()
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect();
+    assert_eq!(chunks[0]["choices"][0]["delta"]["role"], "assistant");
+    let text: String = chunks
+        .iter()
+        .filter_map(|c| c["choices"][0]["delta"]["content"].as_str())
+        .collect();
+    assert_eq!(text, "It has about two million people.");
+    assert!(
+        chunks
+            .iter()
+            .all(|c| c["object"] == "chat.completion.chunk")
+    );
+    assert!(
+        chunks
+            .iter()
+            .any(|c| c["choices"][0]["finish_reason"] == "stop")
+    );
+    assert!(
+        chunks.last().unwrap()["usage"]["total_tokens"].is_number(),
+        "{body}"
+    );
+    let history = llm.requests().last().unwrap().json()["messages"].to_string();
+    assert!(
+        history.contains("Paris.") && history.contains("How big is it?"),
+        "{history}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn models_health_ready_and_errors_in_openai_shape() {
+    let llm = ScriptedServer::start().await.unwrap();
+    let mut s = start(&llm).await;
+    let v: Value = client()
+        .get(format!("{}/v1/models", s.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let ids: Vec<&str> = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&"assistant") && ids.contains(&"provider/scripted"),
+        "{ids:?}"
+    );
+    let v: Value = client()
+        .get(format!("{}/health", s.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v["status"], "ok");
+    let v: Value = client()
+        .get(format!("{}/ready", s.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (v["status"].as_str(), v["provider"].as_str()),
+        (Some("ready"), Some("scripted"))
+    );
+
+    let post = |body: String| {
+        client()
+            .post(format!("{}/v1/chat/completions", s.base))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    let cases = [
+        ("{not json".to_string(), 400, None),
+        (json!({"model": "assistant", "messages": "hi"}).to_string(), 400, None),
+        (json!({"model": "nobody", "messages": [{"role": "user", "content": "hi"}]}).to_string(), 404, Some("model_not_found")),
+        (json!({"model": "assistant", "messages": []}).to_string(), 400, None),
+        (json!({"model": "assistant", "messages": [{"role": "assistant", "content": "hi"}]}).to_string(), 400, None),
+        (json!({"model": "assistant", "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]}).to_string(), 400, None),
+        ("x".repeat(baton_server::BODY_LIMIT + 10), 413, None),
+    ];
+    for (body, status, code) in cases {
+        let res = post(body.chars().take(80).collect::<String>() + &body[body.len().min(80)..])
+            .await
+            .unwrap();
+        assert_eq!(res.status().as_u16(), status);
+        let v: Value = res.json().await.unwrap_or(Value::Null);
+        if status != 413 {
+            assert!(
+                v["error"]["message"]
+                    .as_str()
+                    .is_some_and(|m| !m.is_empty()),
+                "{v}"
+            );
+            assert!(v["error"]["type"].is_string(), "{v}");
+        }
+        if let Some(c) = code {
+            assert_eq!(v["error"]["code"], c, "{v}");
+        }
+    }
+    let res = client()
+        .get(format!("{}/v1/nothing", s.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404);
+    // Still serving after all that.
+    llm.reply(Reply::text("fine"));
+    let res = client()
+        .post(format!("{}/v1/chat/completions", s.base))
+        .json(&json!({"model": "provider/scripted", "messages": [{"role": "user", "content": "ok?"}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    // Graceful shutdown ends the server task.
+    s.stop.take().unwrap().send(()).unwrap();
+    tokio::time::timeout(std::time::Duration::from_secs(10), s.task)
+        .await
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_host_other_than_this_computer_is_refused_without_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        Arc::new(Engine::load_with(BatonPaths::under(dir.path()), Overrides::default()).unwrap());
+    let e = baton_server::serve(engine, "0.0.0.0:0".parse().unwrap(), |_| {}, async {})
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("this computer only"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_goes_away_stops_the_turn() {
+    let llm = ScriptedServer::start().await.unwrap();
+    let s = start(&llm).await;
+    llm.reply(Reply::tool_call("block_for", json!({"seconds": 3})));
+    llm.reply(Reply::text("Blocked, then answered."));
+    let mut res = client()
+        .post(format!("{}/v1/chat/completions", s.base))
+        .json(&json!({"model": "assistant", "stream": true,
+            "messages": [{"role": "user", "content": "Block for 3 s."}]}))
+        .send()
+        .await
+        .unwrap();
+    // Tool activity arrives as SSE comments while the tool runs.
+    let mut seen = String::new();
+    while !seen.contains(": tool block_for started") {
+        let chunk = res.chunk().await.unwrap().expect("the stream goes on");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    drop(res);
+    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
+    let calls = llm
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/chat/completions"))
+        .count();
+    assert_eq!(calls, 1, "the turn went on after the client left");
+}
