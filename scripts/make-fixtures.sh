@@ -47,6 +47,20 @@ PIP_PACKAGES=(
   typing_extensions==4.16.0
   six==1.17.0
   charset-normalizer==3.5.3
+  # The official OpenAI SDK, as a client of `baton serve` in the tests.
+  openai==3.51.0
+  annotated-types==0.8.0
+  anyio==4.16.0
+  h11==0.16.0
+  httpcore2==2.16.2
+  httpx2==2.16.2
+  idna==3.20
+  jiter==0.19.0
+  pydantic==2.14.4
+  pydantic_core==2.50.5
+  sniffio==1.3.1
+  truststore==0.10.5
+  typing-inspection==0.4.5
 )
 VENV="${BATON_FIXTURES_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-fixtures-venv}"
 

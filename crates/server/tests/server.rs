@@ -298,3 +298,65 @@ async fn a_client_that_goes_away_stops_the_turn() {
         .count();
     assert_eq!(calls, 1, "the turn went on after the client left");
 }
+
+/// The fixture virtualenv's Python (scripts/make-fixtures.sh installs the
+/// OpenAI SDK there; make test runs it).
+fn venv_python() -> std::path::PathBuf {
+    let venv = std::env::var_os("BATON_FIXTURES_VENV")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            let cache = std::env::var_os("XDG_CACHE_HOME")
+                .map(std::path::PathBuf::from)
+                .unwrap_or_else(|| {
+                    std::path::PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache")
+                });
+            cache.join("baton-fixtures-venv")
+        });
+    let py = venv.join("bin/python");
+    assert!(
+        py.exists(),
+        "{} is missing: run scripts/make-fixtures.sh --tools-only (make test does)",
+        py.display()
+    );
+    py
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_official_openai_python_sdk_is_a_client() {
+    let llm = ScriptedServer::start().await.unwrap();
+    let s = start(&llm).await;
+    llm.reply(Reply::text("Paris."));
+    llm.reply(Reply::text("Madrid, since 1561."));
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/openai_sdk.py");
+    let out = tokio::process::Command::new(venv_python())
+        .arg(script)
+        .arg(&s.base)
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let models: Vec<&str> = v["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        models.contains(&"assistant") && models.contains(&"provider/scripted"),
+        "{v}"
+    );
+    assert_eq!(v["whole"]["text"], "Paris.");
+    assert_eq!(v["whole"]["finish"], "stop");
+    assert_eq!(v["whole"]["object"], "chat.completion");
+    assert!(v["whole"]["usage"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["streamed"]["text"], "Madrid, since 1561.");
+    assert_eq!(v["streamed"]["finish"], "stop");
+    assert!(v["streamed"]["usage"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["unknown"]["status"], 404, "{v}");
+    assert_eq!(v["unknown"]["code"], "model_not_found", "{v}");
+}
