@@ -88,12 +88,40 @@ pub enum Command {
 /// `baton serve`.
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// The address to listen on (this computer only, until API keys exist).
+    /// The address to listen on (another computer's only once an API key exists).
     #[arg(long, default_value = "127.0.0.1")]
     pub host: std::net::IpAddr,
     /// The port (0 picks a free one; the address is printed).
     #[arg(long, default_value_t = 8080)]
     pub port: u16,
+    /// `keys add|list|revoke`: the server's API keys.
+    #[command(subcommand)]
+    pub keys: Option<ServeCommand>,
+}
+
+/// `baton serve keys …`.
+#[derive(Subcommand, Debug)]
+pub enum ServeCommand {
+    /// The server's API keys (stored hashed; a key is shown once, when made).
+    #[command(subcommand)]
+    Keys(KeysCommand),
+}
+
+/// `baton serve keys add|list|revoke`.
+#[derive(Subcommand, Debug)]
+pub enum KeysCommand {
+    /// Makes a key and prints it (once: only its hash is kept).
+    Add {
+        /// Who uses it (letters, digits, `-`, `_`, `.`).
+        name: String,
+    },
+    /// Lists the keys: name, first characters, when made.
+    List,
+    /// Removes a key; a running server refuses it from its next request.
+    Revoke {
+        /// The key's name.
+        name: String,
+    },
 }
 
 /// `baton transcribe`.

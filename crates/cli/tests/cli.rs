@@ -2244,4 +2244,28 @@ async fn serve_answers_on_the_printed_address_and_refuses_other_hosts() {
     let o = run(c, None).await;
     assert_ne!(o.code, 0);
     assert!(o.stderr.contains("this computer only"), "{}", o.stderr);
+
+    // Keys: made (printed once), listed by name and prefix, revoked.
+    let mut c = env.cmd();
+    c.args(["serve", "keys", "add", "editor"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let key = o.stdout.trim().to_string();
+    assert!(key.starts_with("bk-"), "{key}");
+    let mut c = env.cmd();
+    c.args(["serve", "keys", "list"]);
+    let o = run(c, None).await;
+    assert!(o.stdout.starts_with(&format!("editor\t{}…", &key[..10])), "{}", o.stdout);
+    assert!(!o.stdout.contains(&key));
+    let mut c = env.cmd();
+    c.args(["serve", "keys", "revoke", "nobody"]);
+    let o = run(c, None).await;
+    assert_ne!(o.code, 0);
+    assert!(o.stderr.contains("no key named `nobody`"), "{}", o.stderr);
+    let mut c = env.cmd();
+    c.args(["serve", "keys", "revoke", "editor"]);
+    assert_eq!(run(c, None).await.code, 0);
+    let mut c = env.cmd();
+    c.args(["serve", "keys", "list"]);
+    assert_eq!(run(c, None).await.stdout, "");
 }

@@ -9,6 +9,7 @@
 
 mod chat;
 mod error;
+mod keys;
 mod wire;
 
 use std::net::{IpAddr, SocketAddr};
@@ -25,6 +26,7 @@ use baton_engine::Engine;
 use serde_json::{Value, json};
 
 pub use error::ApiError;
+pub use keys::{KEYS_FILE, KeyError, KeyStore, Keys, StoredKey};
 
 /// The largest request body taken (attachments come later, as files).
 pub const BODY_LIMIT: usize = 16 * 1024 * 1024;
@@ -32,6 +34,41 @@ pub const BODY_LIMIT: usize = 16 * 1024 * 1024;
 /// What the handlers share.
 pub struct App {
     engine: Arc<Engine>,
+    keys: KeyWatch,
+}
+
+/// The accepted keys, re-read when the keys file changes (a key made or
+/// revoked counts from the next request, without a restart).
+struct KeyWatch {
+    store: KeyStore,
+    /// Keys were required at start: a server that listens beyond this
+    /// computer never becomes open, even with every key revoked.
+    required: bool,
+    current: std::sync::RwLock<(Option<std::time::SystemTime>, Keys)>,
+}
+
+impl KeyWatch {
+    fn new(store: KeyStore, keys: Keys) -> Self {
+        Self {
+            required: !keys.is_empty(),
+            current: std::sync::RwLock::new((store.modified(), keys)),
+            store,
+        }
+    }
+
+    /// The keys now (`None`: no key is needed).
+    fn now(&self) -> Option<Keys> {
+        let modified = self.store.modified();
+        let stale = self.current.read().map(|c| c.0 != modified).unwrap_or(true);
+        if stale
+            && let Ok(stored) = self.store.list()
+            && let Ok(mut c) = self.current.write()
+        {
+            *c = (modified, Keys::from_stored(&stored));
+        }
+        let keys = self.current.read().map(|c| c.1.clone()).unwrap_or_default();
+        (self.required || !keys.is_empty()).then_some(keys)
+    }
 }
 
 /// Why the server could not start.
@@ -39,9 +76,12 @@ pub struct App {
 pub enum ServeError {
     /// A host other than this computer without API keys.
     #[error(
-        "refusing to listen on {0}: without API keys the server answers this computer only (use 127.0.0.1 or ::1)"
+        "refusing to listen on {0}: without API keys the server answers this computer only (use 127.0.0.1, or make a key with `baton serve keys add NAME`)"
     )]
     NotLoopback(IpAddr),
+    /// The keys file could not be read.
+    #[error("the API keys could not be read: {0}")]
+    Keys(#[from] KeyError),
     /// The address could not be bound.
     #[error("could not listen on {addr}: {reason}")]
     Bind {
@@ -53,9 +93,13 @@ pub enum ServeError {
 }
 
 impl App {
-    /// The handlers' state over `engine`.
-    pub fn new(engine: Arc<Engine>) -> Arc<Self> {
-        Arc::new(Self { engine })
+    /// The handlers' state over `engine`, accepting the keys of `store`
+    /// (`keys`, as read at start; none: open).
+    pub fn new(engine: Arc<Engine>, store: KeyStore, keys: Keys) -> Arc<Self> {
+        Arc::new(Self {
+            engine,
+            keys: KeyWatch::new(store, keys),
+        })
     }
 
     /// The model ids: each enabled agent by name, each provider entry as
@@ -156,6 +200,36 @@ async fn request_id(mut req: Request, next: Next) -> Response {
     res
 }
 
+/// With keys configured, `/v1/*` needs `Authorization: Bearer KEY`.
+async fn auth(State(app): State<Arc<App>>, req: Request, next: Next) -> Result<Response, ApiError> {
+    let Some(keys) = app.keys.now() else {
+        return Ok(next.run(req).await);
+    };
+    let presented = req
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    let refused = |message: &str| ApiError {
+        status: StatusCode::UNAUTHORIZED,
+        code: Some("invalid_api_key"),
+        ..ApiError::invalid(message, None)
+    };
+    match presented {
+        None => Err(refused(
+            "no API key was given: send it as `Authorization: Bearer KEY` (`baton serve keys add NAME` makes one)",
+        )),
+        Some(key) => match keys.check(key) {
+            Some(name) => {
+                tracing::info!(key = name, "authorised");
+                Ok(next.run(req).await)
+            }
+            None => Err(refused("the API key is not one of this server's keys")),
+        },
+    }
+}
+
 /// 404 in OpenAI's shape.
 async fn not_found() -> ApiError {
     ApiError {
@@ -167,9 +241,12 @@ async fn not_found() -> ApiError {
 
 /// The routes.
 pub fn router(app: Arc<App>) -> Router {
-    Router::new()
+    let v1 = Router::new()
         .route("/v1/chat/completions", post(chat::completions))
         .route("/v1/models", get(models))
+        .route_layer(middleware::from_fn_with_state(Arc::clone(&app), auth));
+    Router::new()
+        .merge(v1)
         .route("/health", get(health))
         .route("/ready", get(ready))
         .fallback(not_found)
@@ -178,15 +255,19 @@ pub fn router(app: Arc<App>) -> Router {
         .with_state(app)
 }
 
-/// Binds `addr` (this computer only: API keys come later) and serves
-/// until `shutdown` resolves, finishing the requests in flight.
+/// Binds `addr` and serves until `shutdown` resolves, finishing the
+/// requests in flight. With no API key made, only this computer is
+/// served (`addr` must be loopback); with keys, every `/v1` request needs
+/// one. `on_bound` gets the address and whether keys are required.
 pub async fn serve(
     engine: Arc<Engine>,
     addr: SocketAddr,
-    on_bound: impl FnOnce(SocketAddr),
+    on_bound: impl FnOnce(SocketAddr, bool),
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    if !addr.ip().is_loopback() {
+    let store = KeyStore::new(&engine.paths.data_dir);
+    let keys = Keys::from_stored(&store.list()?);
+    if keys.is_empty() && !addr.ip().is_loopback() {
         return Err(ServeError::NotLoopback(addr.ip()));
     }
     let bind_error = |e: std::io::Error| ServeError::Bind {
@@ -196,8 +277,8 @@ pub async fn serve(
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(bind_error)?;
-    on_bound(listener.local_addr().map_err(bind_error)?);
-    axum::serve(listener, router(App::new(engine)))
+    on_bound(listener.local_addr().map_err(bind_error)?, !keys.is_empty());
+    axum::serve(listener, router(App::new(engine, store, keys)))
         .with_graceful_shutdown(shutdown)
         .await
         .map_err(bind_error)

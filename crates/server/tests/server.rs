@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 struct Running {
     base: String,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -39,7 +39,7 @@ async fn start(llm: &ScriptedServer) -> Running {
         baton_server::serve(
             engine,
             "127.0.0.1:0".parse().unwrap(),
-            move |a| {
+            move |a, _| {
                 let _ = bound_tx.send(a);
             },
             async {
@@ -52,7 +52,7 @@ async fn start(llm: &ScriptedServer) -> Running {
     let addr = bound_rx.await.unwrap();
     Running {
         base: format!("http://{addr}"),
-        _dir: dir,
+        dir,
         stop: Some(tx),
         task,
     }
@@ -264,7 +264,7 @@ async fn a_host_other_than_this_computer_is_refused_without_keys() {
     let dir = tempfile::tempdir().unwrap();
     let engine =
         Arc::new(Engine::load_with(BatonPaths::under(dir.path()), Overrides::default()).unwrap());
-    let e = baton_server::serve(engine, "0.0.0.0:0".parse().unwrap(), |_| {}, async {})
+    let e = baton_server::serve(engine, "0.0.0.0:0".parse().unwrap(), |_, _| {}, async {})
         .await
         .unwrap_err();
     assert!(e.to_string().contains("this computer only"), "{e}");
@@ -359,4 +359,115 @@ async fn the_official_openai_python_sdk_is_a_client() {
     assert!(v["streamed"]["usage"].as_u64().unwrap() > 0, "{v}");
     assert_eq!(v["unknown"]["status"], 404, "{v}");
     assert_eq!(v["unknown"]["code"], "model_not_found", "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_keys_are_required_once_made_and_revoking_one_counts_at_once() {
+    let llm = ScriptedServer::start().await.unwrap();
+    let s = start(&llm).await;
+    let store = baton_server::KeyStore::new(&BatonPaths::under(s.dir.path()).data_dir);
+    let models = |key: Option<&str>| {
+        let mut r = client().get(format!("{}/v1/models", s.base));
+        if let Some(k) = key {
+            r = r.bearer_auth(k);
+        }
+        r.send()
+    };
+    // No key made: open (on loopback).
+    assert_eq!(models(None).await.unwrap().status(), 200);
+    let key = store.add("ci-bot").unwrap();
+    assert!(key.starts_with("bk-") && key.len() > 60);
+    let stored = std::fs::read_to_string(
+        BatonPaths::under(s.dir.path())
+            .data_dir
+            .join(baton_server::KEYS_FILE),
+    )
+    .unwrap();
+    assert!(!stored.contains(&key), "only the hash is kept");
+    // From the next request on, a key is needed.
+    let res = models(None).await.unwrap();
+    assert_eq!(res.status(), 401);
+    let v: Value = res.json().await.unwrap();
+    assert_eq!(v["error"]["code"], "invalid_api_key", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Authorization: Bearer")
+    );
+    assert_eq!(models(Some("bk-wrong")).await.unwrap().status(), 401);
+    assert_eq!(models(Some(&key)).await.unwrap().status(), 200);
+    // Health stays open for load balancers.
+    assert_eq!(
+        client()
+            .get(format!("{}/health", s.base))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    assert!(matches!(
+        store.add("ci-bot"),
+        Err(baton_server::KeyError::Exists(_))
+    ));
+    assert!(matches!(
+        store.add("bad name"),
+        Err(baton_server::KeyError::BadName(_))
+    ));
+    store.revoke("ci-bot").unwrap();
+    assert!(store.list().unwrap().is_empty());
+    assert_eq!(
+        models(Some(&key)).await.unwrap().status(),
+        200,
+        "no key left: open again on loopback"
+    );
+
+    // With a key, another host may be served; revoking every key then
+    // closes the server instead of opening it.
+    let other = store.add("lan").unwrap();
+    let engine = Arc::new(
+        Engine::load_with(
+            BatonPaths::under(s.dir.path()),
+            Overrides {
+                providers: Some(s.dir.path().join("providers.json")),
+                ..Overrides::default()
+            },
+        )
+        .unwrap(),
+    );
+    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(baton_server::serve(
+        engine,
+        "0.0.0.0:0".parse().unwrap(),
+        move |a, with_keys| {
+            let _ = bound_tx.send((a, with_keys));
+        },
+        std::future::pending(),
+    ));
+    let (addr, with_keys) = bound_rx.await.unwrap();
+    assert!(with_keys);
+    let lan = format!("http://127.0.0.1:{}/v1/models", addr.port());
+    assert_eq!(
+        client()
+            .get(&lan)
+            .bearer_auth(&other)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    store.revoke("lan").unwrap();
+    assert_eq!(
+        client()
+            .get(&lan)
+            .bearer_auth(&other)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        401
+    );
+    assert_eq!(client().get(&lan).send().await.unwrap().status(), 401);
 }

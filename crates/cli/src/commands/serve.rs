@@ -1,12 +1,18 @@
-//! `baton serve`: the OpenAI-compatible HTTP API until Ctrl-C.
+//! `baton serve`: the OpenAI-compatible HTTP API until Ctrl-C, and
+//! `baton serve keys …` for its API keys.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
-use crate::args::ServeArgs;
+use baton_server::KeyStore;
+
+use crate::args::{KeysCommand, ServeArgs, ServeCommand};
 use crate::context::Context;
 
 pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
+    if let Some(ServeCommand::Keys(k)) = args.keys {
+        return keys(ctx, k);
+    }
     let addr = SocketAddr::new(args.host, args.port);
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
@@ -15,15 +21,43 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
     baton_server::serve(
         std::sync::Arc::clone(ctx),
         addr,
-        |bound| {
+        |bound, with_keys| {
             // The first line is the address, for scripts that picked port 0.
             println!("http://{bound}");
+            let who = if with_keys {
+                "API key required"
+            } else {
+                "this computer only, no key needed"
+            };
             eprintln!(
-                "Baton serves its agents as an OpenAI-compatible API at http://{bound}/v1 (this computer only; Ctrl-C stops)"
+                "Baton serves its agents as an OpenAI-compatible API at http://{bound}/v1 ({who}; Ctrl-C stops)"
             );
         },
         shutdown,
     )
     .await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn keys(ctx: &Context, command: KeysCommand) -> anyhow::Result<ExitCode> {
+    let store = KeyStore::new(&ctx.paths.data_dir);
+    match command {
+        KeysCommand::Add { name } => {
+            let key = store.add(&name)?;
+            println!("{key}");
+            eprintln!(
+                "Key `{name}` made. It is shown only now: give it to the client as `Authorization: Bearer KEY`. A running server accepts it from its next request."
+            );
+        }
+        KeysCommand::List => {
+            for k in store.list()? {
+                println!("{}\t{}…\t{}", k.name, k.prefix, k.created);
+            }
+        }
+        KeysCommand::Revoke { name } => {
+            store.revoke(&name)?;
+            eprintln!("Key `{name}` revoked (a running server refuses it from its next request).");
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
