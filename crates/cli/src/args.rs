@@ -94,6 +94,12 @@ pub struct ServeArgs {
     /// The port (0 picks a free one; the address is printed).
     #[arg(long, default_value_t = 8080)]
     pub port: u16,
+    /// Answers running at once; more get 429 with Retry-After (0: no limit).
+    #[arg(long, default_value_t = 64)]
+    pub max_concurrent: usize,
+    /// Requests a minute per API key (or in all, without keys); more get 429 with Retry-After (0: no limit).
+    #[arg(long, default_value_t = 0)]
+    pub per_minute: u32,
     /// `keys add|list|revoke`: the server's API keys.
     #[command(subcommand)]
     pub keys: Option<ServeCommand>,

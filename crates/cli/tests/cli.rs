@@ -2255,7 +2255,11 @@ async fn serve_answers_on_the_printed_address_and_refuses_other_hosts() {
     let mut c = env.cmd();
     c.args(["serve", "keys", "list"]);
     let o = run(c, None).await;
-    assert!(o.stdout.starts_with(&format!("editor\t{}…", &key[..10])), "{}", o.stdout);
+    assert!(
+        o.stdout.starts_with(&format!("editor\t{}…", &key[..10])),
+        "{}",
+        o.stdout
+    );
     assert!(!o.stdout.contains(&key));
     let mut c = env.cmd();
     c.args(["serve", "keys", "revoke", "nobody"]);

@@ -108,6 +108,10 @@ pub(crate) async fn completions(
         },
         ..ApiError::invalid(e.body_text(), None)
     })?;
+    let place = match app.gate.enter() {
+        Ok(p) => p,
+        Err(too_many) => return Ok(too_many.into_response()),
+    };
     let (agent, provider) = app.resolve_model(&req.model)?;
     let (session, instructions, text) = conversation_from(&req.messages)?;
     let options = ConversationOptions {
@@ -133,11 +137,13 @@ pub(crate) async fn completions(
             created,
             model: req.model,
         };
-        Ok(Sse::new(stream(turn, chunks, usage))
+        Ok(Sse::new(stream(turn, chunks, usage, place))
             .keep_alive(KeepAlive::default())
             .into_response())
     } else {
-        Ok(Json(complete(turn, &id, created, &req.model).await?).into_response())
+        let answer = complete(turn, &id, created, &req.model).await;
+        drop(place);
+        Ok(Json(answer?).into_response())
     }
 }
 
@@ -243,10 +249,13 @@ fn stream(
     turn: Turn,
     chunks: Chunks,
     with_usage: bool,
+    place: tokio::sync::OwnedSemaphorePermit,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
     struct St {
         turn: Turn,
         _stop: Stopper,
+        /// Held while the answer streams (the concurrency limit).
+        _place: tokio::sync::OwnedSemaphorePermit,
         chunks: Chunks,
         usage: baton_llm::Usage,
         with_usage: bool,
@@ -259,6 +268,7 @@ fn stream(
     let st = St {
         turn,
         _stop: stop,
+        _place: place,
         chunks,
         usage: Default::default(),
         with_usage,

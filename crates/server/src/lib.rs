@@ -10,6 +10,7 @@
 mod chat;
 mod error;
 mod keys;
+mod limits;
 mod wire;
 
 use std::net::{IpAddr, SocketAddr};
@@ -20,13 +21,14 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use baton_engine::Engine;
 use serde_json::{Value, json};
 
 pub use error::ApiError;
 pub use keys::{KEYS_FILE, KeyError, KeyStore, Keys, StoredKey};
+pub use limits::Limits;
 
 /// The largest request body taken (attachments come later, as files).
 pub const BODY_LIMIT: usize = 16 * 1024 * 1024;
@@ -35,6 +37,7 @@ pub const BODY_LIMIT: usize = 16 * 1024 * 1024;
 pub struct App {
     engine: Arc<Engine>,
     keys: KeyWatch,
+    gate: limits::Gate,
 }
 
 /// The accepted keys, re-read when the keys file changes (a key made or
@@ -95,10 +98,11 @@ pub enum ServeError {
 impl App {
     /// The handlers' state over `engine`, accepting the keys of `store`
     /// (`keys`, as read at start; none: open).
-    pub fn new(engine: Arc<Engine>, store: KeyStore, keys: Keys) -> Arc<Self> {
+    pub fn new(engine: Arc<Engine>, store: KeyStore, keys: Keys, limits: Limits) -> Arc<Self> {
         Arc::new(Self {
             engine,
             keys: KeyWatch::new(store, keys),
+            gate: limits::Gate::new(limits),
         })
     }
 
@@ -203,6 +207,9 @@ async fn request_id(mut req: Request, next: Next) -> Response {
 /// With keys configured, `/v1/*` needs `Authorization: Bearer KEY`.
 async fn auth(State(app): State<Arc<App>>, req: Request, next: Next) -> Result<Response, ApiError> {
     let Some(keys) = app.keys.now() else {
+        if let Err(too_many) = app.gate.count("local") {
+            return Ok(too_many.into_response());
+        }
         return Ok(next.run(req).await);
     };
     let presented = req
@@ -223,6 +230,9 @@ async fn auth(State(app): State<Arc<App>>, req: Request, next: Next) -> Result<R
         Some(key) => match keys.check(key) {
             Some(name) => {
                 tracing::info!(key = name, "authorised");
+                if let Err(too_many) = app.gate.count(name) {
+                    return Ok(too_many.into_response());
+                }
                 Ok(next.run(req).await)
             }
             None => Err(refused("the API key is not one of this server's keys")),
@@ -262,6 +272,7 @@ pub fn router(app: Arc<App>) -> Router {
 pub async fn serve(
     engine: Arc<Engine>,
     addr: SocketAddr,
+    limits: Limits,
     on_bound: impl FnOnce(SocketAddr, bool),
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
@@ -278,7 +289,7 @@ pub async fn serve(
         .await
         .map_err(bind_error)?;
     on_bound(listener.local_addr().map_err(bind_error)?, !keys.is_empty());
-    axum::serve(listener, router(App::new(engine, store, keys)))
+    axum::serve(listener, router(App::new(engine, store, keys, limits)))
         .with_graceful_shutdown(shutdown)
         .await
         .map_err(bind_error)

@@ -18,6 +18,10 @@ struct Running {
 }
 
 async fn start(llm: &ScriptedServer) -> Running {
+    start_with(llm, baton_server::Limits::default()).await
+}
+
+async fn start_with(llm: &ScriptedServer, limits: baton_server::Limits) -> Running {
     let dir = tempfile::tempdir().unwrap();
     let providers = json!({"default": "scripted", "providers": [
         {"name": "scripted", "dialect": "openai", "endpoint": format!("{}/v1", llm.url()), "model": "m"}
@@ -39,6 +43,7 @@ async fn start(llm: &ScriptedServer) -> Running {
         baton_server::serve(
             engine,
             "127.0.0.1:0".parse().unwrap(),
+            limits,
             move |a, _| {
                 let _ = bound_tx.send(a);
             },
@@ -264,9 +269,15 @@ async fn a_host_other_than_this_computer_is_refused_without_keys() {
     let dir = tempfile::tempdir().unwrap();
     let engine =
         Arc::new(Engine::load_with(BatonPaths::under(dir.path()), Overrides::default()).unwrap());
-    let e = baton_server::serve(engine, "0.0.0.0:0".parse().unwrap(), |_, _| {}, async {})
-        .await
-        .unwrap_err();
+    let e = baton_server::serve(
+        engine,
+        "0.0.0.0:0".parse().unwrap(),
+        baton_server::Limits::default(),
+        |_, _| {},
+        async {},
+    )
+    .await
+    .unwrap_err();
     assert!(e.to_string().contains("this computer only"), "{e}");
 }
 
@@ -440,6 +451,7 @@ async fn api_keys_are_required_once_made_and_revoking_one_counts_at_once() {
     tokio::spawn(baton_server::serve(
         engine,
         "0.0.0.0:0".parse().unwrap(),
+        baton_server::Limits::default(),
         move |a, with_keys| {
             let _ = bound_tx.send((a, with_keys));
         },
@@ -470,4 +482,61 @@ async fn api_keys_are_required_once_made_and_revoking_one_counts_at_once() {
         401
     );
     assert_eq!(client().get(&lan).send().await.unwrap().status(), 401);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn too_many_at_once_or_per_minute_is_429_with_retry_after() {
+    let llm = ScriptedServer::start().await.unwrap();
+    let limits = baton_server::Limits {
+        max_concurrent: 1,
+        per_minute: 3,
+    };
+    let s = start_with(&llm, limits).await;
+    // One slow answer holds the only place while it streams.
+    llm.reply(Reply::paced("one two three four five six", 200));
+    let body = |content: &str| {
+        json!({"model": "assistant", "stream": true,
+        "messages": [{"role": "user", "content": content}]})
+    };
+    let mut first = client()
+        .post(format!("{}/v1/chat/completions", s.base))
+        .json(&body("slow"))
+        .send()
+        .await
+        .unwrap();
+    let _ = first.chunk().await.unwrap();
+    let second = client()
+        .post(format!("{}/v1/chat/completions", s.base))
+        .json(&body("meanwhile"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(second.status(), 429);
+    assert_eq!(second.headers()["retry-after"], "1");
+    let v: Value = second.json().await.unwrap();
+    assert_eq!(v["error"]["code"], "rate_limit_exceeded", "{v}");
+    while first.chunk().await.unwrap().is_some() {}
+    // Two requests made so far this minute (the refused one counts): the
+    // third passes, the fourth not.
+    assert_eq!(
+        client()
+            .get(format!("{}/v1/models", s.base))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    let fourth = client()
+        .get(format!("{}/v1/models", s.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(fourth.status(), 429);
+    let wait: u64 = fourth.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&wait), "{wait}");
 }

@@ -18,9 +18,14 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
         let _ = tokio::signal::ctrl_c().await;
         eprintln!("stopping: finishing the answers in flight");
     };
+    let limits = baton_server::Limits {
+        max_concurrent: args.max_concurrent,
+        per_minute: args.per_minute,
+    };
     baton_server::serve(
         std::sync::Arc::clone(ctx),
         addr,
+        limits,
         |bound, with_keys| {
             // The first line is the address, for scripts that picked port 0.
             println!("http://{bound}");
