@@ -11,18 +11,18 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::State;
 use axum::extract::rejection::JsonRejection;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use baton_agent::{AgentEvent, Session, TurnEvent};
-use baton_engine::{ConfirmMode, ConversationOptions, Turn, UserMessage};
+use baton_engine::{ConfirmMode, Conversation, ConversationOptions, Turn, UserMessage};
 use baton_llm::Message;
 use futures::Stream;
 use serde_json::{Value, json};
 
-use crate::App;
 use crate::error::ApiError;
 use crate::wire::{ChatMessage, ChatRequest, Content, Role, WireUsage};
+use crate::{App, sessions};
 
 /// Why tools that send something off the machine do not run here.
 const NO_CONFIRM: &str =
@@ -95,25 +95,44 @@ fn conversation_from(
     Ok((session, instructions, text_of(last)?))
 }
 
-/// The handler.
-pub(crate) async fn completions(
-    State(app): State<Arc<App>>,
-    body: Result<Json<ChatRequest>, JsonRejection>,
-) -> Result<Response, ApiError> {
-    // OpenAI answers 400 to any body it cannot read (413 when too big).
-    let Json(req) = body.map_err(|e| ApiError {
+/// The request body, or OpenAI's 400 (413 when too big).
+fn read_body(body: Result<Json<ChatRequest>, JsonRejection>) -> Result<ChatRequest, ApiError> {
+    body.map(|Json(r)| r).map_err(|e| ApiError {
         status: match e.status() {
             StatusCode::PAYLOAD_TOO_LARGE => StatusCode::PAYLOAD_TOO_LARGE,
             _ => StatusCode::BAD_REQUEST,
         },
         ..ApiError::invalid(e.body_text(), None)
-    })?;
-    let place = match app.gate.enter() {
-        Ok(p) => p,
-        Err(too_many) => return Ok(too_many.into_response()),
-    };
+    })
+}
+
+/// The `x-baton-session` the client asked for, checked.
+fn kept_session(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    headers
+        .get("x-baton-session")
+        .map(|v| {
+            let id = v
+                .to_str()
+                .map_err(|_| sessions::valid_id("").unwrap_err())?;
+            sessions::valid_id(id).map(str::to_string)
+        })
+        .transpose()
+}
+
+/// The conversation to answer in and the user's new message: the posted
+/// history, or the kept session's (then only the posted system messages
+/// and the last user message count).
+async fn open(
+    app: &Arc<App>,
+    req: &ChatRequest,
+    kept: Option<&str>,
+) -> Result<(Conversation, String), ApiError> {
     let (agent, provider) = app.resolve_model(&req.model)?;
-    let (session, instructions, text) = conversation_from(&req.messages)?;
+    let (posted, instructions, text) = conversation_from(&req.messages)?;
+    let session = match kept {
+        Some(id) => app.sessions.load(id).await?,
+        None => posted,
+    };
     let options = ConversationOptions {
         agent,
         provider,
@@ -127,24 +146,69 @@ pub(crate) async fn completions(
         .ready()
         .await
         .map_err(|e| ApiError::server(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
+    Ok((conversation, text))
+}
+
+/// The handler.
+pub(crate) async fn completions(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Result<Json<ChatRequest>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let req = read_body(body)?;
+    let place = match app.gate.enter() {
+        Ok(p) => p,
+        Err(too_many) => return Ok(too_many.into_response()),
+    };
+    let kept = kept_session(&headers)?;
+    let (conversation, text) = open(&app, &req, kept.as_deref()).await?;
+    let chunks = Chunks {
+        id: format!("chatcmpl-{}", uuid::Uuid::new_v4().simple()),
+        created: now(),
+        model: req.model.clone(),
+    };
+    let keep = kept.map(|_| (conversation.clone(), Arc::clone(&app)));
+    // A slash command on a kept session answers at once.
+    if let Some((c, app)) = &keep
+        && text.trim_start().starts_with('/')
+        && let Some(out) = c
+            .command(&text)
+            .await
+            .map_err(|e| ApiError::invalid(e.to_string(), Some("messages")))?
+    {
+        app.sessions.save(c.session().await).await?;
+        return Ok(fixed(&chunks, out, req.stream));
+    }
     let turn = conversation.send(UserMessage::text(text));
-    let id = format!("chatcmpl-{}", uuid::Uuid::new_v4().simple());
-    let created = now();
     if req.stream {
         let usage = req.stream_options.is_some_and(|o| o.include_usage);
-        let chunks = Chunks {
-            id,
-            created,
-            model: req.model,
-        };
-        Ok(Sse::new(stream(turn, chunks, usage, place))
+        Ok(Sse::new(stream(turn, chunks, usage, place, keep))
             .keep_alive(KeepAlive::default())
             .into_response())
     } else {
-        let answer = complete(turn, &id, created, &req.model).await;
+        let answer = complete(turn, &chunks).await;
         drop(place);
+        if let Some((c, app)) = keep {
+            app.sessions.save(c.session().await).await?;
+        }
         Ok(Json(answer?).into_response())
     }
+}
+
+/// An answer known at once (a slash command's output).
+fn fixed(chunks: &Chunks, text: String, stream: bool) -> Response {
+    if !stream {
+        return Json(chunks.completion(&text, WireUsage::default(), Value::Null)).into_response();
+    }
+    let events = vec![
+        chunks.chunk(json!({"role": "assistant", "content": text}), None),
+        chunks.chunk(json!({}), Some("stop")),
+        Event::default().data("[DONE]"),
+    ];
+    Sse::new(futures::stream::iter(
+        events.into_iter().map(Ok::<_, Infallible>),
+    ))
+    .into_response()
 }
 
 fn now() -> u64 {
@@ -160,7 +224,7 @@ fn top(e: &TurnEvent) -> Option<&AgentEvent> {
 }
 
 /// Runs the turn to its end: one `chat.completion`.
-async fn complete(mut turn: Turn, id: &str, created: u64, model: &str) -> Result<Value, ApiError> {
+async fn complete(mut turn: Turn, chunks: &Chunks) -> Result<Value, ApiError> {
     let stop = Stopper(turn.stopper());
     let mut text = String::new();
     let mut usage = baton_llm::Usage::default();
@@ -181,15 +245,7 @@ async fn complete(mut turn: Turn, id: &str, created: u64, model: &str) -> Result
     if let (Some(message), true) = (failed, text.is_empty()) {
         return Err(ApiError::server(StatusCode::BAD_GATEWAY, message));
     }
-    Ok(json!({
-        "id": id,
-        "object": "chat.completion",
-        "created": created,
-        "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": WireUsage::from(usage),
-        "baton": {"tool_calls": tools},
-    }))
+    Ok(chunks.completion(&text, usage.into(), json!({"tool_calls": tools})))
 }
 
 fn add(total: &mut baton_llm::Usage, u: &baton_llm::Usage) {
@@ -215,6 +271,19 @@ struct Chunks {
 }
 
 impl Chunks {
+    /// A whole `chat.completion` (`baton`: the extension field).
+    fn completion(&self, text: &str, usage: WireUsage, baton: Value) -> Value {
+        json!({
+            "id": self.id,
+            "object": "chat.completion",
+            "created": self.created,
+            "model": self.model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": usage,
+            "baton": baton,
+        })
+    }
+
     fn chunk(&self, delta: Value, finish: Option<&str>) -> Event {
         Event::default().data(
             json!({
@@ -250,6 +319,7 @@ fn stream(
     chunks: Chunks,
     with_usage: bool,
     place: tokio::sync::OwnedSemaphorePermit,
+    keep: Option<(Conversation, Arc<App>)>,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
     struct St {
         turn: Turn,
@@ -261,6 +331,8 @@ fn stream(
         with_usage: bool,
         queue: std::collections::VecDeque<Event>,
         done: bool,
+        /// The kept session, saved when the answer ends.
+        keep: Option<(Conversation, Arc<App>)>,
     }
     let stop = Stopper(turn.stopper());
     let mut queue = std::collections::VecDeque::new();
@@ -274,6 +346,7 @@ fn stream(
         with_usage,
         queue,
         done: false,
+        keep,
     };
     futures::stream::unfold(st, |mut st| async move {
         loop {
@@ -286,6 +359,12 @@ fn stream(
             match st.turn.next().await {
                 Some(e) => on_event(&mut st.queue, &st.chunks, &mut st.usage, &e),
                 None => {
+                    if let Some((c, app)) = st.keep.take()
+                        && let Err(e) = app.sessions.save(c.session().await).await
+                    {
+                        st.queue
+                            .push_back(Event::default().comment(format!("error {e}")));
+                    }
                     st.queue.push_back(st.chunks.chunk(json!({}), Some("stop")));
                     if st.with_usage {
                         st.queue.push_back(st.chunks.usage(st.usage.into()));

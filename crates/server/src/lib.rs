@@ -11,6 +11,7 @@ mod chat;
 mod error;
 mod keys;
 mod limits;
+mod sessions;
 mod wire;
 
 use std::net::{IpAddr, SocketAddr};
@@ -29,6 +30,16 @@ use serde_json::{Value, json};
 pub use error::ApiError;
 pub use keys::{KEYS_FILE, KeyError, KeyStore, Keys, StoredKey};
 pub use limits::Limits;
+pub use sessions::SessionKind;
+
+/// How `baton serve` runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ServeOptions {
+    /// Request limits.
+    pub limits: Limits,
+    /// Where `x-baton-session` conversations are kept.
+    pub sessions: SessionKind,
+}
 
 /// The largest request body taken (attachments come later, as files).
 pub const BODY_LIMIT: usize = 16 * 1024 * 1024;
@@ -38,6 +49,7 @@ pub struct App {
     engine: Arc<Engine>,
     keys: KeyWatch,
     gate: limits::Gate,
+    sessions: sessions::Sessions,
 }
 
 /// The accepted keys, re-read when the keys file changes (a key made or
@@ -98,11 +110,21 @@ pub enum ServeError {
 impl App {
     /// The handlers' state over `engine`, accepting the keys of `store`
     /// (`keys`, as read at start; none: open).
-    pub fn new(engine: Arc<Engine>, store: KeyStore, keys: Keys, limits: Limits) -> Arc<Self> {
+    pub fn new(
+        engine: Arc<Engine>,
+        store: KeyStore,
+        keys: Keys,
+        options: ServeOptions,
+    ) -> Arc<Self> {
+        let sessions = match options.sessions {
+            SessionKind::Memory => sessions::Sessions::Memory(Default::default()),
+            SessionKind::File => sessions::Sessions::File(engine.session_store()),
+        };
         Arc::new(Self {
             engine,
             keys: KeyWatch::new(store, keys),
-            gate: limits::Gate::new(limits),
+            gate: limits::Gate::new(options.limits),
+            sessions,
         })
     }
 
@@ -272,7 +294,7 @@ pub fn router(app: Arc<App>) -> Router {
 pub async fn serve(
     engine: Arc<Engine>,
     addr: SocketAddr,
-    limits: Limits,
+    options: ServeOptions,
     on_bound: impl FnOnce(SocketAddr, bool),
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
@@ -289,7 +311,7 @@ pub async fn serve(
         .await
         .map_err(bind_error)?;
     on_bound(listener.local_addr().map_err(bind_error)?, !keys.is_empty());
-    axum::serve(listener, router(App::new(engine, store, keys, limits)))
+    axum::serve(listener, router(App::new(engine, store, keys, options)))
         .with_graceful_shutdown(shutdown)
         .await
         .map_err(bind_error)

@@ -18,10 +18,10 @@ struct Running {
 }
 
 async fn start(llm: &ScriptedServer) -> Running {
-    start_with(llm, baton_server::Limits::default()).await
+    start_with(llm, baton_server::ServeOptions::default()).await
 }
 
-async fn start_with(llm: &ScriptedServer, limits: baton_server::Limits) -> Running {
+async fn start_with(llm: &ScriptedServer, options: baton_server::ServeOptions) -> Running {
     let dir = tempfile::tempdir().unwrap();
     let providers = json!({"default": "scripted", "providers": [
         {"name": "scripted", "dialect": "openai", "endpoint": format!("{}/v1", llm.url()), "model": "m"}
@@ -43,7 +43,7 @@ async fn start_with(llm: &ScriptedServer, limits: baton_server::Limits) -> Runni
         baton_server::serve(
             engine,
             "127.0.0.1:0".parse().unwrap(),
-            limits,
+            options,
             move |a, _| {
                 let _ = bound_tx.send(a);
             },
@@ -272,7 +272,7 @@ async fn a_host_other_than_this_computer_is_refused_without_keys() {
     let e = baton_server::serve(
         engine,
         "0.0.0.0:0".parse().unwrap(),
-        baton_server::Limits::default(),
+        baton_server::ServeOptions::default(),
         |_, _| {},
         async {},
     )
@@ -451,7 +451,7 @@ async fn api_keys_are_required_once_made_and_revoking_one_counts_at_once() {
     tokio::spawn(baton_server::serve(
         engine,
         "0.0.0.0:0".parse().unwrap(),
-        baton_server::Limits::default(),
+        baton_server::ServeOptions::default(),
         move |a, with_keys| {
             let _ = bound_tx.send((a, with_keys));
         },
@@ -491,7 +491,11 @@ async fn too_many_at_once_or_per_minute_is_429_with_retry_after() {
         max_concurrent: 1,
         per_minute: 3,
     };
-    let s = start_with(&llm, limits).await;
+    let options = baton_server::ServeOptions {
+        limits,
+        ..Default::default()
+    };
+    let s = start_with(&llm, options).await;
     // One slow answer holds the only place while it streams.
     llm.reply(Reply::paced("one two three four five six", 200));
     let body = |content: &str| {
@@ -539,4 +543,71 @@ async fn too_many_at_once_or_per_minute_is_429_with_retry_after() {
         .parse()
         .unwrap();
     assert!((1..=60).contains(&wait), "{wait}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn x_baton_session_keeps_the_history_on_the_server() {
+    for kind in [
+        baton_server::SessionKind::Memory,
+        baton_server::SessionKind::File,
+    ] {
+        let llm = ScriptedServer::start().await.unwrap();
+        let options = baton_server::ServeOptions {
+            sessions: kind,
+            ..Default::default()
+        };
+        let s = start_with(&llm, options).await;
+        let ask = |content: &str, session: &str| {
+            client()
+                .post(format!("{}/v1/chat/completions", s.base))
+                .header("x-baton-session", session)
+                .json(&json!({"model": "assistant", "messages": [{"role": "user", "content": content}]}))
+                .send()
+        };
+        llm.reply(Reply::text("Noted: your name is Ada."));
+        assert_eq!(
+            ask("My name is Ada.", "team-7").await.unwrap().status(),
+            200
+        );
+        llm.reply(Reply::text("You are Ada."));
+        let v: Value = ask("Who am I?", "team-7")
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(v["choices"][0]["message"]["content"], "You are Ada.");
+        // Only the new message was posted; the server brought the rest.
+        let sent = llm.requests().last().unwrap().json()["messages"].to_string();
+        assert!(
+            sent.contains("My name is Ada.") && sent.contains("Noted: your name is Ada."),
+            "{sent}"
+        );
+        // Another session knows nothing of it.
+        llm.reply(Reply::text("I do not know."));
+        ask("Who am I?", "team-8").await.unwrap();
+        let sent = llm.requests().last().unwrap().json()["messages"].to_string();
+        assert!(!sent.contains("Ada"), "{sent}");
+        // Slash commands work on a kept session, without the model.
+        let before = llm.requests().len();
+        let v: Value = ask("/help", "team-7").await.unwrap().json().await.unwrap();
+        assert!(
+            !v["choices"][0]["message"]["content"]
+                .as_str()
+                .unwrap()
+                .is_empty(),
+            "{v}"
+        );
+        assert_eq!(llm.requests().len(), before);
+        let e = ask("hi", "../etc").await.unwrap();
+        assert_eq!(e.status(), 400);
+        let file = BatonPaths::under(s.dir.path())
+            .data_dir
+            .join("sessions/team-7.json");
+        assert_eq!(
+            file.exists(),
+            kind == baton_server::SessionKind::File,
+            "{kind:?}"
+        );
+    }
 }

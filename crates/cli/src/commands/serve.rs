@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use baton_server::KeyStore;
 
-use crate::args::{KeysCommand, ServeArgs, ServeCommand};
+use crate::args::{KeysCommand, ServeArgs, ServeCommand, SessionsArg};
 use crate::context::Context;
 
 pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -18,14 +18,20 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
         let _ = tokio::signal::ctrl_c().await;
         eprintln!("stopping: finishing the answers in flight");
     };
-    let limits = baton_server::Limits {
-        max_concurrent: args.max_concurrent,
-        per_minute: args.per_minute,
+    let options = baton_server::ServeOptions {
+        limits: baton_server::Limits {
+            max_concurrent: args.max_concurrent,
+            per_minute: args.per_minute,
+        },
+        sessions: match args.sessions {
+            SessionsArg::Memory => baton_server::SessionKind::Memory,
+            SessionsArg::File => baton_server::SessionKind::File,
+        },
     };
     baton_server::serve(
         std::sync::Arc::clone(ctx),
         addr,
-        limits,
+        options,
         |bound, with_keys| {
             // The first line is the address, for scripts that picked port 0.
             println!("http://{bound}");
