@@ -18,6 +18,7 @@ APT_PACKAGES=(
   pulseaudio pulseaudio-utils             # a private sound server for the real-audio tests
   flac vorbis-tools lame                  # FLAC, Ogg Vorbis and MP3 files for the audio decoding tests
   dovecot-imapd dovecot-lmtpd postfix openssl  # real IMAP and SMTP servers for the e-mail tests (started per test)
+  redis-server                            # sessions shared by several `baton serve` (the tests start their own)
 )
 
 sudo_cmd=()

@@ -100,21 +100,15 @@ pub struct ServeArgs {
     /// Requests a minute per API key (or in all, without keys); more get 429 with Retry-After (0: no limit).
     #[arg(long, default_value_t = 0)]
     pub per_minute: u32,
-    /// Where conversations of clients that send `x-baton-session: ID` are kept.
-    #[arg(long, value_enum, default_value = "memory")]
-    pub sessions: SessionsArg,
+    /// Where conversations of clients that send `x-baton-session: ID` are kept: `memory`, `file` (Baton's session files) or `redis://HOST:PORT` (shared by several servers).
+    #[arg(long, default_value = "memory")]
+    pub sessions: String,
+    /// Days a Redis-kept session lives after its last use.
+    #[arg(long, default_value_t = 30)]
+    pub session_ttl_days: u32,
     /// `keys add|list|revoke`: the server's API keys.
     #[command(subcommand)]
     pub keys: Option<ServeCommand>,
-}
-
-/// `baton serve --sessions`.
-#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SessionsArg {
-    /// In the server process (gone when it stops).
-    Memory,
-    /// Baton's session files (the data folder), as `baton chat --session` uses.
-    File,
 }
 
 /// `baton serve keys …`.

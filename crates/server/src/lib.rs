@@ -30,10 +30,10 @@ use serde_json::{Value, json};
 pub use error::ApiError;
 pub use keys::{KEYS_FILE, KeyError, KeyStore, Keys, StoredKey};
 pub use limits::Limits;
-pub use sessions::SessionKind;
+pub use sessions::{SessionKind, Sessions};
 
 /// How `baton serve` runs.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct ServeOptions {
     /// Request limits.
     pub limits: Limits,
@@ -49,7 +49,7 @@ pub struct App {
     engine: Arc<Engine>,
     keys: KeyWatch,
     gate: limits::Gate,
-    sessions: sessions::Sessions,
+    sessions: Sessions,
 }
 
 /// The accepted keys, re-read when the keys file changes (a key made or
@@ -97,6 +97,9 @@ pub enum ServeError {
     /// The keys file could not be read.
     #[error("the API keys could not be read: {0}")]
     Keys(#[from] KeyError),
+    /// The session store could not be opened.
+    #[error("the session store could not be opened: {0}")]
+    Sessions(String),
     /// The address could not be bound.
     #[error("could not listen on {addr}: {reason}")]
     Bind {
@@ -114,16 +117,13 @@ impl App {
         engine: Arc<Engine>,
         store: KeyStore,
         keys: Keys,
-        options: ServeOptions,
+        limits: Limits,
+        sessions: Sessions,
     ) -> Arc<Self> {
-        let sessions = match options.sessions {
-            SessionKind::Memory => sessions::Sessions::Memory(Default::default()),
-            SessionKind::File => sessions::Sessions::File(engine.session_store()),
-        };
         Arc::new(Self {
             engine,
             keys: KeyWatch::new(store, keys),
-            gate: limits::Gate::new(options.limits),
+            gate: limits::Gate::new(limits),
             sessions,
         })
     }
@@ -311,7 +311,11 @@ pub async fn serve(
         .await
         .map_err(bind_error)?;
     on_bound(listener.local_addr().map_err(bind_error)?, !keys.is_empty());
-    axum::serve(listener, router(App::new(engine, store, keys, options)))
+    let sessions = Sessions::open(&options.sessions, &engine)
+        .await
+        .map_err(ServeError::Sessions)?;
+    let app = App::new(engine, store, keys, options.limits, sessions);
+    axum::serve(listener, router(app))
         .with_graceful_shutdown(shutdown)
         .await
         .map_err(bind_error)

@@ -553,7 +553,7 @@ async fn x_baton_session_keeps_the_history_on_the_server() {
     ] {
         let llm = ScriptedServer::start().await.unwrap();
         let options = baton_server::ServeOptions {
-            sessions: kind,
+            sessions: kind.clone(),
             ..Default::default()
         };
         let s = start_with(&llm, options).await;
@@ -610,4 +610,120 @@ async fn x_baton_session_keeps_the_history_on_the_server() {
             "{kind:?}"
         );
     }
+}
+
+/// A redis-server of the test's own (Debian's; no persistence).
+struct Redis {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Redis {
+    fn start(port: u16) -> Self {
+        let child = std::process::Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server is installed (scripts/setup.sh)");
+        let start = std::time::Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(start.elapsed().as_secs() < 20, "redis-server did not start");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Self { child, port }
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_servers_share_sessions_on_redis_and_say_so_when_it_is_down() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut redis = Redis::start(port);
+    let llm = ScriptedServer::start().await.unwrap();
+    let options = baton_server::ServeOptions {
+        sessions: baton_server::SessionKind::parse(
+            &format!("redis://127.0.0.1:{}", redis.port),
+            30,
+        )
+        .unwrap(),
+        ..Default::default()
+    };
+    let a = start_with(&llm, options.clone()).await;
+    let b = start_with(&llm, options).await;
+    let ask = |base: &str, content: &str, session: Option<&str>| {
+        let mut r = client().post(format!("{base}/v1/chat/completions")).json(
+            &json!({"model": "assistant", "messages": [{"role": "user", "content": content}]}),
+        );
+        if let Some(s) = session {
+            r = r.header("x-baton-session", s);
+        }
+        r.send()
+    };
+    llm.reply(Reply::text("Noted, Ada."));
+    assert_eq!(
+        ask(&a.base, "My name is Ada.", Some("shared"))
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    llm.reply(Reply::text("You are Ada."));
+    assert_eq!(
+        ask(&b.base, "Who am I?", Some("shared"))
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    let sent = llm.requests().last().unwrap().json()["messages"].to_string();
+    assert!(
+        sent.contains("My name is Ada.") && sent.contains("Noted, Ada."),
+        "the other server continued it: {sent}"
+    );
+
+    // Redis goes away: a clear error for kept sessions; stateless requests go on.
+    redis.stop();
+    let res = ask(&a.base, "Still there?", Some("shared")).await.unwrap();
+    assert_eq!(res.status(), 503);
+    let v: Value = res.json().await.unwrap();
+    let msg = v["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("Redis at redis://127.0.0.1") && msg.contains("cannot be reached"),
+        "{msg}"
+    );
+    llm.reply(Reply::text("Stateless still works."));
+    assert_eq!(ask(&a.base, "Hello?", None).await.unwrap().status(), 200);
+
+    // Back again: the servers recover by themselves.
+    let _redis = Redis::start(port);
+    let mut ok = false;
+    for _ in 0..40 {
+        llm.reply(Reply::text("Back."));
+        if ask(&b.base, "Back?", Some("shared"))
+            .await
+            .unwrap()
+            .status()
+            == 200
+        {
+            ok = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert!(ok, "no recovery after Redis came back");
 }

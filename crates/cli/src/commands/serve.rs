@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use baton_server::KeyStore;
 
-use crate::args::{KeysCommand, ServeArgs, ServeCommand, SessionsArg};
+use crate::args::{KeysCommand, ServeArgs, ServeCommand};
 use crate::context::Context;
 
 pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -23,10 +23,8 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
             max_concurrent: args.max_concurrent,
             per_minute: args.per_minute,
         },
-        sessions: match args.sessions {
-            SessionsArg::Memory => baton_server::SessionKind::Memory,
-            SessionsArg::File => baton_server::SessionKind::File,
-        },
+        sessions: baton_server::SessionKind::parse(&args.sessions, args.session_ttl_days)
+            .map_err(anyhow::Error::msg)?,
     };
     baton_server::serve(
         std::sync::Arc::clone(ctx),
