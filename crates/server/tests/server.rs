@@ -619,8 +619,28 @@ struct Redis {
 }
 
 impl Redis {
+    /// On a free port (another, should a process take it first).
+    fn start_anywhere() -> Self {
+        for _ in 0..5 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            if let Some(r) = Self::try_start(port) {
+                return r;
+            }
+        }
+        panic!("redis-server did not start");
+    }
+
     fn start(port: u16) -> Self {
-        let child = std::process::Command::new("redis-server")
+        Self::try_start(port).expect("redis-server starts again on its port")
+    }
+
+    /// `None` when it exits (its port was taken).
+    fn try_start(port: u16) -> Option<Self> {
+        let mut child = std::process::Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
             .stdout(std::process::Stdio::null())
@@ -628,10 +648,13 @@ impl Redis {
             .expect("redis-server is installed (scripts/setup.sh)");
         let start = std::time::Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if child.try_wait().ok().flatten().is_some() {
+                return None;
+            }
             assert!(start.elapsed().as_secs() < 20, "redis-server did not start");
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        Self { child, port }
+        Some(Self { child, port })
     }
 
     fn stop(&mut self) {
@@ -648,12 +671,8 @@ impl Drop for Redis {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_servers_share_sessions_on_redis_and_say_so_when_it_is_down() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut redis = Redis::start(port);
+    let mut redis = Redis::start_anywhere();
+    let port = redis.port;
     let llm = ScriptedServer::start().await.unwrap();
     let options = baton_server::ServeOptions {
         sessions: baton_server::SessionKind::parse(

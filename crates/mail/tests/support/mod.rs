@@ -48,16 +48,19 @@ fn run(cmd: &mut Command) {
     );
 }
 
-fn wait_for_port(port: u16, what: &str, log: &Path) {
+/// Whether something listens on all `ports` within 10 s.
+fn listens(ports: &[u16]) -> bool {
     let start = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "{what} did not listen on {port}: {}",
-            std::fs::read_to_string(log).unwrap_or_default()
-        );
+    while start.elapsed() < Duration::from_secs(10) {
+        if ports
+            .iter()
+            .all(|p| TcpStream::connect(("127.0.0.1", *p)).is_ok())
+        {
+            return true;
+        }
         std::thread::sleep(Duration::from_millis(50));
     }
+    false
 }
 
 impl MailServers {
@@ -98,8 +101,7 @@ impl MailServers {
             dir,
         };
         me.make_certificate();
-        let auth = free_port();
-        me.start_dovecot(auth);
+        let auth = me.start_dovecot();
         if smtp {
             me.start_postfix(auth);
         }
@@ -176,8 +178,9 @@ impl MailServers {
         ]);
     }
 
-    fn start_dovecot(&mut self, auth: u16) {
-        let d = self.dir.path();
+    /// Starts Dovecot; returns its auth service's port.
+    fn start_dovecot(&mut self) -> u16 {
+        let d = self.dir.path().to_path_buf();
         for sub in ["run", "state", "mail"] {
             std::fs::create_dir_all(d.join(sub)).unwrap();
         }
@@ -193,18 +196,57 @@ impl MailServers {
         run(Command::new("chown")
             .arg(format!("{uid}:{gid}"))
             .arg(d.join("mail")));
-        let conf = dovecot_conf(d, uid, gid, [self.imap, self.imaps, self.lmtp, auth]);
-        std::fs::write(d.join("dovecot.conf"), conf).unwrap();
-        self.dovecot = Command::new("dovecot")
-            .arg("-F")
-            .arg("-c")
-            .arg(d.join("dovecot.conf"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("dovecot starts");
-        for port in [self.imap, self.imaps, self.lmtp, auth] {
-            wait_for_port(port, "Dovecot", &d.join("dovecot.log"));
+        // Ports are picked free, but another process may take one before
+        // Dovecot binds it: then Dovecot stops, and other ports are tried.
+        for _ in 0..5 {
+            let auth = free_port();
+            (self.imap, self.imaps, self.lmtp) = (free_port(), free_port(), free_port());
+            let conf = dovecot_conf(
+                &d,
+                uid.clone(),
+                gid.clone(),
+                [self.imap, self.imaps, self.lmtp, auth],
+            );
+            std::fs::write(d.join("dovecot.conf"), conf).unwrap();
+            let err = std::fs::File::create(d.join("dovecot.err")).unwrap();
+            self.dovecot = Command::new("dovecot")
+                .arg("-F")
+                .arg("-c")
+                .arg(d.join("dovecot.conf"))
+                .stdout(Stdio::null())
+                .stderr(err)
+                .spawn()
+                .expect("dovecot starts");
+            if self.dovecot_listens(&[self.imap, self.imaps, self.lmtp, auth]) {
+                return auth;
+            }
+        }
+        panic!(
+            "Dovecot did not start: {}",
+            std::fs::read_to_string(d.join("dovecot.err")).unwrap_or_default()
+        );
+    }
+
+    /// Waits until Dovecot listens on `ports`; false when it exited.
+    fn dovecot_listens(&mut self, ports: &[u16]) -> bool {
+        let start = Instant::now();
+        loop {
+            if ports
+                .iter()
+                .all(|p| TcpStream::connect(("127.0.0.1", *p)).is_ok())
+            {
+                return true;
+            }
+            if self.dovecot.try_wait().ok().flatten().is_some() {
+                return false;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "Dovecot did not listen: {}{}",
+                std::fs::read_to_string(self.dir.path().join("dovecot.err")).unwrap_or_default(),
+                std::fs::read_to_string(self.dir.path().join("dovecot.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(50));
         }
     }
 
@@ -215,11 +257,26 @@ impl MailServers {
         run(Command::new("chown").arg("postfix").arg(d.join("data")));
         let main = postfix_main(self.dir.path(), &d, self.lmtp, auth);
         std::fs::write(d.join("main.cf"), main).unwrap();
-        std::fs::write(d.join("master.cf"), postfix_master(self.smtp, self.smtps)).unwrap();
-        run(Command::new("postfix").arg("-c").arg(&d).arg("start"));
-        self.postfix = true;
-        wait_for_port(self.smtp, "Postfix", &d.join("maillog"));
-        wait_for_port(self.smtps, "Postfix", &d.join("maillog"));
+        // As for Dovecot: a port taken meanwhile means other ports.
+        for _ in 0..5 {
+            (self.smtp, self.smtps) = (free_port(), free_port());
+            std::fs::write(d.join("master.cf"), postfix_master(self.smtp, self.smtps)).unwrap();
+            let started = Command::new("postfix")
+                .arg("-c")
+                .arg(&d)
+                .arg("start")
+                .output();
+            self.postfix = true;
+            if started.is_ok_and(|o| o.status.success()) && listens(&[self.smtp, self.smtps]) {
+                return;
+            }
+            let _ = Command::new("postfix")
+                .arg("-c")
+                .arg(&d)
+                .arg("stop")
+                .output();
+        }
+        panic!("Postfix did not start: {}", self.maillog());
     }
 
     /// Postfix's log (what it delivered or refused).
