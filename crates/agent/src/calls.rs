@@ -232,24 +232,11 @@ impl Agent {
     /// Asks the user (or the policy) whether an external action may run;
     /// `Err` is the message the model reads when it may not.
     async fn confirm(&self, method: &str, args: &Value, ctx: &TurnContext) -> Result<(), String> {
-        // The user sees the arguments as they will run: validated, keys
-        // renamed to the schema's (`CC` → `cc`), so nothing is hidden.
-        let (tool, args) = match self.catalog.resolve(method) {
-            Ok((tb, m)) => {
-                let toolbox = baton_tools::normalize(&tb.spec().name);
-                if self
-                    .config
-                    .confirm_exempt
-                    .iter()
-                    .any(|t| baton_tools::normalize(t) == toolbox)
-                {
-                    return Ok(());
-                }
-                let shown = baton_tools::validate::validate(&m.schema, args.clone())
-                    .unwrap_or_else(|_| args.clone());
-                (format!("{}.{}", tb.spec().name, m.name), shown)
-            }
-            Err(_) => (method.to_string(), args.clone()),
+        let Some((tool, args)) =
+            self.catalog
+                .confirmation(method, args, &self.config.confirm_exempt)
+        else {
+            return Ok(());
         };
         let args = &args;
         let confirmations = match &ctx.confirm {

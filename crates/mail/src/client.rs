@@ -76,6 +76,15 @@ impl Imap<'_> {
             .session
     }
 
+    /// Ends the use with `e`: a clean refusal (no such folder or
+    /// message) keeps the session, anything else drops it.
+    fn settle(self, e: MailError) -> MailError {
+        if matches!(e, MailError::NoFolder { .. } | MailError::NoMessage { .. }) {
+            self.done();
+        }
+        e
+    }
+
     /// The commands went well: keep the session for the next call.
     pub(crate) fn done(mut self) {
         self.ok = true;
@@ -164,7 +173,10 @@ impl MailClient {
     /// The folder with `role` (`drafts`, `sent`), by the server's marks,
     /// else by its usual names.
     pub(crate) async fn folder_for(&self, role: &str) -> Result<Option<String>, MailError> {
-        let folders = self.folders().await?;
+        // Names and marks only: no STATUS per folder for each mail sent.
+        let mut imap = self.imap().await?;
+        let folders = names_in(&mut imap).await?;
+        imap.done();
         if let Some(f) = folders.iter().find(|f| f.role == Some(role)) {
             return Ok(Some(f.name.clone()));
         }
@@ -187,13 +199,7 @@ impl MailClient {
         criteria: &str,
         count: usize,
     ) -> Result<Vec<Summary>, MailError> {
-        let mut imap = self.imap().await?;
-        if let Err(e) = open_folder(&mut imap, folder, false).await {
-            if matches!(e, MailError::NoFolder { .. }) {
-                imap.done();
-            }
-            return Err(e);
-        }
+        let mut imap = self.open_at(folder, false).await?;
         let mut uids: Vec<u32> = timed("searching", imap.s().uid_search(criteria))
             .await?
             .into_iter()
@@ -231,55 +237,41 @@ impl MailClient {
     /// A message's raw bytes and whether it is unread.
     pub(crate) async fn raw(&self, id: &str) -> Result<(Vec<u8>, bool), MailError> {
         let (folder, uid) = split_id(id)?;
-        let mut imap = self.imap().await?;
-        if let Err(e) = open_folder(&mut imap, &folder, false).await {
-            if matches!(e, MailError::NoFolder { .. }) {
-                imap.done();
-            }
-            return Err(e);
-        }
+        let mut imap = self.open_at(&folder, false).await?;
         let fetched = imap::fetch(imap.s(), &[uid], "(UID FLAGS BODY.PEEK[])").await?;
+        let Some(f) = fetched.iter().find(|f| f.uid == Some(uid)) else {
+            return Err(imap.settle(not_there(id, &folder)));
+        };
         imap.done();
-        let f =
-            fetched
-                .iter()
-                .find(|f| f.uid == Some(uid))
-                .ok_or_else(|| MailError::NoMessage {
-                    id: id.to_string(),
-                    reason: format!("it is not in {folder} (moved or deleted?)"),
-                })?;
         let unread = !f.flags().any(|fl| fl == Flag::Seen);
         Ok((f.body().unwrap_or_default().to_vec(), unread))
     }
 
-    /// Fails unless message `id` is there (its UID only is fetched).
-    async fn exists(&self, id: &str) -> Result<(), MailError> {
-        let (folder, uid) = split_id(id)?;
+    /// `folder` opened in a kept (or new) session.
+    async fn open_at(&self, folder: &str, write: bool) -> Result<Imap<'_>, MailError> {
         let mut imap = self.imap().await?;
-        if let Err(e) = open_folder(&mut imap, &folder, false).await {
-            if matches!(e, MailError::NoFolder { .. }) {
-                imap.done();
-            }
-            return Err(e);
+        match open_folder(&mut imap, folder, write).await {
+            Ok(()) => Ok(imap),
+            Err(e) => Err(imap.settle(e)),
         }
+    }
+
+    /// `folder` opened for changes, with message `uid` checked to be there
+    /// (its UID only is fetched).
+    async fn open_with(&self, id: &str) -> Result<(Imap<'_>, u32), MailError> {
+        let (folder, uid) = split_id(id)?;
+        let mut imap = self.open_at(&folder, true).await?;
         let fetched = imap::fetch(imap.s(), &[uid], "(UID)").await?;
-        imap.done();
         if fetched.iter().any(|f| f.uid == Some(uid)) {
-            Ok(())
+            Ok((imap, uid))
         } else {
-            Err(MailError::NoMessage {
-                id: id.to_string(),
-                reason: format!("it is not in {folder} (moved or deleted?)"),
-            })
+            Err(imap.settle(not_there(id, &folder)))
         }
     }
 
     /// Marks a message read or unread.
     pub(crate) async fn set_read(&self, id: &str, read: bool) -> Result<(), MailError> {
-        let (folder, uid) = split_id(id)?;
-        self.exists(id).await?;
-        let mut imap = self.imap().await?;
-        open_folder(&mut imap, &folder, true).await?;
+        let (mut imap, uid) = self.open_with(id).await?;
         let op = if read {
             "+FLAGS.SILENT (\\Seen)"
         } else {
@@ -299,15 +291,11 @@ impl MailClient {
 
     /// Moves a message to `to`.
     pub(crate) async fn move_to(&self, id: &str, to: &str) -> Result<(), MailError> {
-        let (folder, uid) = split_id(id)?;
-        self.exists(id).await?;
-        let mut imap = self.imap().await?;
-        if !folders_in(&mut imap).await?.iter().any(|f| f.name == to) {
+        let (mut imap, uid) = self.open_with(id).await?;
+        if !names_in(&mut imap).await?.iter().any(|f| f.name == to) {
             let e = no_folder(&mut imap, to).await;
-            imap.done();
-            return Err(e);
+            return Err(imap.settle(e));
         }
-        open_folder(&mut imap, &folder, true).await?;
         let caps = timed("reading capabilities", imap.s().capabilities()).await?;
         let (can_move, uidplus) = (caps.has_str("MOVE"), caps.has_str("UIDPLUS"));
         let set = uid.to_string();
@@ -382,8 +370,9 @@ impl MailClient {
     }
 }
 
-/// Every selectable folder with its counts, on a session in use.
-async fn folders_in(imap: &mut Imap<'_>) -> Result<Vec<Folder>, MailError> {
+/// Every selectable folder's name and role (counts left at 0), on a
+/// session in use: one LIST.
+async fn names_in(imap: &mut Imap<'_>) -> Result<Vec<Folder>, MailError> {
     let names = timed("listing folders", async {
         imap.s()
             .list(Some(""), Some("*"))
@@ -392,30 +381,45 @@ async fn folders_in(imap: &mut Imap<'_>) -> Result<Vec<Folder>, MailError> {
             .await
     })
     .await?;
-    let mut out = Vec::new();
-    for n in &names {
-        if n.attributes().contains(&NameAttribute::NoSelect) {
-            continue;
-        }
-        let status = timed(
-            "reading a folder's counts",
-            imap.s().status(n.name(), "(MESSAGES UNSEEN)"),
-        )
-        .await?;
-        out.push(Folder {
+    Ok(names
+        .iter()
+        .filter(|n| !n.attributes().contains(&NameAttribute::NoSelect))
+        .map(|n| Folder {
             name: imap::readable(n.name()),
             role: role(n.attributes()),
-            messages: status.exists,
-            unread: status.unseen.unwrap_or(0),
-        });
+            messages: 0,
+            unread: 0,
+        })
+        .collect())
+}
+
+/// Every selectable folder with its counts (a STATUS each).
+async fn folders_in(imap: &mut Imap<'_>) -> Result<Vec<Folder>, MailError> {
+    let mut out = names_in(imap).await?;
+    for f in &mut out {
+        let status = timed(
+            "reading a folder's counts",
+            imap.s().status(imap::wire(&f.name), "(MESSAGES UNSEEN)"),
+        )
+        .await?;
+        f.messages = status.exists;
+        f.unread = status.unseen.unwrap_or(0);
     }
     Ok(out)
+}
+
+/// The error for a message that is not (or no longer) in `folder`.
+fn not_there(id: &str, folder: &str) -> MailError {
+    MailError::NoMessage {
+        id: id.to_string(),
+        reason: format!("it is not in {folder} (moved or deleted?)"),
+    }
 }
 
 /// The error for a folder that is not there, naming those that are (or
 /// the error that kept them from being listed).
 async fn no_folder(imap: &mut Imap<'_>, name: &str) -> MailError {
-    match folders_in(imap).await {
+    match names_in(imap).await {
         Ok(f) => MailError::NoFolder {
             name: name.to_string(),
             known: f.into_iter().map(|f| f.name).collect::<Vec<_>>().join(", "),

@@ -284,31 +284,27 @@ impl Chunks {
         })
     }
 
+    /// One `chat.completion.chunk` event with `fields` (its choices, or
+    /// its usage).
+    fn event(&self, fields: Value) -> Event {
+        let mut v = json!({
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+        });
+        if let (Value::Object(m), Value::Object(f)) = (&mut v, fields) {
+            m.extend(f);
+        }
+        Event::default().data(v.to_string())
+    }
+
     fn chunk(&self, delta: Value, finish: Option<&str>) -> Event {
-        Event::default().data(
-            json!({
-                "id": self.id,
-                "object": "chat.completion.chunk",
-                "created": self.created,
-                "model": self.model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-            })
-            .to_string(),
-        )
+        self.event(json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}))
     }
 
     fn usage(&self, usage: WireUsage) -> Event {
-        Event::default().data(
-            json!({
-                "id": self.id,
-                "object": "chat.completion.chunk",
-                "created": self.created,
-                "model": self.model,
-                "choices": [],
-                "usage": usage,
-            })
-            .to_string(),
-        )
+        self.event(json!({"choices": [], "usage": usage}))
     }
 }
 

@@ -196,6 +196,30 @@ impl Catalog {
             .collect()
     }
 
+    /// What the user must confirm before call `name` runs: the
+    /// `Toolbox.method` and the arguments as they will run (validated, keys
+    /// renamed to the schema's, so nothing hides behind a `CC`), when the
+    /// method sends something off the machine and its toolbox is not in
+    /// `exempt` (allowed in the settings). `None` for every other call,
+    /// unknown names included (dispatch reports those).
+    pub fn confirmation(
+        &self,
+        name: &str,
+        args: &Value,
+        exempt: &[String],
+    ) -> Option<(String, Value)> {
+        let (toolbox, method) = self.resolve(name).ok()?;
+        let spec = toolbox.spec();
+        if method.effect != crate::Effect::External
+            || exempt.iter().any(|t| normalize(t) == normalize(&spec.name))
+        {
+            return None;
+        }
+        let shown = crate::validate::validate(&method.schema, args.clone())
+            .unwrap_or_else(|_| args.clone());
+        Some((format!("{}.{}", spec.name, method.name), shown))
+    }
+
     /// Finds a method by any casing, or as `Toolbox.method`.
     pub fn resolve(&self, name: &str) -> Result<(&Arc<dyn Toolbox>, &MethodSpec), String> {
         let trimmed = name.trim();

@@ -5,7 +5,7 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use baton_tools::{Catalog, Effect, ToolOutcome};
+use baton_tools::{Catalog, ToolOutcome};
 use serde_json::{Value, json};
 
 use crate::args::{ToolsAction, ToolsArgs};
@@ -64,17 +64,12 @@ fn confirmed(catalog: &Catalog, raw: &str, confirm: &Confirm) -> Result<(), Stri
     let Ok((name, args)) = baton_tools::split_call(raw) else {
         return Ok(()); // dispatch reports it
     };
-    let Ok((toolbox, method)) = catalog.resolve(&name) else {
-        return Ok(());
-    };
-    let tool = format!("{}.{}", toolbox.spec().name, method.name);
-    let exempt = confirm
-        .exempt
-        .iter()
-        .any(|t| baton_tools::normalize(t) == baton_tools::normalize(&toolbox.spec().name));
-    if method.effect != Effect::External || confirm.yes || exempt {
+    if confirm.yes {
         return Ok(());
     }
+    let Some((tool, args)) = catalog.confirmation(&name, &args, &confirm.exempt) else {
+        return Ok(());
+    };
     if std::io::stdin().is_terminal() {
         eprint!("{tool} sends something off this machine:\n  {args}\nRun it? [y/N] ");
         let mut answer = String::new();
