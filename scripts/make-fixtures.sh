@@ -10,8 +10,8 @@
 #   scripts/make-fixtures.sh --tools-only
 #
 # --tools-only installs the producers and exits: LibreOffice (soffice),
-# poppler-utils (pdftotext, pdftoppm), python3-uno and the virtualenv whose
-# Python runs scripts/sheet_dump.py. Silent and well under a second when all
+# poppler-utils (pdftotext, pdftoppm), python3-uno, the virtualenv whose
+# Python runs scripts/sheet_dump.py and the OpenAI SDKs' test clients. Silent and well under a second when all
 # of it is there; `make test` calls it.
 #
 # The Python producers live in a private virtualenv, by default
@@ -113,6 +113,14 @@ PY
 if [ -n "$need" ]; then
   echo "make-fixtures: pip installing" $need
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PIP_PACKAGES[@]}"
+fi
+
+# The official OpenAI SDK for JavaScript, a client of `baton serve` in the
+# tests (npm ci only when its lock file changed).
+clients=crates/server/tests/clients
+if [ ! -f "$clients/node_modules/.package-lock.json" ] || [ "$clients/package-lock.json" -nt "$clients/node_modules/.package-lock.json" ]; then
+  echo "make-fixtures: npm ci in $clients"
+  (cd "$clients" && npm ci --no-audit --no-fund --silent)
 fi
 
 [ "$tools_only" -eq 1 ] && exit 0

@@ -100,6 +100,9 @@ pub struct ServeArgs {
     /// Requests a minute per API key (or in all, without keys); more get 429 with Retry-After (0: no limit).
     #[arg(long, default_value_t = 0)]
     pub per_minute: u32,
+    /// The largest file `POST /v1/files` takes, in MB (larger: 413).
+    #[arg(long, default_value_t = 100)]
+    pub max_file_mb: usize,
     /// Where conversations of clients that send `x-baton-session: ID` are kept: `memory`, `file` (Baton's session files) or `redis://HOST:PORT` (shared by several servers).
     #[arg(long, default_value = "memory")]
     pub sessions: String,

@@ -106,6 +106,33 @@ impl Engine {
         )
     }
 
+    /// Keeps attached files (their bytes in the [`attachment_store`](Self::attachment_store),
+    /// their conversions in the cache) and refers to them, as a user
+    /// message's [`FileRef`]s; with what the user should hear about files
+    /// that were cut, not read or not kept. Blocking: converts.
+    pub fn keep_files(&self, files: &[FileAttachment]) -> (Vec<FileRef>, Vec<String>) {
+        let store = self.attachment_store();
+        let context = self.attachment_context(files);
+        let mut notes = Vec::new();
+        let refs = files
+            .iter()
+            .zip(&context.items)
+            .map(|(f, item)| {
+                if let Err(e) = store.save(f) {
+                    notes.push(format!("{} could not be kept for later turns: {e}", f.name));
+                }
+                notes.extend(crate::conversation::attachment_note(item));
+                FileRef {
+                    name: f.name.clone(),
+                    hash: f.hash().to_string(),
+                    format: item.format.clone().unwrap_or_else(|| "unreadable".into()),
+                    size: item.size,
+                }
+            })
+            .collect();
+        (refs, notes)
+    }
+
     /// Where attached files are kept.
     pub fn attachment_store(&self) -> AttachmentStore {
         AttachmentStore::new(self.paths.data_dir.join("attachments"))

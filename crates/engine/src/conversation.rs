@@ -438,29 +438,7 @@ impl Conversation {
             return Vec::new();
         }
         let engine = Arc::clone(&self.engine);
-        let done = tokio::task::spawn_blocking(move || {
-            let store = engine.attachment_store();
-            let context = engine.attachment_context(&files);
-            let mut notes = Vec::new();
-            let refs = files
-                .iter()
-                .zip(&context.items)
-                .map(|(f, item)| {
-                    if let Err(e) = store.save(f) {
-                        notes.push(format!("{} could not be kept for later turns: {e}", f.name));
-                    }
-                    notes.extend(attachment_note(item));
-                    FileRef {
-                        name: f.name.clone(),
-                        hash: f.hash().to_string(),
-                        format: item.format.clone().unwrap_or_else(|| "unreadable".into()),
-                        size: item.size,
-                    }
-                })
-                .collect::<Vec<_>>();
-            (refs, notes)
-        })
-        .await;
+        let done = tokio::task::spawn_blocking(move || engine.keep_files(&files)).await;
         let (refs, notes) = done.unwrap_or_default();
         for message in notes {
             ctx.events.emit(AgentEvent::Notice { message }).await;

@@ -16,56 +16,25 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use baton_agent::{AgentEvent, Session, TurnEvent};
 use baton_engine::{ConfirmMode, Conversation, ConversationOptions, Turn, UserMessage};
-use baton_llm::Message;
+use baton_llm::{ContentPart, Message};
 use futures::Stream;
 use serde_json::{Value, json};
 
 use crate::error::ApiError;
-use crate::wire::{ChatMessage, ChatRequest, Content, Role, WireUsage};
-use crate::{App, sessions};
+use crate::wire::{ChatMessage, ChatRequest, Role, WireUsage};
+use crate::{App, parts, sessions};
 
 /// Why tools that send something off the machine do not run here.
 const NO_CONFIRM: &str =
     "the HTTP API has nobody to ask (allow the mail toolbox with `email.confirmSend: false`)";
 
-/// The text of a message (text parts joined); other parts are refused.
-fn text_of(m: &ChatMessage) -> Result<String, ApiError> {
-    match &m.content {
-        None => Ok(String::new()),
-        Some(Content::Text(t)) => Ok(t.clone()),
-        Some(Content::Parts(parts)) => {
-            let mut out = Vec::new();
-            for p in parts {
-                match p.get("type").and_then(Value::as_str) {
-                    Some("text") => out.push(
-                        p.get("text")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                    ),
-                    Some(other) => {
-                        return Err(ApiError::invalid(
-                            format!("content parts of type `{other}` are not taken yet; send text"),
-                            Some("messages"),
-                        ));
-                    }
-                    None => {
-                        return Err(ApiError::invalid(
-                            "a content part has no `type`",
-                            Some("messages"),
-                        ));
-                    }
-                }
-            }
-            Ok(out.join("\n"))
-        }
-    }
-}
-
-/// The history, the instructions and the new user message.
-fn conversation_from(
+/// The history, the instructions and the user's new message. Files in
+/// earlier messages are kept and referred to, as the engine does for the
+/// messages it sends.
+async fn conversation_from(
+    app: &App,
     messages: &[ChatMessage],
-) -> Result<(Session, Option<String>, String), ApiError> {
+) -> Result<(Session, Option<String>, UserMessage), ApiError> {
     let Some((last, earlier)) = messages.split_last() else {
         return Err(ApiError::invalid("`messages` is empty", Some("messages")));
     };
@@ -78,11 +47,11 @@ fn conversation_from(
     let mut session = Session::new();
     let mut instructions = Vec::new();
     for m in earlier {
-        let text = text_of(m)?;
+        let read = parts::read(app, m).await?;
         match m.role {
-            Role::System | Role::Developer => instructions.push(text),
-            Role::User => session.history.push(Message::user(text)),
-            Role::Assistant => session.history.push(Message::assistant(text)),
+            Role::System | Role::Developer => instructions.push(read.text),
+            Role::User => session.history.push(user_message(app, read).await),
+            Role::Assistant => session.history.push(Message::assistant(read.text)),
             Role::Tool => {
                 return Err(ApiError::invalid(
                     "messages with role `tool` are not taken: Baton runs its own tools",
@@ -92,7 +61,28 @@ fn conversation_from(
         }
     }
     let instructions = (!instructions.is_empty()).then(|| instructions.join("\n\n"));
-    Ok((session, instructions, text_of(last)?))
+    let read = parts::read(app, last).await?;
+    let message = UserMessage {
+        text: read.text,
+        files: read.files,
+        ..UserMessage::default()
+    };
+    Ok((session, instructions, message))
+}
+
+/// An earlier user message of the history, its files kept and referred to.
+async fn user_message(app: &App, read: parts::Read) -> Message {
+    if read.files.is_empty() {
+        return Message::user(read.text);
+    }
+    let engine = Arc::clone(&app.engine);
+    let files = read.files;
+    let (refs, _) = tokio::task::spawn_blocking(move || engine.keep_files(&files))
+        .await
+        .unwrap_or_default();
+    let mut content: Vec<ContentPart> = refs.into_iter().map(ContentPart::File).collect();
+    content.push(ContentPart::Text { text: read.text });
+    Message::User { content }
 }
 
 /// The request body, or OpenAI's 400 (413 when too big).
@@ -126,9 +116,9 @@ async fn open(
     app: &Arc<App>,
     req: &ChatRequest,
     kept: Option<&str>,
-) -> Result<(Conversation, String), ApiError> {
+) -> Result<(Conversation, UserMessage), ApiError> {
     let (agent, provider) = app.resolve_model(&req.model)?;
-    let (posted, instructions, text) = conversation_from(&req.messages)?;
+    let (posted, instructions, message) = conversation_from(app, &req.messages).await?;
     let session = match kept {
         Some(id) => app.sessions.load(id).await?,
         None => posted,
@@ -146,7 +136,7 @@ async fn open(
         .ready()
         .await
         .map_err(|e| ApiError::server(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
-    Ok((conversation, text))
+    Ok((conversation, message))
 }
 
 /// The handler.
@@ -161,7 +151,7 @@ pub(crate) async fn completions(
         Err(too_many) => return Ok(too_many.into_response()),
     };
     let kept = kept_session(&headers)?;
-    let (conversation, text) = open(&app, &req, kept.as_deref()).await?;
+    let (conversation, message) = open(&app, &req, kept.as_deref()).await?;
     let chunks = Chunks {
         id: format!("chatcmpl-{}", uuid::Uuid::new_v4().simple()),
         created: now(),
@@ -170,16 +160,17 @@ pub(crate) async fn completions(
     let keep = kept.map(|_| (conversation.clone(), Arc::clone(&app)));
     // A slash command on a kept session answers at once.
     if let Some((c, app)) = &keep
-        && text.trim_start().starts_with('/')
+        && message.files.is_empty()
+        && message.text.trim_start().starts_with('/')
         && let Some(out) = c
-            .command(&text)
+            .command(&message.text)
             .await
             .map_err(|e| ApiError::invalid(e.to_string(), Some("messages")))?
     {
         app.sessions.save(c.session().await).await?;
         return Ok(fixed(&chunks, out, req.stream));
     }
-    let turn = conversation.send(UserMessage::text(text));
+    let turn = conversation.send(message);
     if req.stream {
         let usage = req.stream_options.is_some_and(|o| o.include_usage);
         Ok(Sse::new(stream(turn, chunks, usage, place, keep))

@@ -9,8 +9,10 @@
 
 mod chat;
 mod error;
+mod files;
 mod keys;
 mod limits;
+mod parts;
 mod sessions;
 mod wire;
 
@@ -28,6 +30,7 @@ use baton_engine::Engine;
 use serde_json::{Value, json};
 
 pub use error::ApiError;
+pub use files::{FileRecord, FileStore, Purpose};
 pub use keys::{KEYS_FILE, KeyError, KeyStore, Keys, StoredKey};
 pub use limits::Limits;
 pub use sessions::{SessionKind, Sessions};
@@ -49,7 +52,9 @@ pub struct App {
     engine: Arc<Engine>,
     keys: KeyWatch,
     gate: limits::Gate,
+    limits: Limits,
     sessions: Sessions,
+    files: FileStore,
 }
 
 /// The accepted keys, re-read when the keys file changes (a key made or
@@ -120,11 +125,14 @@ impl App {
         limits: Limits,
         sessions: Sessions,
     ) -> Arc<Self> {
+        let files = FileStore::beside(&sessions, &engine.paths.data_dir);
         Arc::new(Self {
             engine,
             keys: KeyWatch::new(store, keys),
             gate: limits::Gate::new(limits),
+            limits,
             sessions,
+            files,
         })
     }
 
@@ -276,6 +284,16 @@ pub fn router(app: Arc<App>) -> Router {
     let v1 = Router::new()
         .route("/v1/chat/completions", post(chat::completions))
         .route("/v1/models", get(models))
+        .route(
+            "/v1/files",
+            get(files::list)
+                .post(files::upload)
+                .layer(DefaultBodyLimit::max(
+                    app.limits.max_file_bytes + (64 << 10),
+                )),
+        )
+        .route("/v1/files/{id}", get(files::retrieve).delete(files::delete))
+        .route("/v1/files/{id}/content", get(files::content))
         .route_layer(middleware::from_fn_with_state(Arc::clone(&app), auth));
     Router::new()
         .merge(v1)

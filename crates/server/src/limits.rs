@@ -20,6 +20,8 @@ pub struct Limits {
     /// Requests per minute per key (the key's name; `local` without keys;
     /// 0: no limit).
     pub per_minute: u32,
+    /// The largest file `POST /v1/files` takes, in bytes.
+    pub max_file_bytes: usize,
 }
 
 impl Default for Limits {
@@ -27,6 +29,7 @@ impl Default for Limits {
         Self {
             max_concurrent: 64,
             per_minute: 0,
+            max_file_bytes: 100 << 20,
         }
     }
 }

@@ -332,16 +332,19 @@ fn venv_python() -> std::path::PathBuf {
     py
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_official_openai_python_sdk_is_a_client() {
+/// Runs an official SDK's client script against a server whose scripted
+/// model gives the three answers it asks for, and checks its report.
+async fn sdk_journey(program: std::path::PathBuf, script: &str) {
     let llm = ScriptedServer::start().await.unwrap();
     let s = start(&llm).await;
     llm.reply(Reply::text("Paris."));
     llm.reply(Reply::text("Madrid, since 1561."));
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/openai_sdk.py");
-    let out = tokio::process::Command::new(venv_python())
+    llm.reply(Reply::text("Revenue grew by 12 percent."));
+    let script = format!("{}/tests/clients/{script}", env!("CARGO_MANIFEST_DIR"));
+    let out = tokio::process::Command::new(program)
         .arg(script)
         .arg(&s.base)
+        .arg(docx())
         .output()
         .await
         .unwrap();
@@ -370,6 +373,60 @@ async fn the_official_openai_python_sdk_is_a_client() {
     assert!(v["streamed"]["usage"].as_u64().unwrap() > 0, "{v}");
     assert_eq!(v["unknown"]["status"], 404, "{v}");
     assert_eq!(v["unknown"]["code"], "model_not_found", "{v}");
+    check_files_journey(&v["files"], &llm);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_official_openai_python_sdk_is_a_client() {
+    sdk_journey(venv_python(), "openai_sdk.py").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_official_openai_javascript_sdk_is_a_client() {
+    let modules = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/clients/node_modules/openai"
+    );
+    assert!(
+        std::path::Path::new(modules).exists(),
+        "{modules} is missing: run scripts/make-fixtures.sh --tools-only (make test does)"
+    );
+    sdk_journey("node".into(), "openai_sdk.mjs").await;
+}
+
+/// The Word document the SDK clients upload.
+fn docx() -> String {
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/docs/report.docx"
+    )
+    .to_string()
+}
+
+/// What an SDK client reported of the files journey, and what reached the
+/// model: the uploaded document converted to text in the message.
+fn check_files_journey(files: &Value, llm: &ScriptedServer) {
+    let size = std::fs::metadata(docx()).unwrap().len();
+    assert!(
+        files["id"].as_str().unwrap().starts_with("file-"),
+        "{files}"
+    );
+    assert_eq!(files["object"], "file", "{files}");
+    assert_eq!(files["bytes"], size, "{files}");
+    assert_eq!(files["filename"], "report.docx", "{files}");
+    assert_eq!(files["purpose"], "user_data", "{files}");
+    assert_eq!(files["listed"], true, "{files}");
+    assert_eq!(files["same_content"], true, "{files}");
+    assert_eq!(files["answer"], "Revenue grew by 12 percent.", "{files}");
+    assert_eq!(files["deleted"], true, "{files}");
+    assert_eq!(files["after_delete"], 404, "{files}");
+    let sent = llm.requests().last().unwrap().json()["messages"].to_string();
+    assert!(
+        sent.contains("Revenue grew by 12 percent compared with the previous quarter")
+            && sent.contains("report.docx")
+            && sent.contains("Summarise the attached report."),
+        "the document reached the model converted: {sent}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -490,6 +547,7 @@ async fn too_many_at_once_or_per_minute_is_429_with_retry_after() {
     let limits = baton_server::Limits {
         max_concurrent: 1,
         per_minute: 3,
+        ..Default::default()
     };
     let options = baton_server::ServeOptions {
         limits,
@@ -715,6 +773,44 @@ async fn two_servers_share_sessions_on_redis_and_say_so_when_it_is_down() {
         "the other server continued it: {sent}"
     );
 
+    // A file uploaded to one server is there on the other.
+    let form = reqwest::multipart::Form::new()
+        .text("purpose", "assistants")
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(b"Shared notes: the password hint is heron.".to_vec())
+                .file_name("notes.txt"),
+        );
+    let up: Value = client()
+        .post(format!("{}/v1/files", a.base))
+        .multipart(form)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = up["id"].as_str().unwrap();
+    let on_b = client()
+        .get(format!("{}/v1/files/{id}/content", b.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(on_b.status(), 200);
+    assert_eq!(
+        on_b.text().await.unwrap(),
+        "Shared notes: the password hint is heron."
+    );
+    let listed: Value = client()
+        .get(format!("{}/v1/files", b.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["data"][0]["id"], id, "{listed}");
+
     // Redis goes away: a clear error for kept sessions; stateless requests go on.
     redis.stop();
     let res = ask(&a.base, "Still there?", Some("shared")).await.unwrap();
@@ -745,4 +841,119 @@ async fn two_servers_share_sessions_on_redis_and_say_so_when_it_is_down() {
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
     }
     assert!(ok, "no recovery after Redis came back");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_bad_uploads_and_unknown_ids_are_refused_in_openai_shape() {
+    let llm = ScriptedServer::start().await.unwrap();
+    let options = baton_server::ServeOptions {
+        limits: baton_server::Limits {
+            max_file_bytes: 1 << 20,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let s = start_with(&llm, options).await;
+    let upload = |purpose: Option<&str>, bytes: Vec<u8>| {
+        let mut form = reqwest::multipart::Form::new().part(
+            "file",
+            reqwest::multipart::Part::bytes(bytes).file_name("a.txt"),
+        );
+        if let Some(p) = purpose {
+            form = form.text("purpose", p.to_string());
+        }
+        client()
+            .post(format!("{}/v1/files", s.base))
+            .multipart(form)
+            .send()
+    };
+    let error = |res: reqwest::Response| async move {
+        let status = res.status().as_u16();
+        let v: Value = res.json().await.unwrap();
+        (
+            status,
+            v["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            v["error"]["param"].clone(),
+        )
+    };
+    let (status, msg, param) = error(upload(None, b"x".to_vec()).await.unwrap()).await;
+    assert_eq!((status, param), (400, json!("purpose")), "{msg}");
+    let (status, msg, _) = error(upload(Some("memes"), b"x".to_vec()).await.unwrap()).await;
+    assert!(
+        status == 400 && msg.contains("`memes` is not a purpose"),
+        "{msg}"
+    );
+    let (status, msg, _) = error(
+        upload(Some("assistants"), vec![b'a'; 2 << 20])
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert!(
+        status == 413 && msg.contains("larger than this server takes (1 MB)"),
+        "{status} {msg}"
+    );
+    let missing = "file-0123456789abcdef0123456789abcdef";
+    for path in [
+        format!("/v1/files/{missing}"),
+        format!("/v1/files/{missing}/content"),
+        "/v1/files/..%2F..%2Fsettings".into(),
+    ] {
+        let res = client()
+            .get(format!("{}{path}", s.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 404, "{path}");
+    }
+    let res = client()
+        .delete(format!("{}/v1/files/{missing}", s.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404);
+    // A chat message naming a file that is not there, or a remote image.
+    let chat = |part: Value| {
+        client().post(format!("{}/v1/chat/completions", s.base)).json(&json!({"model": "assistant",
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "Read it."}, part]}]})).send()
+    };
+    let (status, msg, _) = error(
+        chat(json!({"type": "file", "file": {"file_id": missing}}))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert!(status == 404 && msg.contains(missing), "{msg}");
+    let (status, msg, _) = error(
+        chat(json!({"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert!(status == 400 && msg.contains("data:"), "{msg}");
+    let (status, msg, _) = error(
+        chat(json!({"type": "file", "file": {"filename": "a.txt", "file_data": "not base64!"}}))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert!(status == 400 && msg.contains("base64"), "{msg}");
+    // Inline file data is converted like an upload; the server kept serving.
+    llm.reply(Reply::text("It says hello."));
+    let data = format!(
+        "data:text/plain;base64,{}",
+        "SGVsbG8gZnJvbSBhbiBpbmxpbmUgZmlsZS4="
+    ); // "Hello from an inline file."
+    let res = chat(json!({"type": "file", "file": {"filename": "inline.txt", "file_data": data}}))
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let sent = llm.requests().last().unwrap().json()["messages"].to_string();
+    assert!(
+        sent.contains("Hello from an inline file.") && sent.contains("inline.txt"),
+        "{sent}"
+    );
 }

@@ -22,6 +22,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
         limits: baton_server::Limits {
             max_concurrent: args.max_concurrent,
             per_minute: args.per_minute,
+            max_file_bytes: args.max_file_mb << 20,
         },
         sessions: baton_server::SessionKind::parse(&args.sessions, args.session_ttl_days)
             .map_err(anyhow::Error::msg)?,
