@@ -106,6 +106,9 @@ pub struct ServeArgs {
     /// Where conversations of clients that send `x-baton-session: ID` are kept: `memory`, `file` (Baton's session files) or `redis://HOST:PORT` (shared by several servers).
     #[arg(long, default_value = "memory")]
     pub sessions: String,
+    /// Do not bring the workspace search index up to date at start (search answers from the index as it is).
+    #[arg(long)]
+    pub skip_indexing_on_startup: bool,
     /// Days a Redis-kept session lives after its last use.
     #[arg(long, default_value_t = 30)]
     pub session_ttl_days: u32,

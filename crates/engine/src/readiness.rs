@@ -27,12 +27,20 @@ impl Engine {
     /// Readiness of every entry, in the providers file's order (servers
     /// are probed in parallel, each for at most `timeout`).
     pub async fn readiness(&self, timeout: Duration) -> Vec<Readiness> {
-        let probes = self.providers.providers.iter().map(|p| async move {
-            if p.dialect == Dialect::Local {
-                return local_readiness(p, &self.paths.models_dir);
-            }
-            probe_readiness(p, &self.secrets, timeout).await
-        });
+        let probes = self
+            .providers
+            .providers
+            .iter()
+            .map(|p| self.provider_readiness(p, timeout));
         futures::future::join_all(probes).await
+    }
+
+    /// Whether entry `cfg` can be called now: its model file, or its
+    /// server probed for at most `timeout`.
+    pub async fn provider_readiness(&self, cfg: &ProviderConfig, timeout: Duration) -> Readiness {
+        if cfg.dialect == Dialect::Local {
+            return local_readiness(cfg, &self.paths.models_dir);
+        }
+        probe_readiness(cfg, &self.secrets, timeout).await
     }
 }

@@ -15,7 +15,9 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use baton_agent::{AgentEvent, Session, TurnEvent};
-use baton_engine::{ConfirmMode, Conversation, ConversationOptions, Turn, UserMessage};
+use baton_engine::{
+    ConfirmMode, Conversation, ConversationOptions, IndexChoice, Turn, UserMessage,
+};
 use baton_llm::{ContentPart, Message};
 use futures::Stream;
 use serde_json::{Value, json};
@@ -129,6 +131,7 @@ async fn open(
         instructions,
         persist: false,
         confirm: ConfirmMode::Refuse(NO_CONFIRM.into()),
+        index: IndexChoice::Given(app.index.index.clone()),
         ..ConversationOptions::default()
     };
     let conversation = app.engine.open_conversation_with(session, options);

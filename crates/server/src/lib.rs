@@ -13,6 +13,7 @@ mod files;
 mod keys;
 mod limits;
 mod parts;
+mod ready;
 mod sessions;
 mod wire;
 
@@ -42,6 +43,9 @@ pub struct ServeOptions {
     pub limits: Limits,
     /// Where `x-baton-session` conversations are kept.
     pub sessions: SessionKind,
+    /// Do not bring the workspace index up to date at start (as the
+    /// `skipIndexingOnStartup` setting; either one skips it).
+    pub skip_indexing: bool,
 }
 
 /// The largest request body taken (attachments come later, as files).
@@ -55,6 +59,7 @@ pub struct App {
     limits: Limits,
     sessions: Sessions,
     files: FileStore,
+    index: ready::ServerIndex,
 }
 
 /// The accepted keys, re-read when the keys file changes (a key made or
@@ -118,22 +123,27 @@ pub enum ServeError {
 impl App {
     /// The handlers' state over `engine`, accepting the keys of `store`
     /// (`keys`, as read at start; none: open).
-    pub fn new(
+    async fn new(
         engine: Arc<Engine>,
         store: KeyStore,
         keys: Keys,
-        limits: Limits,
-        sessions: Sessions,
-    ) -> Arc<Self> {
+        options: ServeOptions,
+    ) -> Result<Arc<Self>, ServeError> {
+        let sessions = Sessions::open(&options.sessions, &engine)
+            .await
+            .map_err(ServeError::Sessions)?;
+        let skip = options.skip_indexing || engine.settings.skip_indexing_on_startup;
+        let index = ready::ServerIndex::open(&engine, skip).await;
         let files = FileStore::beside(&sessions, &engine.paths.data_dir);
-        Arc::new(Self {
+        Ok(Arc::new(Self {
             engine,
             keys: KeyWatch::new(store, keys),
-            gate: limits::Gate::new(limits),
-            limits,
+            gate: limits::Gate::new(options.limits),
+            limits: options.limits,
             sessions,
             files,
-        })
+            index,
+        }))
     }
 
     /// The model ids: each enabled agent by name, each provider entry as
@@ -188,26 +198,6 @@ async fn models(State(app): State<Arc<App>>) -> Json<Value> {
         })
         .collect();
     Json(json!({"object": "list", "data": data}))
-}
-
-/// `GET /health`: the process answers.
-async fn health() -> Json<Value> {
-    Json(json!({"status": "ok"}))
-}
-
-/// `GET /ready`: the default agent's provider entry can be opened.
-async fn ready(State(app): State<Arc<App>>) -> Result<Json<Value>, ApiError> {
-    let def = app
-        .engine
-        .agent_def(None)
-        .map_err(|e| ApiError::server(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
-    let cfg = app
-        .engine
-        .agent_provider(&def, None)
-        .map_err(|e| ApiError::server(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
-    Ok(Json(
-        json!({"status": "ready", "agent": def.name, "provider": cfg.name}),
-    ))
 }
 
 /// Gives every request an id (the client's `x-request-id`, else a new
@@ -297,8 +287,8 @@ pub fn router(app: Arc<App>) -> Router {
         .route_layer(middleware::from_fn_with_state(Arc::clone(&app), auth));
     Router::new()
         .merge(v1)
-        .route("/health", get(health))
-        .route("/ready", get(ready))
+        .route("/health", get(ready::health))
+        .route("/ready", get(ready::ready))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(middleware::from_fn(request_id))
@@ -329,10 +319,7 @@ pub async fn serve(
         .await
         .map_err(bind_error)?;
     on_bound(listener.local_addr().map_err(bind_error)?, !keys.is_empty());
-    let sessions = Sessions::open(&options.sessions, &engine)
-        .await
-        .map_err(ServeError::Sessions)?;
-    let app = App::new(engine, store, keys, options.limits, sessions);
+    let app = App::new(engine, store, keys, options).await?;
     axum::serve(listener, router(app))
         .with_graceful_shutdown(shutdown)
         .await

@@ -18,19 +18,38 @@ struct Running {
 }
 
 async fn start(llm: &ScriptedServer) -> Running {
-    start_with(llm, baton_server::ServeOptions::default()).await
+    start_with(llm, no_indexing()).await
+}
+
+/// Options that leave the (empty) workspace index as it is.
+fn no_indexing() -> baton_server::ServeOptions {
+    baton_server::ServeOptions {
+        skip_indexing: true,
+        ..Default::default()
+    }
 }
 
 async fn start_with(llm: &ScriptedServer, options: baton_server::ServeOptions) -> Running {
+    start_at(&llm.url(), options, |_| {}).await
+}
+
+/// A server whose provider is at `llm_url`, its workspace prepared by
+/// `prepare` (given the workspace folder) before the engine loads.
+async fn start_at(
+    llm_url: &str,
+    options: baton_server::ServeOptions,
+    prepare: impl FnOnce(&std::path::Path),
+) -> Running {
     let dir = tempfile::tempdir().unwrap();
     let providers = json!({"default": "scripted", "providers": [
-        {"name": "scripted", "dialect": "openai", "endpoint": format!("{}/v1", llm.url()), "model": "m"}
+        {"name": "scripted", "dialect": "openai", "endpoint": format!("{llm_url}/v1"), "model": "m"}
     ]});
     std::fs::write(dir.path().join("providers.json"), providers.to_string()).unwrap();
     let paths = BatonPaths::under(dir.path());
     std::fs::create_dir_all(&paths.config_dir).unwrap();
-    let settings = json!({"skipIndexingOnStartup": true, "diagnosticTools": true,
-                          "workspace": dir.path().join("ws")});
+    let settings = json!({"diagnosticTools": true, "workspace": dir.path().join("ws")});
+    std::fs::create_dir_all(dir.path().join("ws")).unwrap();
+    prepare(&dir.path().join("ws"));
     std::fs::write(paths.settings_file(), settings.to_string()).unwrap();
     let overrides = Overrides {
         providers: Some(dir.path().join("providers.json")),
@@ -202,9 +221,11 @@ async fn models_health_ready_and_errors_in_openai_shape() {
         .await
         .unwrap();
     assert_eq!(
-        (v["status"].as_str(), v["provider"].as_str()),
-        (Some("ready"), Some("scripted"))
+        (v["status"].as_str(), v["provider"]["name"].as_str()),
+        (Some("ready"), Some("scripted")),
+        "{v}"
     );
+    assert_eq!(v["index"]["state"], "not refreshed at start", "{v}");
 
     let post = |body: String| {
         client()
@@ -956,4 +977,121 @@ async fn files_bad_uploads_and_unknown_ids_are_refused_in_openai_shape() {
         sent.contains("Hello from an inline file.") && sent.contains("inline.txt"),
         "{sent}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ready_waits_for_the_first_index_scan_and_says_when_the_provider_is_gone() {
+    let llm = ScriptedServer::start().await.unwrap();
+    let s = start_at(&llm.url(), baton_server::ServeOptions::default(), |ws| {
+        for i in 0..300 {
+            std::fs::write(
+                ws.join(format!("note{i}.md")),
+                format!("# Note {i}\nThe heron count is {i}."),
+            )
+            .unwrap();
+        }
+    })
+    .await;
+    let ready = || async {
+        let res = client()
+            .get(format!("{}/ready", s.base))
+            .send()
+            .await
+            .unwrap();
+        let status = res.status().as_u16();
+        (status, res.json::<Value>().await.unwrap())
+    };
+    let started = std::time::Instant::now();
+    let mut states = Vec::new();
+    let v = loop {
+        let (status, v) = ready().await;
+        states.push((
+            status,
+            v["index"]["state"].as_str().unwrap_or_default().to_string(),
+        ));
+        if status == 200 {
+            break v;
+        }
+        assert_eq!(v["status"], "not ready", "{v}");
+        assert!(started.elapsed().as_secs() < 60, "never ready: {states:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert_eq!(v["index"]["state"], "ready", "{v} after {states:?}");
+    assert_eq!(v["index"]["documents"], 300, "{v}");
+    assert_eq!(
+        states.first(),
+        Some(&(503, "indexing".to_string())),
+        "not ready while the first scan runs: {states:?}"
+    );
+
+    // A provider nobody answers for: 503 and why.
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let gone = start_at(&format!("http://{closed}"), no_indexing(), |_| {}).await;
+    let res = client()
+        .get(format!("{}/ready", gone.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 503);
+    let v: Value = res.json().await.unwrap();
+    assert_eq!(v["provider"]["ready"], false, "{v}");
+    assert!(
+        v["provider"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no server answering"),
+        "{v}"
+    );
+    // Liveness is another matter.
+    let res = client()
+        .get(format!("{}/health", gone.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stopping_finishes_the_answers_in_flight_and_takes_no_new_ones() {
+    let llm = ScriptedServer::start().await.unwrap();
+    let mut s = start(&llm).await;
+    // About a second of answer, a word every 50 ms.
+    let words = "one two three four five six seven eight nine ten ".repeat(2);
+    llm.reply(Reply::paced(words.clone(), 50).chunked(4));
+    let mut res = client()
+        .post(format!("{}/v1/chat/completions", s.base))
+        .json(&json!({"model": "assistant", "stream": true,
+            "messages": [{"role": "user", "content": "Count."}]}))
+        .send()
+        .await
+        .unwrap();
+    let first = res.chunk().await.unwrap().unwrap();
+    assert!(String::from_utf8_lossy(&first).contains("chat.completion.chunk"));
+    // Ctrl-C (the shutdown signal) while it streams.
+    s.stop.take().unwrap().send(()).unwrap();
+    let mut body = String::from_utf8_lossy(&first).into_owned();
+    while let Some(chunk) = res.chunk().await.unwrap() {
+        body.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(body.trim_end().ends_with("data: [DONE]"), "{body}");
+    let text: String = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+        .filter_map(|v| {
+            v["choices"][0]["delta"]["content"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect();
+    assert_eq!(text, words, "the whole answer arrived");
+    tokio::time::timeout(std::time::Duration::from_secs(5), &mut s.task)
+        .await
+        .expect("the server stopped once the answer was done")
+        .unwrap();
+    let refused = client().get(format!("{}/health", s.base)).send().await;
+    assert!(refused.is_err(), "a stopped server takes no new requests");
 }

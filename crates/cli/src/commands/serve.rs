@@ -26,6 +26,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
         },
         sessions: baton_server::SessionKind::parse(&args.sessions, args.session_ttl_days)
             .map_err(anyhow::Error::msg)?,
+        skip_indexing: args.skip_indexing_on_startup,
     };
     baton_server::serve(
         std::sync::Arc::clone(ctx),

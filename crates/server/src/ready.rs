@@ -1,0 +1,120 @@
+//! Liveness and readiness for load balancers, and the workspace index the
+//! server's agents search (opened once, kept fresh in the background
+//! unless `--skip-indexing-on-startup`).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use baton_engine::{Engine, IndexState};
+use baton_index::WorkspaceIndex;
+use serde_json::{Value, json};
+
+use crate::App;
+
+/// The index the agents search and what its background refresh is doing.
+pub(crate) struct ServerIndex {
+    /// `None`: search is off (the index could not be opened).
+    pub index: Option<Arc<WorkspaceIndex>>,
+    state: Arc<Mutex<Option<IndexState>>>,
+}
+
+impl ServerIndex {
+    /// Opens the workspace's index (off the runtime: it reads from disk)
+    /// and, unless `skip`, refreshes it in the background.
+    pub async fn open(engine: &Arc<Engine>, skip: bool) -> Self {
+        let e = Arc::clone(engine);
+        let opened = tokio::task::spawn_blocking(move || e.open_index()).await;
+        let state = Arc::new(Mutex::new(None));
+        let index = match opened {
+            Ok(Ok(index)) => Some(index),
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "document search is off");
+                *state.lock().unwrap_or_else(|p| p.into_inner()) =
+                    Some(IndexState::Failed(e.to_string()));
+                None
+            }
+            Err(_) => None,
+        };
+        if let Some(index) = &index
+            && !skip
+        {
+            // Not ready from the first request on, until the scan is done.
+            *state.lock().unwrap_or_else(|p| p.into_inner()) =
+                Some(IndexState::Scanning { done: 0, total: 0 });
+            let seen = Arc::clone(&state);
+            baton_engine::refresh_in_background(
+                index,
+                false,
+                Arc::new(move |s| *seen.lock().unwrap_or_else(|p| p.into_inner()) = Some(s)),
+            );
+        }
+        Self { index, state }
+    }
+
+    /// The refresh's state now (`None`: not refreshed at start).
+    fn state(&self) -> Option<IndexState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+/// `GET /health`: the process answers.
+pub(crate) async fn health() -> Json<Value> {
+    Json(json!({"status": "ok"}))
+}
+
+/// The index as `/ready` tells it, and whether it lets the server be ready
+/// (only a first scan holds it back; a failed index turns search off).
+fn index_report(state: Option<IndexState>) -> (Value, bool) {
+    match state {
+        None => (json!({"state": "not refreshed at start"}), true),
+        Some(IndexState::Scanning { done, total }) => (
+            json!({"state": "indexing", "done": done, "total": total}),
+            false,
+        ),
+        Some(IndexState::Idle { documents }) => {
+            (json!({"state": "ready", "documents": documents}), true)
+        }
+        Some(IndexState::Busy) => (json!({"state": "kept by another Baton process"}), true),
+        Some(IndexState::Failed(e)) => (json!({"state": "off", "reason": e}), true),
+    }
+}
+
+/// `GET /ready`: 200 when the default agent's provider answers (or its
+/// model file is there) and the workspace index is not on its first scan;
+/// else 503 saying which.
+pub(crate) async fn ready(State(app): State<Arc<App>>) -> Response {
+    let unavailable = |message: String| {
+        crate::ApiError::server(StatusCode::SERVICE_UNAVAILABLE, message).into_response()
+    };
+    let def = match app.engine.agent_def(None) {
+        Ok(d) => d,
+        Err(e) => return unavailable(e.to_string()),
+    };
+    let cfg = match app.engine.agent_provider(&def, None) {
+        Ok(c) => c,
+        Err(e) => return unavailable(e.to_string()),
+    };
+    let provider = app
+        .engine
+        .provider_readiness(&cfg, Duration::from_secs(3))
+        .await;
+    let (index, index_ok) = index_report(app.index.state());
+    let ok = provider.is_ready() && index_ok;
+    let (baton_llm::Readiness::Ready(how) | baton_llm::Readiness::NotReady(how)) = &provider;
+    let body = json!({
+        "status": if ok { "ready" } else { "not ready" },
+        "agent": def.name,
+        "provider": {"name": cfg.name, "ready": provider.is_ready(), "detail": how},
+        "index": index,
+    });
+    let status = if ok {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, Json(body)).into_response()
+}
