@@ -33,6 +33,18 @@ cargo build --release -p baton-cli -p baton-scripted-llm -p baton-index --bins 2
 "$CARGO_TARGET_DIR/release/baton-bench-ask" --baton "$CARGO_TARGET_DIR/release/baton" --runs 30
 
 echo
+echo "== HTTP API: 200 concurrent streaming requests through baton serve vs the scripted server directly vs LiteLLM's proxy; memory per idle session =="
+LITELLM_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/baton-litellm-venv"
+if [ ! -x "$LITELLM_VENV/bin/litellm" ]; then
+  echo "installing LiteLLM's proxy into $LITELLM_VENV (one time, a few minutes)"
+  python3 -m venv "$LITELLM_VENV"
+  "$LITELLM_VENV/bin/pip" install --quiet --disable-pip-version-check "litellm[proxy]==1.108.7"
+fi
+python3 scripts/bench_server.py --baton "$CARGO_TARGET_DIR/release/baton" \
+  --scripted "$CARGO_TARGET_DIR/release/baton-scripted-llm" --load "$CARGO_TARGET_DIR/release/baton-bench-load" \
+  --litellm "$LITELLM_VENV/bin/litellm"
+
+echo
 echo "== embedded model (SmolLM2-135M Q4_1, 2 threads, greedy): Baton's local provider vs llama-cpp-python =="
 : "${BATON_MODELS_DIR:=${XDG_DATA_HOME:-$HOME/.local/share}/baton/models}"
 export BATON_MODELS_DIR
