@@ -820,3 +820,33 @@ pub struct MailTest {
     /// Outgoing mail.
     pub smtp: MailCheck,
 }
+
+/// The HTTP API's settings as the settings panel edits them.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerSettingsView {
+    /// Start the server when the app opens.
+    pub start_with_app: bool,
+    /// The address it listens on.
+    pub host: String,
+    /// The port.
+    pub port: u16,
+    /// `memory`, `file` or `redis://HOST:PORT`.
+    pub sessions: String,
+}
+
+/// The HTTP API now.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerStatus {
+    /// The saved settings.
+    pub settings: ServerSettingsView,
+    /// Where it answers (`http://HOST:PORT/v1`) while it runs.
+    pub url: Option<String>,
+    /// Whether clients need an API key.
+    pub keys_required: bool,
+    /// API keys made (`baton serve keys add NAME`).
+    pub keys: u32,
+    /// Why it stopped or could not start, in plain words.
+    pub error: Option<String>,
+}

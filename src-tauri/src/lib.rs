@@ -54,6 +54,10 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             mail::mail_settings,
             mail::save_mail_settings,
             mail::test_mail,
+            server::server_status,
+            server::start_server,
+            server::stop_server,
+            server::save_server_settings,
             index::index_status,
             index::rebuild_index,
             voice::voice_devices,
@@ -110,7 +114,16 @@ pub fn run() {
                 ..Overrides::from_env()
             })?;
             let skip_indexing = engine.settings.skip_indexing_on_startup;
+            let serve = engine.settings.server.start_with_app;
             app.manage(AppState::new(engine));
+            if serve {
+                let handle = app.handle().clone();
+                tauri::async_runtime::spawn(async move {
+                    let state = handle.state::<AppState>();
+                    let result = commands::server::start(&state).await;
+                    *crate::state::lock(&state.server_error) = result.err();
+                });
+            }
             if !skip_indexing {
                 // Opening the index reads from disk: keep it off the path
                 // to the first window.
@@ -154,8 +167,10 @@ mod tests {
     /// and the shell cannot drift. `make bindings` rewrites them.
     #[test]
     fn committed_bindings_match_the_rust_side() {
-        let committed =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/lib/bindings.ts");
+        let committed = std::path::Path::new(
+            &std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+        )
+        .join("../ui/src/lib/bindings.ts");
         let dir = tempfile::tempdir().unwrap();
         let fresh = dir.path().join("bindings.ts");
         super::export_bindings(&fresh).unwrap();

@@ -52,6 +52,18 @@ impl Drop for TurnGuard<'_> {
     }
 }
 
+/// The HTTP API while the app runs it.
+pub struct RunningServer {
+    /// Where it listens.
+    pub addr: std::net::SocketAddr,
+    /// Whether clients need an API key.
+    pub keys_required: bool,
+    /// Stops it (answers in flight finish).
+    pub stop: tokio::sync::oneshot::Sender<()>,
+    /// The server's task.
+    pub task: tokio::task::JoinHandle<()>,
+}
+
 /// The app's state (one per process).
 pub struct AppState {
     engine: RwLock<Arc<Engine>>,
@@ -62,6 +74,10 @@ pub struct AppState {
     index_status: Mutex<IndexStatus>,
     /// The running voice conversation's controls.
     pub voice: Arc<Mutex<Option<tokio::sync::mpsc::Sender<baton_voice::Control>>>>,
+    /// The HTTP API, when started.
+    pub server: Mutex<Option<RunningServer>>,
+    /// Why the HTTP API last failed to start.
+    pub server_error: Mutex<Option<String>>,
 }
 
 /// Locks a std mutex, taking the value even if a panicking thread held it.
@@ -87,6 +103,8 @@ impl AppState {
             index: Mutex::new(None),
             index_status: Mutex::new(status),
             voice: Arc::new(Mutex::new(None)),
+            server: Mutex::new(None),
+            server_error: Mutex::new(None),
         }
     }
 
@@ -103,7 +121,8 @@ impl AppState {
     }
 
     /// Re-reads settings and providers (after they were saved); the next
-    /// turn builds a new agent. Returns whether the workspace changed.
+    /// turn builds a new agent, and a running HTTP API restarts on them.
+    /// Returns whether the workspace changed.
     pub async fn reload(&self) -> IpcResult<bool> {
         let old = self.engine();
         let new = old.reload()?;
@@ -112,6 +131,11 @@ impl AppState {
         old.close_agents().await;
         if moved {
             *lock(&self.index) = None;
+        }
+        // A running HTTP API restarts on the new settings.
+        if lock(&self.server).is_some() {
+            let result = crate::commands::server::start(self).await;
+            *lock(&self.server_error) = result.err();
         }
         Ok(moved)
     }

@@ -215,6 +215,33 @@ try {
     await app.click('[data-testid=close-settings]');
   });
 
+  await step('the HTTP API started from Settings answers an OpenAI client, and stops', async () => {
+    const port = await freePort();
+    await app.click('[data-testid=open-settings]');
+    await until('the HTTP API section', () => js(`return !!document.querySelector('[data-testid=server-stopped]')`));
+    await app.clear('[data-testid=server-port]');
+    await app.type('[data-testid=server-port]', String(port));
+    await app.click('[data-testid=server-save]');
+    await until('the API settings to be saved', () => js(`return !!document.querySelector('[data-testid=server-saved]')`));
+    await app.click('[data-testid=server-start]');
+    await until('the server to run', () => js(`return !!document.querySelector('[data-testid=server-running]')`), 15000);
+    const shown = await js(`return document.querySelector('[data-testid=server-running]').innerText`);
+    if (!shown.includes(`127.0.0.1:${port}/v1`)) throw new Error(`the settings say: ${shown}`);
+    await script([{ kind: 'reply', text: 'Served over HTTP by the desktop.', textPieces: 3 }]);
+    const res = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'assistant', messages: [{ role: 'user', content: 'Hello over HTTP' }] }),
+    });
+    const body = await res.json();
+    if (body.choices?.[0]?.message?.content !== 'Served over HTTP by the desktop.') throw new Error(`the API answered ${JSON.stringify(body)}`);
+    await screenshot('06a-http-api');
+    await app.click('[data-testid=server-stop]');
+    await until('the server to stop', () => js(`return !!document.querySelector('[data-testid=server-stopped]')`), 15000);
+    const refused = await fetch(`http://127.0.0.1:${port}/health`).then(() => false, () => true);
+    if (!refused) throw new Error('the stopped server still answers');
+    await app.click('[data-testid=close-settings]');
+  });
+
   await step('stop ends an answer while it streams', async () => {
     await script([{ kind: 'reply', text: 'word '.repeat(400), textPieces: 400, chunkSize: 64, chunkDelayMs: 40 }]);
     await send('Write a long answer');

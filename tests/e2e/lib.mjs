@@ -133,6 +133,11 @@ export class App {
     return this.wd('POST', `/session/${this.session}/element/${el}/click`, {});
   }
 
+  /** Empties an input field. */
+  async clear(css) {
+    return this.wd('POST', `/session/${this.session}/element/${await this.find(css)}/clear`, {});
+  }
+
   async type(css, text) {
     return this.wd('POST', `/session/${this.session}/element/${await this.find(css)}/value`, { text });
   }

@@ -88,12 +88,12 @@ pub enum Command {
 /// `baton serve`.
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// The address to listen on (another computer's only once an API key exists).
-    #[arg(long, default_value = "127.0.0.1")]
-    pub host: std::net::IpAddr,
-    /// The port (0 picks a free one; the address is printed).
-    #[arg(long, default_value_t = 8080)]
-    pub port: u16,
+    /// The address to listen on (another computer's only once an API key exists) [default: the `server.host` setting, 127.0.0.1].
+    #[arg(long)]
+    pub host: Option<std::net::IpAddr>,
+    /// The port (0 picks a free one; the address is printed) [default: the `server.port` setting, 8080].
+    #[arg(long)]
+    pub port: Option<u16>,
     /// Answers running at once; more get 429 with Retry-After (0: no limit).
     #[arg(long, default_value_t = 64)]
     pub max_concurrent: usize,
@@ -103,15 +103,15 @@ pub struct ServeArgs {
     /// The largest file `POST /v1/files` takes, in MB (larger: 413).
     #[arg(long, default_value_t = 100)]
     pub max_file_mb: usize,
-    /// Where conversations of clients that send `x-baton-session: ID` are kept: `memory`, `file` (Baton's session files) or `redis://HOST:PORT` (shared by several servers).
-    #[arg(long, default_value = "memory")]
-    pub sessions: String,
+    /// Where conversations of clients that send `x-baton-session: ID` are kept: `memory`, `file` (Baton's session files) or `redis://HOST:PORT` (shared by several servers) [default: the `server.sessions` setting, memory].
+    #[arg(long)]
+    pub sessions: Option<String>,
     /// Do not bring the workspace search index up to date at start (search answers from the index as it is).
     #[arg(long)]
     pub skip_indexing_on_startup: bool,
-    /// Days a Redis-kept session lives after its last use.
-    #[arg(long, default_value_t = 30)]
-    pub session_ttl_days: u32,
+    /// Days a Redis-kept session lives after its last use [default: the `server.sessionTtlDays` setting, 30].
+    #[arg(long)]
+    pub session_ttl_days: Option<u32>,
     /// `keys add|list|revoke`: the server's API keys.
     #[command(subcommand)]
     pub keys: Option<ServeCommand>,

@@ -576,7 +576,8 @@ async fn ask_edits_a_workbook_through_the_agent_loop() {
     let env = Env::new();
     let dir = ws(&env);
     let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/sheets/rich_lo.xlsx");
+        Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/sheets/rich_lo.xlsx");
     std::fs::copy(&fixture, dir.join("budget.xlsx")).unwrap();
     server.reply(Reply::tool_call(
         "describe_worksheet",
@@ -981,7 +982,7 @@ fn last_user_text(server: &ScriptedServer, n: usize) -> String {
 }
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
         .join("../../tests/fixtures/docs")
         .join(name)
 }

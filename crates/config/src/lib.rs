@@ -30,5 +30,6 @@ pub use secrets::{
 };
 pub use settings::{
     BrowserMode, BrowserSettings, EmailSettings, InteractionMode, LoadedSettings, MailAuth,
-    MailSecurity, MailServer, SETTINGS_FILE, Settings, SettingsError, VoiceSettings,
+    MailSecurity, MailServer, SETTINGS_FILE, ServerSettings, Settings, SettingsError,
+    VoiceSettings,
 };

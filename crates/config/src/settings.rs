@@ -94,6 +94,37 @@ impl Default for EmailSettings {
     }
 }
 
+/// The OpenAI-compatible HTTP API (`baton serve`, or started by the
+/// desktop app).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ServerSettings {
+    /// The desktop app starts the server in the background when it opens.
+    pub start_with_app: bool,
+    /// The address it listens on (beyond this computer only once an API
+    /// key exists).
+    pub host: String,
+    /// The port.
+    pub port: u16,
+    /// Where `x-baton-session` conversations are kept: `memory`, `file` or
+    /// `redis://HOST:PORT`.
+    pub sessions: String,
+    /// Days a Redis-kept session lives after its last use.
+    pub session_ttl_days: u32,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        Self {
+            start_with_app: false,
+            host: "127.0.0.1".into(),
+            port: 8080,
+            sessions: "memory".into(),
+            session_ttl_days: 30,
+        }
+    }
+}
+
 /// How a mail connection is secured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -255,6 +286,8 @@ pub struct Settings {
     pub voice: VoiceSettings,
     /// The browser toolbox.
     pub browser: BrowserSettings,
+    /// The HTTP API.
+    pub server: ServerSettings,
 }
 
 impl Default for Settings {
@@ -275,6 +308,7 @@ impl Default for Settings {
             email: EmailSettings::default(),
             voice: VoiceSettings::default(),
             browser: BrowserSettings::default(),
+            server: ServerSettings::default(),
         }
     }
 }

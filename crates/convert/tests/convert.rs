@@ -11,7 +11,8 @@ use baton_convert::{ConvertError, ConvertOptions, Format, convert, convert_bound
 use serde_json::Value;
 
 fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/docs")
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/docs")
 }
 
 fn truth() -> Value {

@@ -13,9 +13,10 @@ use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
 fn read(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/docs")
-        .join(name);
+    let path =
+        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/docs")
+            .join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 

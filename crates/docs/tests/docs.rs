@@ -329,9 +329,11 @@ async fn restore_failures_are_clear_results() {
 }
 
 fn fixture(name: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/docs")
-        .join(name)
+    std::path::Path::new(
+        &std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../../tests/fixtures/docs")
+    .join(name)
 }
 
 fn document_setup() -> (tempfile::TempDir, tempfile::TempDir, Catalog) {

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use baton_index::{IndexError, IndexOptions, WorkspaceIndex};
 
 fn fixtures() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/docs")
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/docs")
 }
 
 fn options() -> IndexOptions {

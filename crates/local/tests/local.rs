@@ -232,7 +232,8 @@ const SHEET_PROMPTS: [&str; 3] = [
 async fn the_embedded_model_edits_a_workbook_with_grammar_constrained_calls() {
     let dir = workspace();
     let fixture =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/sheets/rich_lo.xlsx");
+        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/sheets/rich_lo.xlsx");
     std::fs::copy(&fixture, dir.path().join("budget.xlsx")).unwrap();
     let sheets = baton_sheet::SpreadsheetTool::new(Sandbox::new(dir.path()).unwrap());
     // The tools an agent for this chore would be given (agents.json

@@ -72,6 +72,15 @@ impl FileRecord {
     }
 }
 
+/// The two things kept of an upload.
+#[derive(Clone, Copy)]
+enum Part {
+    /// Its record.
+    Meta,
+    /// Its bytes.
+    Content,
+}
+
 /// Where uploads are kept.
 pub enum FileStore {
     /// `api-files/` in the data folder: `ID.json` and `ID.bin`.
@@ -155,19 +164,29 @@ impl FileStore {
         }
     }
 
-    /// The record of `id`.
-    pub(crate) async fn get(&self, id: &str) -> Result<FileRecord, ApiError> {
+    /// One stored part of `id`: its record (`meta`, `ID.json` on disk) or
+    /// its bytes (`content`, `ID.bin`).
+    async fn part(&self, id: &str, part: Part) -> Result<Vec<u8>, ApiError> {
         let id = checked(id)?;
-        let meta: Option<Vec<u8>> = match self {
-            FileStore::Disk(dir) => tokio::fs::read(dir.join(format!("{id}.json"))).await.ok(),
+        let (field, ext) = match part {
+            Part::Meta => ("meta", "json"),
+            Part::Content => ("content", "bin"),
+        };
+        let found: Option<Vec<u8>> = match self {
+            FileStore::Disk(dir) => tokio::fs::read(dir.join(format!("{id}.{ext}"))).await.ok(),
             FileStore::Redis { conn, url } => redis::cmd("HGET")
                 .arg(format!("baton:file:{id}"))
-                .arg("meta")
+                .arg(field)
                 .query_async(&mut conn.clone())
                 .await
                 .map_err(|e| redis_error(url, &e))?,
         };
-        let meta = meta.ok_or_else(|| not_found(id))?;
+        found.ok_or_else(|| not_found(id))
+    }
+
+    /// The record of `id`.
+    pub(crate) async fn get(&self, id: &str) -> Result<FileRecord, ApiError> {
+        let meta = self.part(id, Part::Meta).await?;
         serde_json::from_slice(&meta).map_err(|e| {
             ApiError::server(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -178,17 +197,7 @@ impl FileStore {
 
     /// The bytes of `id`.
     pub(crate) async fn content(&self, id: &str) -> Result<Vec<u8>, ApiError> {
-        let id = checked(id)?;
-        let bytes: Option<Vec<u8>> = match self {
-            FileStore::Disk(dir) => tokio::fs::read(dir.join(format!("{id}.bin"))).await.ok(),
-            FileStore::Redis { conn, url } => redis::cmd("HGET")
-                .arg(format!("baton:file:{id}"))
-                .arg("content")
-                .query_async(&mut conn.clone())
-                .await
-                .map_err(|e| redis_error(url, &e))?,
-        };
-        bytes.ok_or_else(|| not_found(id))
+        self.part(id, Part::Content).await
     }
 
     /// Every record, newest first.

@@ -298,7 +298,8 @@ pub fn router(app: Arc<App>) -> Router {
 /// Binds `addr` and serves until `shutdown` resolves, finishing the
 /// requests in flight. With no API key made, only this computer is
 /// served (`addr` must be loopback); with keys, every `/v1` request needs
-/// one. `on_bound` gets the address and whether keys are required.
+/// one. `on_bound` gets the address and whether keys are required, once
+/// the session store is open and requests are taken.
 pub async fn serve(
     engine: Arc<Engine>,
     addr: SocketAddr,
@@ -318,8 +319,10 @@ pub async fn serve(
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(bind_error)?;
-    on_bound(listener.local_addr().map_err(bind_error)?, !keys.is_empty());
+    let bound = listener.local_addr().map_err(bind_error)?;
+    let keys_required = !keys.is_empty();
     let app = App::new(engine, store, keys, options).await?;
+    on_bound(bound, keys_required);
     axum::serve(listener, router(app))
         .with_graceful_shutdown(shutdown)
         .await

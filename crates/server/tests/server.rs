@@ -82,6 +82,18 @@ async fn start_at(
     }
 }
 
+/// GETs `url` and reads its JSON body.
+async fn get_json(url: String) -> Value {
+    client()
+        .get(url)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 fn client() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
@@ -185,14 +197,7 @@ async fn chat_completions_whole_and_streamed() {
 async fn models_health_ready_and_errors_in_openai_shape() {
     let llm = ScriptedServer::start().await.unwrap();
     let mut s = start(&llm).await;
-    let v: Value = client()
-        .get(format!("{}/v1/models", s.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let v: Value = get_json(format!("{}/v1/models", s.base)).await;
     let ids: Vec<&str> = v["data"]
         .as_array()
         .unwrap()
@@ -203,23 +208,9 @@ async fn models_health_ready_and_errors_in_openai_shape() {
         ids.contains(&"assistant") && ids.contains(&"provider/scripted"),
         "{ids:?}"
     );
-    let v: Value = client()
-        .get(format!("{}/health", s.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let v: Value = get_json(format!("{}/health", s.base)).await;
     assert_eq!(v["status"], "ok");
-    let v: Value = client()
-        .get(format!("{}/ready", s.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let v: Value = get_json(format!("{}/ready", s.base)).await;
     assert_eq!(
         (v["status"].as_str(), v["provider"]["name"].as_str()),
         (Some("ready"), Some("scripted")),
@@ -361,7 +352,7 @@ async fn sdk_journey(program: std::path::PathBuf, script: &str) {
     llm.reply(Reply::text("Paris."));
     llm.reply(Reply::text("Madrid, since 1561."));
     llm.reply(Reply::text("Revenue grew by 12 percent."));
-    let script = format!("{}/tests/clients/{script}", env!("CARGO_MANIFEST_DIR"));
+    let script = format!("{}/tests/clients/{script}", manifest_dir());
     let out = tokio::process::Command::new(program)
         .arg(script)
         .arg(&s.base)
@@ -404,12 +395,9 @@ async fn the_official_openai_python_sdk_is_a_client() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_official_openai_javascript_sdk_is_a_client() {
-    let modules = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/clients/node_modules/openai"
-    );
+    let modules = format!("{}/tests/clients/node_modules/openai", manifest_dir());
     assert!(
-        std::path::Path::new(modules).exists(),
+        std::path::Path::new(&modules).exists(),
         "{modules} is missing: run scripts/make-fixtures.sh --tools-only (make test does)"
     );
     sdk_journey("node".into(), "openai_sdk.mjs").await;
@@ -417,11 +405,13 @@ async fn the_official_openai_javascript_sdk_is_a_client() {
 
 /// The Word document the SDK clients upload.
 fn docx() -> String {
-    concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/fixtures/docs/report.docx"
-    )
-    .to_string()
+    format!("{}/../../tests/fixtures/docs/report.docx", manifest_dir())
+}
+
+/// This crate's folder, as cargo gives it to the running test (not as
+/// compiled in: one build serves every clone that shares the target dir).
+fn manifest_dir() -> String {
+    std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")
 }
 
 /// What an SDK client reported of the files journey, and what reached the
@@ -822,14 +812,7 @@ async fn two_servers_share_sessions_on_redis_and_say_so_when_it_is_down() {
         on_b.text().await.unwrap(),
         "Shared notes: the password hint is heron."
     );
-    let listed: Value = client()
-        .get(format!("{}/v1/files", b.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let listed: Value = get_json(format!("{}/v1/files", b.base)).await;
     assert_eq!(listed["data"][0]["id"], id, "{listed}");
 
     // Redis goes away: a clear error for kept sessions; stateless requests go on.

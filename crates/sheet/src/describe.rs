@@ -598,7 +598,10 @@ mod tests {
     use std::path::PathBuf;
 
     fn fixtures() -> Vec<PathBuf> {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+        let root = PathBuf::from(
+            std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+        )
+        .join("../../tests/fixtures");
         let mut out: Vec<PathBuf> = ["sheets", "docs"]
             .iter()
             .flat_map(|d| std::fs::read_dir(root.join(d)).unwrap().flatten())

@@ -13,7 +13,8 @@ use serde_json::Value;
 
 /// The repository root.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+        .join("../..")
 }
 
 /// A temporary workspace holding copies of `fixtures` (from

@@ -20,6 +20,8 @@ import {
   type IpcError,
   type KeyStatus,
   type MailSettingsView,
+  type ServerSettingsView,
+  type ServerStatus,
   type MailTest,
   type ModelLoad,
   type ProviderView,
@@ -155,6 +157,11 @@ export const api = {
   saveMailSettings: (settings: MailSettingsView, imapPassword: string | null, smtpPassword: string | null): Promise<MailSettingsView> =>
     call(commands.saveMailSettings(settings, imapPassword, smtpPassword)),
   testMail: (): Promise<MailTest> => call(commands.testMail()),
+  // HTTP API
+  serverStatus: (): Promise<ServerStatus> => call(commands.serverStatus()),
+  startServer: (): Promise<ServerStatus> => call(commands.startServer()),
+  stopServer: (): Promise<ServerStatus> => call(commands.stopServer()),
+  saveServerSettings: (settings: ServerSettingsView): Promise<ServerStatus> => call(commands.saveServerSettings(settings)),
   // voice
   voiceDevices: (): Promise<AudioDevices> => call(commands.voiceDevices()),
   voiceSettings: (): Promise<VoiceSettingsView> => call(commands.voiceSettings()),

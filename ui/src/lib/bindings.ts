@@ -93,6 +93,17 @@ export const commands = {
 	saveMailSettings: (settings: MailSettingsView, imapPassword: string | null, smtpPassword: string | null) => typedError<MailSettingsView, IpcError>(__TAURI_INVOKE("save_mail_settings", { settings, imapPassword, smtpPassword })),
 	/**  Signs in to both servers as the tools would (nothing is sent). */
 	testMail: () => typedError<MailTest, IpcError>(__TAURI_INVOKE("test_mail")),
+	/**  The server now: settings, address, keys, the last error. */
+	serverStatus: () => typedError<ServerStatus, IpcError>(__TAURI_INVOKE("server_status")),
+	/**  Starts the server (or restarts it on the current settings). */
+	startServer: () => typedError<ServerStatus, IpcError>(__TAURI_INVOKE("start_server")),
+	/**  Stops the server. */
+	stopServer: () => typedError<ServerStatus, IpcError>(__TAURI_INVOKE("stop_server")),
+	/**
+	 *  Validates and saves the settings; a running server restarts on them
+	 *  (as on every settings change: [`AppState::reload`]).
+	 */
+	saveServerSettings: (settings: ServerSettingsView) => typedError<ServerStatus, IpcError>(__TAURI_INVOKE("save_server_settings", { settings })),
 	/**  The index now. */
 	indexStatus: () => typedError<IndexStatus, IpcError>(__TAURI_INVOKE("index_status")),
 	/**  Rebuilds the index from scratch in the background. */
@@ -580,6 +591,32 @@ export type SendRequest = {
 	 *  conversation's own, else the default. The conversation remembers it.
 	 */
 	agent?: string | null,
+};
+
+/**  The HTTP API's settings as the settings panel edits them. */
+export type ServerSettingsView = {
+	/**  Start the server when the app opens. */
+	startWithApp: boolean,
+	/**  The address it listens on. */
+	host: string,
+	/**  The port. */
+	port: number,
+	/**  `memory`, `file` or `redis://HOST:PORT`. */
+	sessions: string,
+};
+
+/**  The HTTP API now. */
+export type ServerStatus = {
+	/**  The saved settings. */
+	settings: ServerSettingsView,
+	/**  Where it answers (`http://HOST:PORT/v1`) while it runs. */
+	url: string | null,
+	/**  Whether clients need an API key. */
+	keysRequired: boolean,
+	/**  API keys made (`baton serve keys add NAME`). */
+	keys: number,
+	/**  Why it stopped or could not start, in plain words. */
+	error: string | null,
 };
 
 /**  A conversation in the sidebar. */

@@ -26,6 +26,8 @@ import type {
   VoiceSettingsView,
   VoiceStarted,
   VoiceTiming,
+  ServerSettingsView,
+  ServerStatus,
 } from '../lib/bindings';
 import { markdownDoc, rng, tokenize } from './content';
 
@@ -194,6 +196,16 @@ export class MockBackend {
     imap: { ok: true, message: 'Signed in; 5 folders.' },
     smtp: { ok: false, message: 'the smtp server refused the sign-in of `ana@example.org`: permanent error (535): 5.7.8 Error: authentication failed' },
   };
+  // ---------------------------------------------------------- HTTP API
+  server: ServerStatus = {
+    settings: { startWithApp: false, host: '127.0.0.1', port: 8080, sessions: 'memory' },
+    url: null,
+    keysRequired: false,
+    keys: 0,
+    error: null,
+  };
+  /** The port something else already listens on (start fails there). */
+  takenPort = 8081;
   /** What test_browser answers next. */
   browserTest: BrowserTest = { ok: true, mode: 'profile', message: 'Connected to Chrome/131.0.6778.85.' };
   // ----------------------------------------------------------------- voice
@@ -645,6 +657,15 @@ export class MockBackend {
         return this.saveMail(args.settings as MailSettingsView, args.imapPassword as string | null, args.smtpPassword as string | null);
       case 'test_mail':
         return structuredClone(this.mailTest);
+      case 'server_status':
+        return structuredClone(this.server);
+      case 'start_server':
+        return this.startServer();
+      case 'stop_server':
+        this.server = { ...this.server, url: null, error: null };
+        return structuredClone(this.server);
+      case 'save_server_settings':
+        return this.saveServer(args.settings as ServerSettingsView);
       case 'voice_settings':
         return this.voiceView();
       case 'save_voice_settings':
@@ -701,6 +722,20 @@ export class MockBackend {
     this.mail.imap.passwordSet = !!this.mailPasswords.imap;
     this.mail.smtp.passwordSet = !!this.mailPasswords.smtp;
     return structuredClone(this.mail);
+  }
+
+  private startServer(): ServerStatus {
+    const { host, port } = this.server.settings;
+    this.server = port === this.takenPort
+      ? { ...this.server, url: null, error: `could not listen on ${host}:${port}: Address already in use (os error 98)` }
+      : { ...this.server, url: `http://${host}:${port}/v1`, error: null };
+    return structuredClone(this.server);
+  }
+
+  private saveServer(v: ServerSettingsView): ServerStatus {
+    if (!/^\d+\.\d+\.\d+\.\d+$/.test(v.host.trim())) throw ipcError('invalid_input', `\`${v.host}\` is not an IP address such as 127.0.0.1 (0.0.0.0: every network)`);
+    this.server = { ...this.server, settings: structuredClone(v) };
+    return this.server.url ? this.startServer() : structuredClone(this.server);
   }
 
   private saveBrowser(b: BrowserSettingsView): BrowserSettingsView {

@@ -784,6 +784,35 @@ test('settings: e-mail address, servers, passwords into the keychain (never show
   await page.screenshot({ path: join(out, 'settings-mail.png') });
 });
 
+test('settings: the HTTP API starts and stops from the settings, says why it could not start, and saves its address and port', async ({ page, out }) => {
+  await page.click(sel('open-settings'));
+  await page.waitForSelector(sel('server-stopped'));
+  await page.fill(sel('server-host'), 'localhost');
+  await page.click(sel('server-save'));
+  await page.waitForSelector(`${sel('server-settings')} ${sel('error')}`);
+  assert.match(await page.textContent(`${sel('server-settings')} ${sel('error')}`), /not an IP address/);
+  await page.fill(sel('server-host'), '127.0.0.1');
+  // A port another program holds: the reason, in words.
+  await page.fill(sel('server-port'), '8081');
+  await page.click(sel('server-save'));
+  await page.waitForSelector(sel('server-saved'));
+  await page.click(sel('server-start'));
+  await page.waitForSelector(sel('server-error'));
+  assert.match(await page.textContent(sel('server-error')), /Address already in use/);
+  await page.fill(sel('server-port'), '9090');
+  await page.check(sel('server-start-with-app'));
+  await page.click(sel('server-save'));
+  await page.click(sel('server-start'));
+  await page.waitForSelector(sel('server-running'));
+  assert.match(await page.textContent(sel('server-running')), /http:\/\/127\.0\.0\.1:9090\/v1.*no key needed/);
+  const saved = await page.evaluate(() => window.__mock.server.settings);
+  assert.deepEqual(saved, { startWithApp: true, host: '127.0.0.1', port: 9090, sessions: 'memory' });
+  await page.locator(sel('server-settings')).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(out, 'settings-server.png') });
+  await page.click(sel('server-stop'));
+  await page.waitForSelector(sel('server-stopped'));
+});
+
 test('model load: progress in the streaming placeholder and next to the provider in settings', async ({ page, out }) => {
   // Select the embedded (`local`) provider and save.
   await page.click(sel('open-settings'));

@@ -13,7 +13,17 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
     if let Some(ServeCommand::Keys(k)) = args.keys {
         return keys(ctx, k);
     }
-    let addr = SocketAddr::new(args.host, args.port);
+    let saved = &ctx.settings.server;
+    let host = match args.host {
+        Some(h) => h,
+        None => saved.host.parse().map_err(|_| {
+            anyhow::anyhow!(
+                "the `server.host` setting `{}` is not an IP address such as 127.0.0.1",
+                saved.host
+            )
+        })?,
+    };
+    let addr = SocketAddr::new(host, args.port.unwrap_or(saved.port));
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
         eprintln!("stopping: finishing the answers in flight");
@@ -24,8 +34,11 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
             per_minute: args.per_minute,
             max_file_bytes: args.max_file_mb << 20,
         },
-        sessions: baton_server::SessionKind::parse(&args.sessions, args.session_ttl_days)
-            .map_err(anyhow::Error::msg)?,
+        sessions: baton_server::SessionKind::parse(
+            args.sessions.as_deref().unwrap_or(&saved.sessions),
+            args.session_ttl_days.unwrap_or(saved.session_ttl_days),
+        )
+        .map_err(anyhow::Error::msg)?,
         skip_indexing: args.skip_indexing_on_startup,
     };
     baton_server::serve(
