@@ -10,11 +10,13 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args = parse_args();
     init_tracing(args.global.verbose);
-    // One thread is plenty for a CLI front door and starts fastest.
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    // One thread is plenty for a CLI front door and starts fastest; the
+    // HTTP server answers many clients at once, on every core.
+    let mut builder = match args.command {
+        args::Command::Serve(_) => tokio::runtime::Builder::new_multi_thread(),
+        _ => tokio::runtime::Builder::new_current_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");

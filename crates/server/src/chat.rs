@@ -155,11 +155,7 @@ pub(crate) async fn completions(
     };
     let kept = kept_session(&headers)?;
     let (conversation, message) = open(&app, &req, kept.as_deref()).await?;
-    let chunks = Chunks {
-        id: format!("chatcmpl-{}", uuid::Uuid::new_v4().simple()),
-        created: now(),
-        model: req.model.clone(),
-    };
+    let chunks = Chunks::new(&req.model);
     let keep = kept.map(|_| (conversation.clone(), Arc::clone(&app)));
     // A slash command on a kept session answers at once.
     if let Some((c, app)) = &keep
@@ -262,9 +258,28 @@ struct Chunks {
     id: String,
     created: u64,
     model: String,
+    /// The shared fields of every chunk as JSON, without the closing brace.
+    head: String,
 }
 
 impl Chunks {
+    /// A new answer's id and time, for `model`.
+    fn new(model: &str) -> Self {
+        let id = format!("chatcmpl-{}", uuid::Uuid::new_v4().simple());
+        let created = now();
+        let mut head = json!({
+            "id": id, "object": "chat.completion.chunk", "created": created, "model": model,
+        })
+        .to_string();
+        head.pop();
+        Self {
+            id,
+            created,
+            model: model.to_string(),
+            head,
+        }
+    }
+
     /// A whole `chat.completion` (`baton`: the extension field).
     fn completion(&self, text: &str, usage: WireUsage, baton: Value) -> Value {
         json!({
@@ -279,18 +294,18 @@ impl Chunks {
     }
 
     /// One `chat.completion.chunk` event with `fields` (its choices, or
-    /// its usage).
+    /// its usage), written straight after the shared fields (this runs
+    /// for every token streamed).
     fn event(&self, fields: Value) -> Event {
-        let mut v = json!({
-            "id": self.id,
-            "object": "chat.completion.chunk",
-            "created": self.created,
-            "model": self.model,
-        });
-        if let (Value::Object(m), Value::Object(f)) = (&mut v, fields) {
-            m.extend(f);
+        let mut data = self.head.clone();
+        for (k, v) in fields.as_object().into_iter().flatten() {
+            data.push(',');
+            data.push_str(&Value::String(k.clone()).to_string());
+            data.push(':');
+            data.push_str(&v.to_string());
         }
-        Event::default().data(v.to_string())
+        data.push('}');
+        Event::default().data(data)
     }
 
     fn chunk(&self, delta: Value, finish: Option<&str>) -> Event {
