@@ -11,7 +11,8 @@
 #
 # --tools-only installs the producers and exits: LibreOffice (soffice),
 # poppler-utils (pdftotext, pdftoppm), python3-uno, the virtualenv whose
-# Python runs scripts/sheet_dump.py and the OpenAI SDKs' test clients. Silent and well under a second when all
+# Python runs scripts/sheet_dump.py, the OpenAI SDKs' test clients and the
+# MCP servers the tests connect to. Silent and well under a second when all
 # of it is there; `make test` calls it.
 #
 # The Python producers live in a private virtualenv, by default
@@ -115,13 +116,15 @@ if [ -n "$need" ]; then
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PIP_PACKAGES[@]}"
 fi
 
-# The official OpenAI SDK for JavaScript, a client of `baton serve` in the
-# tests (npm ci only when its lock file changed).
-clients=crates/server/tests/clients
-if [ ! -f "$clients/node_modules/.package-lock.json" ] || [ "$clients/package-lock.json" -nt "$clients/node_modules/.package-lock.json" ]; then
-  echo "make-fixtures: npm ci in $clients"
-  (cd "$clients" && npm ci --no-audit --no-fund --silent)
-fi
+# npm packages the tests run (npm ci only when a lock file changed): the
+# official OpenAI SDK for JavaScript, a client of `baton serve`, and real MCP
+# servers Baton connects to.
+for dir in crates/server/tests/clients crates/mcp/tests/servers; do
+  if [ ! -f "$dir/node_modules/.package-lock.json" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    echo "make-fixtures: npm ci in $dir"
+    (cd "$dir" && npm ci --no-audit --no-fund --silent)
+  fi
+done
 
 [ "$tools_only" -eq 1 ] && exit 0
 exec "$VENV/bin/python" scripts/make_fixtures.py ${args[@]+"${args[@]}"}

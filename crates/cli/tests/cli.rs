@@ -2274,3 +2274,63 @@ async fn serve_answers_on_the_printed_address_and_refuses_other_hosts() {
     c.args(["serve", "keys", "list"]);
     assert_eq!(run(c, None).await.stdout, "");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_servers_in_mcp_json_join_the_tools_and_run() {
+    let env = Env::new();
+    let dir = ws(&env);
+    let everything = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap())
+        .join("../mcp/tests/servers/node_modules/.bin/mcp-server-everything");
+    assert!(
+        everything.exists(),
+        "run scripts/make-fixtures.sh --tools-only (make test does)"
+    );
+    std::fs::create_dir_all(env.path().join("config")).unwrap();
+    let mcp = json!({"mcpServers": {
+        "everything": {"command": everything, "includeTools": ["echo", "get-sum"]},
+        "broken": {"command": "false"}
+    }});
+    std::fs::write(env.path().join("config/mcp.json"), mcp.to_string()).unwrap();
+    let mut c = env.cmd();
+    c.arg("--workspace").arg(&dir).args(["tools", "--json"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    let server = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["toolbox"] == "everything")
+        .unwrap_or_else(|| panic!("no MCP toolbox: {v}"));
+    let names: Vec<&str> = server["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["echo", "get-sum"], "includeTools: {server}");
+    assert_eq!(
+        v[0]["toolbox"], "FileTool",
+        "the built-in tools are still there"
+    );
+    assert!(
+        o.stderr.contains("MCP server `broken` left out"),
+        "{}",
+        o.stderr
+    );
+
+    let mut c = env.cmd();
+    c.env("BATON_WORKSPACE", &dir).args([
+        "tools",
+        "call",
+        "--yes",
+        r#"{"method": "get-sum", "a": 20, "b": 22}"#,
+    ]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout.contains("The sum of 20 and 22 is 42."),
+        "{}",
+        o.stdout
+    );
+}

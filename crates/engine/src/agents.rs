@@ -28,6 +28,8 @@ pub struct Toolkit {
     browser: Arc<baton_web::BrowserHub>,
     printer: Arc<baton_publish::Printer>,
     mail: Arc<baton_mail::MailClient>,
+    /// The toolboxes of the MCP servers running.
+    mcp: Vec<Arc<dyn Toolbox>>,
 }
 
 impl Toolkit {
@@ -54,14 +56,22 @@ impl Toolkit {
         if self.diagnostics {
             all.push(Arc::new(crate::Diagnostics::default()));
         }
+        all.extend(self.mcp.iter().cloned());
         all
     }
 
     /// Every built-in toolbox, unfiltered, in one catalog.
     pub fn catalog(&self) -> Result<Catalog, EngineError> {
         let mut catalog = Catalog::new();
-        for t in self.toolboxes() {
-            catalog.register(t)?;
+        let all = self.toolboxes();
+        let builtin = all.len() - self.mcp.len();
+        for (i, t) in all.into_iter().enumerate() {
+            match catalog.register(t) {
+                // An MCP server whose tool names clash is left out, not
+                // every tool with it.
+                Err(e) if i >= builtin => tracing::warn!("an MCP server is left out: {e}"),
+                r => r?,
+            }
         }
         Ok(catalog)
     }
@@ -151,6 +161,7 @@ impl Engine {
             browser: self.browser_hub(),
             printer: self.printer(),
             mail: self.mail(),
+            mcp: self.mcp().started(),
         })
     }
 

@@ -537,6 +537,9 @@ impl Engine {
             options.tools,
             instructions.as_deref().unwrap_or("")
         );
+        if options.tools {
+            self.start_mcp().await;
+        }
         let mut kept = self.kept_agents.lock().await;
         if let Some(at) = kept.iter().position(|(k, _)| *k == key) {
             // Most recently used first.

@@ -109,7 +109,12 @@ pub struct Engine {
     /// The user's mailbox every e-mail toolbox shares (its IMAP session
     /// is kept between calls).
     mail: OnceLock<Arc<baton_mail::MailClient>>,
+    /// The MCP servers of `mcp.json` (started on first use).
+    mcp: OnceLock<Arc<baton_mcp::McpHub>>,
 }
+
+/// How long an MCP tool may run.
+const MCP_CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 
 impl Engine {
     /// Loads settings and providers from Baton's folders.
@@ -158,6 +163,7 @@ impl Engine {
             browser: OnceLock::new(),
             printer: OnceLock::new(),
             mail: OnceLock::new(),
+            mcp: OnceLock::new(),
         })
     }
 
@@ -261,6 +267,24 @@ impl Engine {
                 baton_mail::MailAccount::from_settings(&self.settings, &self.secrets),
             ))
         }))
+    }
+
+    /// The MCP servers of `mcp.json` in the config folder (none, with a
+    /// warning in the log, when the file cannot be used).
+    pub fn mcp(&self) -> Arc<baton_mcp::McpHub> {
+        Arc::clone(self.mcp.get_or_init(|| {
+            let servers = baton_mcp::config::load(&self.paths.config_dir).unwrap_or_else(|e| {
+                tracing::warn!("MCP servers left out: {e}");
+                Default::default()
+            });
+            Arc::new(baton_mcp::McpHub::new(servers, MCP_CALL_TIMEOUT))
+        }))
+    }
+
+    /// Starts the MCP servers not running yet, so that toolkits made next
+    /// offer their tools (quick once they run).
+    pub async fn start_mcp(&self) {
+        self.mcp().start().await;
     }
 
     /// Where sessions are saved.

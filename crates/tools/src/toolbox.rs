@@ -33,7 +33,7 @@ impl ToolError {
 /// A set of tools (a type's `pub` methods). Implemented by `#[toolbox]`.
 pub trait Toolbox: Send + Sync {
     /// Names, docs and schemas of the methods, in source order.
-    fn spec(&self) -> &'static ToolboxSpec;
+    fn spec(&self) -> &ToolboxSpec;
 
     /// Calls `method` with `args` (already validated against its schema);
     /// `ctx` carries the call's cancellation.

@@ -1,6 +1,7 @@
 //! `baton tools`: the catalog in every rendering, and `tools call` to run
 //! raw model output exactly as the agent would — every built-in toolbox,
-//! or with `--agent` exactly what that agent is offered.
+//! or with `--agent` exactly what that agent is offered — and the tools of
+//! the MCP servers in `mcp.json`.
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -12,6 +13,11 @@ use crate::args::{ToolsAction, ToolsArgs};
 use crate::context::Context;
 
 pub async fn run(ctx: &Context, args: ToolsArgs) -> anyhow::Result<ExitCode> {
+    // The tools of the MCP servers in mcp.json join the built-in ones.
+    ctx.start_mcp().await;
+    for (server, why) in ctx.mcp().problems() {
+        eprintln!("warning: MCP server `{server}` left out: {why}");
+    }
     let catalog = match &args.agent {
         Some(name) => {
             let def = ctx.agent_def(Some(name))?;

@@ -1,0 +1,134 @@
+//! Baton as an MCP client of a real third-party server: the reference
+//! "everything" server from npm (`@modelcontextprotocol/server-everything`,
+//! installed by scripts/make-fixtures.sh --tools-only), over stdio.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use baton_mcp::{McpHub, ServerDef};
+use baton_tools::{Catalog, ToolContext, ToolError, Toolbox};
+use serde_json::json;
+
+/// The everything server's program, as npm installed it.
+fn everything() -> String {
+    let dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let bin = PathBuf::from(dir).join("tests/servers/node_modules/.bin/mcp-server-everything");
+    assert!(
+        bin.exists(),
+        "{} is missing: run scripts/make-fixtures.sh --tools-only (make test does)",
+        bin.display()
+    );
+    bin.display().to_string()
+}
+
+fn server(def: serde_json::Value) -> ServerDef {
+    serde_json::from_value(def).unwrap()
+}
+
+async fn toolbox(hub: &Arc<McpHub>, name: &str) -> Arc<dyn Toolbox> {
+    hub.start()
+        .await
+        .into_iter()
+        .find(|t| t.spec().name == name)
+        .unwrap_or_else(|| panic!("{name} did not start: {:?}", hub.problems()))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_mcp_server_s_tools_are_listed_filtered_and_called() {
+    let servers = BTreeMap::from([
+        (
+            "everything".to_string(),
+            server(json!({"command": everything(), "excludeTools": ["get-env"]})),
+        ),
+        (
+            "broken".to_string(),
+            server(json!({"command": "sh", "args": ["-c", "echo no such thing >&2; exit 3"]})),
+        ),
+        (
+            "off".to_string(),
+            server(json!({"command": everything(), "enabled": false})),
+        ),
+    ]);
+    let hub = Arc::new(McpHub::new(servers, Duration::from_secs(2)));
+    let everything = toolbox(&hub, "everything").await;
+    let names: Vec<&str> = everything
+        .spec()
+        .methods
+        .iter()
+        .map(|m| m.name.as_str())
+        .collect();
+    assert!(
+        names.contains(&"echo") && names.contains(&"get-sum"),
+        "{names:?}"
+    );
+    assert!(!names.contains(&"get-env"), "excluded: {names:?}");
+    let sum = everything
+        .spec()
+        .methods
+        .iter()
+        .find(|m| m.name == "get-sum")
+        .unwrap();
+    assert_eq!(sum.params.len(), 2, "{sum:?}");
+    assert!(
+        sum.params
+            .iter()
+            .all(|p| p.required && !p.description.is_empty()),
+        "{sum:?}"
+    );
+
+    // The server that cannot start is left out in words; the disabled one is not started.
+    let problems = hub.problems();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].0, "broken");
+    assert!(
+        problems[0].1.contains("the MCP server `broken`"),
+        "{problems:?}"
+    );
+    assert_eq!(hub.started().len(), 1);
+
+    // Calls go through Baton's catalog like a built-in tool's.
+    let catalog = Catalog::new().with(Arc::clone(&everything)).unwrap();
+    let (tb, method) = catalog
+        .resolve("get_sum")
+        .or_else(|_| catalog.resolve("get-sum"))
+        .unwrap();
+    let out = tb
+        .call(
+            &method.name,
+            json!({"a": 2, "b": 40}),
+            ToolContext::default(),
+        )
+        .await;
+    assert_eq!(out.unwrap(), json!("The sum of 2 and 40 is 42."));
+    let out = everything
+        .call("echo", json!({"message": "héllo"}), ToolContext::default())
+        .await;
+    assert_eq!(out.unwrap(), json!("Echo: héllo"));
+
+    // A call past the timeout fails in words, and the server keeps serving.
+    let started = Instant::now();
+    let slow = everything
+        .call(
+            "trigger-long-running-operation",
+            json!({"duration": 30, "steps": 3}),
+            ToolContext::default(),
+        )
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(
+        matches!(&slow, ToolError::Failed(m) if m.contains("did not answer `trigger-long-running-operation` within 2 s")),
+        "{slow:?}"
+    );
+    let out = everything
+        .call(
+            "echo",
+            json!({"message": "still here"}),
+            ToolContext::default(),
+        )
+        .await;
+    assert_eq!(out.unwrap(), json!("Echo: still here"));
+    hub.close().await;
+}
