@@ -180,9 +180,14 @@ impl McpHub {
                 "the MCP server `{server}` did not answer `{tool}` within {} s",
                 self.call_timeout.as_secs()
             ))),
-            Ok(Err(ServiceError::TransportClosed)) => Err(ToolError::Failed(format!(
-                "the MCP server `{server}` stopped while running `{tool}`; it is started again on the next call"
-            ))),
+            Ok(Err(ServiceError::TransportClosed)) => {
+                // Gone: the next call starts it again (dropping the
+                // connection stops what is left of it).
+                drop(self.running.lock().await.remove(server));
+                Err(ToolError::Failed(format!(
+                    "the MCP server `{server}` stopped while running `{tool}`; it is started again on the next call"
+                )))
+            }
             Ok(Err(e)) => Err(ToolError::Failed(format!(
                 "the MCP server `{server}` refused `{tool}`: {e}"
             ))),

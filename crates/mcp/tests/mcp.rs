@@ -132,3 +132,61 @@ async fn a_real_mcp_server_s_tools_are_listed_filtered_and_called() {
     assert_eq!(out.unwrap(), json!("Echo: still here"));
     hub.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_crashes_or_hangs_stays_isolated_and_is_started_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let starts = dir.path().join("starts");
+    let script = format!(
+        "{}/tests/servers/misbehaving.mjs",
+        std::env::var("CARGO_MANIFEST_DIR").unwrap()
+    );
+    let servers = BTreeMap::from([(
+        "misbehaving".to_string(),
+        server(json!({"command": "node", "args": [script, starts]})),
+    )]);
+    let hub = Arc::new(McpHub::new(servers, Duration::from_secs(2)));
+    let tools = toolbox(&hub, "misbehaving").await;
+    let ping = tools
+        .spec()
+        .methods
+        .iter()
+        .find(|m| m.name == "ping")
+        .unwrap();
+    assert_eq!(ping.effect, baton_tools::Effect::Read, "readOnlyHint");
+    let call = |method: &'static str| {
+        let tools = Arc::clone(&tools);
+        async move { tools.call(method, json!({}), ToolContext::default()).await }
+    };
+    assert_eq!(call("ping").await.unwrap(), json!("pong from start 1"));
+
+    // It dies mid-call: a failure in words; the next call starts it again.
+    let crashed = call("crash").await.unwrap_err();
+    assert!(
+        matches!(&crashed, ToolError::Failed(m) if m.contains("stopped while running `crash`")),
+        "{crashed:?}"
+    );
+    assert_eq!(call("ping").await.unwrap(), json!("pong from start 2"));
+
+    // It never answers: the timeout; it still answers other calls.
+    let hung = call("hang").await.unwrap_err();
+    assert!(
+        matches!(&hung, ToolError::Failed(m) if m.contains("did not answer `hang` within 2 s")),
+        "{hung:?}"
+    );
+    assert_eq!(call("ping").await.unwrap(), json!("pong from start 2"));
+
+    // Stopped by the user: cancelled at once.
+    let cancel = baton_tools::CancellationToken::new();
+    let ctx = ToolContext::new(cancel.clone());
+    let stop = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        cancel.cancel();
+    });
+    let started = Instant::now();
+    let stopped = tools.call("hang", json!({}), ctx).await.unwrap_err();
+    assert_eq!(stopped, ToolError::Cancelled);
+    assert!(started.elapsed() < Duration::from_secs(1));
+    stop.await.unwrap();
+    hub.close().await;
+}
