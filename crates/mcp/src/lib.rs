@@ -75,13 +75,23 @@ impl McpHub {
     }
 
     /// Starts every server not running yet (in parallel) and returns one
-    /// toolbox per running server; a server that cannot start is left out
-    /// with a warning (and its reason kept for [`McpHub::problems`]).
+    /// toolbox per running server. This runs before every turn, so it is
+    /// quick when nothing is new: a server that could not start is not
+    /// tried again here (it is left out, with a warning and its reason in
+    /// [`McpHub::problems`], until the settings are reloaded).
     pub async fn start(self: &Arc<Self>) -> Vec<Arc<dyn Toolbox>> {
-        if self.servers.is_empty() {
-            return Vec::new();
+        let new: Vec<&String> = {
+            let running = self.running.lock().await;
+            let failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+            self.servers
+                .keys()
+                .filter(|n| !running.contains_key(*n) && !failed.contains_key(*n))
+                .collect()
+        };
+        if new.is_empty() {
+            return self.started();
         }
-        let starts = self.servers.keys().map(|name| async move {
+        let starts = new.into_iter().map(|name| async move {
             if let Err(e) = self.peer(name).await {
                 tracing::warn!(server = %name, "MCP server left out: {e}");
             }
