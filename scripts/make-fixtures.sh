@@ -62,6 +62,25 @@ PIP_PACKAGES=(
   sniffio==1.3.1
   truststore==0.10.5
   typing-inspection==0.4.5
+  # The official MCP SDK: a plugin written with it, and a client of
+  # `baton mcp`, in the tests.
+  mcp==2.3.0
+  mcp-types==2.3.0
+  jsonschema==4.26.0
+  jsonschema-specifications==2025.9.1
+  referencing==0.37.0
+  rpds-py==2026.9.1
+  attrs==26.1.0
+  opentelemetry-api==1.45.2
+  python-multipart==0.0.34
+  sse-starlette==3.7.0
+  starlette==1.10.0
+  uvicorn==0.54.0
+  click==8.5.1
+  cryptography==50.0.2
+  cffi==2.1.1
+  pycparser==3.12
+  PyJWT==2.15.1
 )
 VENV="${BATON_FIXTURES_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-fixtures-venv}"
 

@@ -288,7 +288,16 @@ pub struct Settings {
     pub browser: BrowserSettings,
     /// The HTTP API.
     pub server: ServerSettings,
+    /// The plugins folder: each plugin is a folder in it with a
+    /// `plugin.json` (default: `Tools` in the data folder).
+    pub plugins_dir: Option<PathBuf>,
+    /// Seconds of quiet after a change to the plugins folder or
+    /// `mcp.json` before Baton reads them again.
+    pub plugins_reload_secs: u64,
 }
+
+/// Default of [`Settings::plugins_reload_secs`].
+pub const DEFAULT_PLUGINS_RELOAD_SECS: u64 = 30;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -309,6 +318,8 @@ impl Default for Settings {
             voice: VoiceSettings::default(),
             browser: BrowserSettings::default(),
             server: ServerSettings::default(),
+            plugins_dir: None,
+            plugins_reload_secs: DEFAULT_PLUGINS_RELOAD_SECS,
         }
     }
 }

@@ -528,18 +528,20 @@ impl Engine {
             options.instructions.as_deref(),
             session.instructions.as_deref(),
         ]);
+        if options.tools {
+            self.start_mcp().await;
+        }
+        // A new MCP server or plugin makes a new agent.
         let key = format!(
-            "{}\n{}\n{}\n{:?}\n{}\n{}",
+            "{}\n{}\n{}\n{:?}\n{}\n{}\n{}",
             def.name,
             cfg.name,
             cfg.model_name(),
             options.mode,
             options.tools,
+            self.mcp().generation(),
             instructions.as_deref().unwrap_or("")
         );
-        if options.tools {
-            self.start_mcp().await;
-        }
         let mut kept = self.kept_agents.lock().await;
         if let Some(at) = kept.iter().position(|(k, _)| *k == key) {
             // Most recently used first.

@@ -269,16 +269,38 @@ impl Engine {
         }))
     }
 
-    /// The MCP servers of `mcp.json` in the config folder (none, with a
-    /// warning in the log, when the file cannot be used).
+    /// The MCP servers of `mcp.json` in the config folder and the plugins
+    /// of the plugins folder (what cannot be used is left out, with a
+    /// warning in the log and in [`baton_mcp::McpHub::problems`]). Inside a
+    /// Tokio runtime both are watched, and read again once they have been
+    /// quiet for the `pluginsReloadSecs` setting after a change.
     pub fn mcp(&self) -> Arc<baton_mcp::McpHub> {
         Arc::clone(self.mcp.get_or_init(|| {
-            let servers = baton_mcp::config::load(&self.paths.config_dir).unwrap_or_else(|e| {
-                tracing::warn!("MCP servers left out: {e}");
-                Default::default()
-            });
-            Arc::new(baton_mcp::McpHub::new(servers, MCP_CALL_TIMEOUT))
+            let hub = Arc::new(baton_mcp::McpHub::open(
+                self.paths.config_dir.clone(),
+                self.plugins_dir(),
+                MCP_CALL_TIMEOUT,
+            ));
+            for (source, why) in hub.problems() {
+                tracing::warn!(%source, "MCP servers left out: {why}");
+            }
+            let quiet = std::time::Duration::from_secs(self.settings.plugins_reload_secs.max(1));
+            if tokio::runtime::Handle::try_current().is_ok()
+                && let Err(e) = hub.watch(quiet)
+            {
+                tracing::warn!("plugins are not watched: {e}");
+            }
+            hub
         }))
+    }
+
+    /// The plugins folder: the `pluginsDir` setting (relative to the data
+    /// folder), else `Tools` in the data folder.
+    pub fn plugins_dir(&self) -> PathBuf {
+        match &self.settings.plugins_dir {
+            Some(dir) => self.paths.data_dir.join(dir), // absolute stays as is
+            None => self.paths.data_dir.join("Tools"),
+        }
     }
 
     /// Starts the MCP servers not running yet, so that toolkits made next

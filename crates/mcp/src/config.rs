@@ -31,12 +31,44 @@ pub struct ServerDef {
     pub exclude_tools: Vec<String>,
     /// `false` leaves the server out.
     pub enabled: Option<bool>,
+    /// What it is for (a plugin's `description`).
+    pub description: Option<String>,
+    /// Where it was found (not part of `mcp.json`).
+    #[serde(skip)]
+    pub source: Source,
+}
+
+/// Where a server was found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Source {
+    /// `mcp.json` in the config folder.
+    #[default]
+    McpJson,
+    /// A plugin: `plugin.json` in this folder of the plugins folder, which
+    /// is also its working directory.
+    Plugin {
+        /// The plugin's folder.
+        dir: PathBuf,
+    },
 }
 
 impl ServerDef {
     /// Whether the server is used.
     pub fn is_enabled(&self) -> bool {
         self.enabled.unwrap_or(true)
+    }
+
+    /// The command line, or the URL, as a person reads it.
+    pub fn target(&self) -> String {
+        match (&self.command, &self.url) {
+            (Some(c), _) => std::iter::once(c.as_str())
+                .chain(self.args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            (None, Some(u)) => u.clone(),
+            (None, None) => String::new(),
+        }
     }
 }
 

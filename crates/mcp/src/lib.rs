@@ -9,216 +9,31 @@
 //! Baton notices.
 
 pub mod config;
+mod hub;
+pub mod plugins;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use baton_tools::{Effect, MethodSpec, ParamSpec, ToolContext, ToolError, Toolbox, ToolboxSpec};
 use futures::future::BoxFuture;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, Tool};
-use rmcp::service::{Peer, RoleClient, RunningService};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolResult, ContentBlock, Tool};
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ServiceError, ServiceExt};
 use serde_json::Value;
-use tokio::sync::Mutex;
 
-pub use config::{MCP_FILE, McpConfigError, ServerDef};
-
-/// How long a server may take to start and list its tools.
-const START_TIMEOUT: Duration = Duration::from_secs(60);
-/// After a failed start, the pause before the next try.
-const RETRY_AFTER: Duration = Duration::from_secs(5);
-
-/// A running server: its connection and its tools.
-struct Connection {
-    service: RunningService<RoleClient, ()>,
-    tools: Vec<Tool>,
-}
-
-/// The servers of `mcp.json` and their connections.
-pub struct McpHub {
-    servers: BTreeMap<String, ServerDef>,
-    running: Mutex<HashMap<String, Connection>>,
-    failed: std::sync::Mutex<HashMap<String, (Instant, String)>>,
-    /// The toolboxes of the servers started by [`McpHub::start`].
-    started: std::sync::RwLock<Vec<Arc<dyn Toolbox>>>,
-    call_timeout: Duration,
-}
-
-impl McpHub {
-    /// The enabled servers of `servers`; calls fail after `call_timeout`.
-    pub fn new(servers: BTreeMap<String, ServerDef>, call_timeout: Duration) -> Self {
-        Self {
-            servers: servers
-                .into_iter()
-                .filter(|(_, d)| d.is_enabled())
-                .collect(),
-            running: Mutex::default(),
-            failed: std::sync::Mutex::default(),
-            started: std::sync::RwLock::default(),
-            call_timeout,
-        }
-    }
-
-    /// The enabled servers' names.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.servers.keys().map(String::as_str)
-    }
-
-    /// The toolboxes of the servers [`McpHub::start`] started.
-    pub fn started(&self) -> Vec<Arc<dyn Toolbox>> {
-        self.started
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-
-    /// Starts every server not running yet (in parallel) and returns one
-    /// toolbox per running server. This runs before every turn, so it is
-    /// quick when nothing is new: a server that could not start is not
-    /// tried again here (it is left out, with a warning and its reason in
-    /// [`McpHub::problems`], until the settings are reloaded).
-    pub async fn start(self: &Arc<Self>) -> Vec<Arc<dyn Toolbox>> {
-        let new: Vec<&String> = {
-            let running = self.running.lock().await;
-            let failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
-            self.servers
-                .keys()
-                .filter(|n| !running.contains_key(*n) && !failed.contains_key(*n))
-                .collect()
-        };
-        if new.is_empty() {
-            return self.started();
-        }
-        let starts = new.into_iter().map(|name| async move {
-            if let Err(e) = self.peer(name).await {
-                tracing::warn!(server = %name, "MCP server left out: {e}");
-            }
-        });
-        futures::future::join_all(starts).await;
-        let running = self.running.lock().await;
-        let mut out: Vec<Arc<dyn Toolbox>> = Vec::new();
-        for (name, conn) in running.iter() {
-            out.push(Arc::new(McpToolbox::new(
-                name,
-                &self.servers[name],
-                &conn.tools,
-                self,
-            )));
-        }
-        *self.started.write().unwrap_or_else(|e| e.into_inner()) = out.clone();
-        out
-    }
-
-    /// Servers that could not be started, with why.
-    pub fn problems(&self) -> Vec<(String, String)> {
-        let failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
-        failed
-            .iter()
-            .map(|(n, (_, why))| (n.clone(), why.clone()))
-            .collect()
-    }
-
-    /// The connection to `name`, started when it is not running.
-    async fn peer(&self, name: &str) -> Result<Peer<RoleClient>, String> {
-        let mut running = self.running.lock().await;
-        if let Some(c) = running.get(name) {
-            if !c.service.is_closed() {
-                return Ok(c.service.peer().clone());
-            }
-            tracing::warn!(server = %name, "MCP server stopped; starting it again");
-            running.remove(name);
-        }
-        if let Some((at, why)) = self.failed_recently(name) {
-            return Err(format!(
-                "{why} (tried {} s ago; trying again shortly)",
-                at.elapsed().as_secs()
-            ));
-        }
-        let def = self.servers.get(name).ok_or("no such MCP server")?;
-        match tokio::time::timeout(START_TIMEOUT, start(name, def)).await {
-            Ok(Ok(conn)) => {
-                let peer = conn.service.peer().clone();
-                running.insert(name.to_string(), conn);
-                Ok(peer)
-            }
-            Ok(Err(why)) => Err(self.remember_failure(name, why)),
-            Err(_) => Err(self.remember_failure(
-                name,
-                format!("did not start within {} s", START_TIMEOUT.as_secs()),
-            )),
-        }
-    }
-
-    fn failed_recently(&self, name: &str) -> Option<(Instant, String)> {
-        let failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
-        failed
-            .get(name)
-            .filter(|(at, _)| at.elapsed() < RETRY_AFTER)
-            .cloned()
-    }
-
-    fn remember_failure(&self, name: &str, why: String) -> String {
-        let why = format!("the MCP server `{name}` {why}");
-        let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
-        failed.insert(name.to_string(), (Instant::now(), why.clone()));
-        why
-    }
-
-    /// Calls `tool` of `server`, within the timeout, stopping when `ctx`
-    /// is cancelled.
-    async fn call(
-        &self,
-        server: &str,
-        tool: &str,
-        args: Value,
-        ctx: &ToolContext,
-    ) -> Result<Value, ToolError> {
-        let peer = self.peer(server).await.map_err(ToolError::Failed)?;
-        let mut params = CallToolRequestParams::new(tool.to_string());
-        if let Value::Object(map) = args {
-            params = params.with_arguments(map);
-        }
-        let call = tokio::time::timeout(self.call_timeout, peer.call_tool(params));
-        let result = tokio::select! {
-            r = call => r,
-            _ = ctx.cancel_token().cancelled() => return Err(ToolError::Cancelled),
-        };
-        match result {
-            Err(_) => Err(ToolError::Failed(format!(
-                "the MCP server `{server}` did not answer `{tool}` within {} s",
-                self.call_timeout.as_secs()
-            ))),
-            Ok(Err(ServiceError::TransportClosed)) => {
-                // Gone: the next call starts it again (dropping the
-                // connection stops what is left of it).
-                drop(self.running.lock().await.remove(server));
-                Err(ToolError::Failed(format!(
-                    "the MCP server `{server}` stopped while running `{tool}`; it is started again on the next call"
-                )))
-            }
-            Ok(Err(e)) => Err(ToolError::Failed(format!(
-                "the MCP server `{server}` refused `{tool}`: {e}"
-            ))),
-            Ok(Ok(r)) => result_value(server, tool, r),
-        }
-    }
-
-    /// Stops every server.
-    pub async fn close(&self) {
-        let running: Vec<Connection> = self.running.lock().await.drain().map(|(_, c)| c).collect();
-        for c in running {
-            let _ = c.service.cancel().await;
-        }
-    }
-}
+pub use config::{MCP_FILE, McpConfigError, ServerDef, Source};
+use hub::Connection;
+pub use hub::{McpHub, ServerState, ServerStatus};
 
 /// Starts `def` and lists its tools.
-async fn start(name: &str, def: &ServerDef) -> Result<Connection, String> {
+async fn start_server(name: &str, def: &ServerDef) -> Result<Connection, String> {
     let service = if let Some(command) = &def.command {
         let cmd = tokio::process::Command::new(command).configure(|c| {
             c.args(&def.args).envs(&def.env);
+            if let Source::Plugin { dir } = &def.source {
+                c.current_dir(dir);
+            }
         });
         let transport =
             TokioChildProcess::new(cmd).map_err(|e| format!("cannot run `{command}`: {e}"))?;
@@ -264,7 +79,11 @@ fn http_config(
 
 /// A tool result as the model sees it: the text parts (pictures named),
 /// or the structured content; a tool's own error as a failure.
-fn result_value(server: &str, tool: &str, r: CallToolResult) -> Result<Value, ToolError> {
+pub(crate) fn result_value(
+    server: &str,
+    tool: &str,
+    r: CallToolResult,
+) -> Result<Value, ToolError> {
     let mut parts = Vec::new();
     for c in &r.content {
         match c {
@@ -294,21 +113,37 @@ pub struct McpToolbox {
 
 impl McpToolbox {
     fn new(server: &str, def: &ServerDef, tools: &[Tool], hub: &Arc<McpHub>) -> Self {
-        let offered = |t: &&Tool| {
-            let named = |list: &[String]| list.iter().any(|n| n == t.name.as_ref());
-            def.include_tools.as_deref().is_none_or(named) && !named(&def.exclude_tools)
+        let methods = tools
+            .iter()
+            .filter(|t| is_offered(def, t))
+            .map(method_spec)
+            .collect();
+        let summary = match &def.description {
+            Some(d) if !d.trim().is_empty() => d.trim().to_string(),
+            _ => format!("Tools of the MCP server `{server}`."),
         };
-        let methods = tools.iter().filter(offered).map(method_spec).collect();
         Self {
             server: server.to_string(),
             spec: ToolboxSpec {
                 name: server.to_string(),
-                summary: format!("Tools of the MCP server `{server}`."),
+                summary,
                 methods,
             },
             hub: Arc::clone(hub),
         }
     }
+}
+
+/// Whether `def`'s `includeTools`/`excludeTools` let `tool` through.
+fn is_offered(def: &ServerDef, tool: &Tool) -> bool {
+    let named = |list: &[String]| list.iter().any(|n| n == tool.name.as_ref());
+    def.include_tools.as_deref().is_none_or(named) && !named(&def.exclude_tools)
+}
+
+/// The names of the tools of `tools` that `def` offers.
+pub(crate) fn offered(def: &ServerDef, tools: &[Tool]) -> Vec<String> {
+    let offered = tools.iter().filter(|t| is_offered(def, t));
+    offered.map(|t| t.name.to_string()).collect()
 }
 
 /// A tool's spec from its MCP description: the schema as given, the

@@ -1,0 +1,488 @@
+//! The MCP servers Baton uses (`mcp.json` and the plugins), their
+//! connections, and what a front door shows about them.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use baton_tools::{ToolContext, ToolError, Toolbox};
+use rmcp::ServiceError;
+use rmcp::model::{CallToolRequestParams, Tool};
+use rmcp::service::{Peer, RoleClient, RunningService};
+use serde_json::Value;
+use tokio::sync::Mutex;
+
+use crate::config::{ServerDef, Source};
+use crate::{McpToolbox, result_value, start_server};
+
+/// How long a server may take to start and list its tools.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+/// After a failed start, the first pause before the next; it doubles with
+/// each failure in a row, up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_secs(5);
+/// The longest pause between tries.
+const MAX_BACKOFF: Duration = Duration::from_secs(300);
+
+/// A running server: its connection and its tools.
+pub(crate) struct Connection {
+    pub(crate) service: RunningService<RoleClient, ()>,
+    pub(crate) tools: Vec<Tool>,
+}
+
+/// One server's connection, locked while it starts (so one slow server
+/// never holds up another).
+type Slot = Arc<Mutex<Option<Connection>>>;
+
+/// A server that did not start, and when to try again.
+#[derive(Clone)]
+struct Failure {
+    at: Instant,
+    why: String,
+    in_a_row: u32,
+}
+
+impl Failure {
+    fn backoff(&self) -> Duration {
+        FIRST_BACKOFF
+            .saturating_mul(1 << self.in_a_row.saturating_sub(1).min(10))
+            .min(MAX_BACKOFF)
+    }
+}
+
+/// Where the hub reads its servers from (for [`McpHub::reload`]).
+#[derive(Clone)]
+struct Sources {
+    config_dir: PathBuf,
+    plugins_dir: PathBuf,
+}
+
+#[derive(Default)]
+struct State {
+    /// Every server, disabled ones too.
+    defs: BTreeMap<String, ServerDef>,
+    /// The tools each server listed when it last started.
+    tools: HashMap<String, Vec<Tool>>,
+    failed: HashMap<String, Failure>,
+    /// `mcp.json` or plugins that could not be used.
+    config_problems: Vec<String>,
+    /// The toolboxes offered, rebuilt when `dirty`.
+    started: Vec<Arc<dyn Toolbox>>,
+    dirty: bool,
+    /// Counts the changes to `started`.
+    generation: u64,
+}
+
+/// The MCP servers of `mcp.json` and the plugins folder, and their
+/// connections.
+pub struct McpHub {
+    state: std::sync::Mutex<State>,
+    slots: std::sync::Mutex<HashMap<String, Slot>>,
+    sources: Option<Sources>,
+    watcher: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
+    pub(crate) call_timeout: Duration,
+}
+
+/// What a server is doing, for the desktop's list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ServerState {
+    /// Connected; its tools are offered.
+    Running,
+    /// Starting now.
+    Starting,
+    /// Not started yet (it starts with the first turn that uses tools).
+    Idle,
+    /// It stopped or could not start; see the problem.
+    Failed,
+    /// `enabled: false`.
+    Disabled,
+}
+
+/// One server as a front door shows it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerStatus {
+    /// Its name (its toolbox's).
+    pub name: String,
+    /// Where it was found.
+    pub source: Source,
+    /// What it is for.
+    pub description: Option<String>,
+    /// The command line, or the URL.
+    pub target: String,
+    /// What it is doing.
+    pub state: ServerState,
+    /// The tools it offers (after `includeTools`/`excludeTools`).
+    pub tools: Vec<String>,
+    /// Why it is not running, in words.
+    pub problem: Option<String>,
+}
+
+impl McpHub {
+    /// The servers of `servers` (disabled ones are listed, never started);
+    /// calls fail after `call_timeout`.
+    pub fn new(servers: BTreeMap<String, ServerDef>, call_timeout: Duration) -> Self {
+        Self::build(servers, Vec::new(), None, call_timeout)
+    }
+
+    /// The servers of `mcp.json` in `config_dir` and the plugins of
+    /// `plugins_dir` (`mcp.json` wins a name both use); what cannot be
+    /// used is left out and told by [`McpHub::problems`].
+    pub fn open(config_dir: PathBuf, plugins_dir: PathBuf, call_timeout: Duration) -> Self {
+        let sources = Sources {
+            config_dir,
+            plugins_dir,
+        };
+        let (defs, problems) = sources.load();
+        Self::build(defs, problems, Some(sources), call_timeout)
+    }
+
+    fn build(
+        defs: BTreeMap<String, ServerDef>,
+        config_problems: Vec<String>,
+        sources: Option<Sources>,
+        call_timeout: Duration,
+    ) -> Self {
+        Self {
+            state: std::sync::Mutex::new(State {
+                defs,
+                config_problems,
+                ..State::default()
+            }),
+            slots: std::sync::Mutex::default(),
+            sources,
+            watcher: std::sync::Mutex::default(),
+            call_timeout,
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn slot(&self, name: &str) -> Slot {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        Arc::clone(slots.entry(name.to_string()).or_default())
+    }
+
+    /// The enabled servers' names.
+    pub fn names(&self) -> Vec<String> {
+        let state = self.state();
+        let enabled = state.defs.iter().filter(|(_, d)| d.is_enabled());
+        enabled.map(|(n, _)| n.clone()).collect()
+    }
+
+    /// The toolboxes of the servers [`McpHub::start`] started.
+    pub fn started(&self) -> Vec<Arc<dyn Toolbox>> {
+        self.state().started.clone()
+    }
+
+    /// Changes each time the toolboxes [`McpHub::started`] gives change
+    /// (a server or plugin added, changed or removed).
+    pub fn generation(&self) -> u64 {
+        self.state().generation
+    }
+
+    /// Starts every enabled server never tried (in parallel) and returns
+    /// one toolbox per server that has started. This runs before every
+    /// turn, so it is quick when nothing is new: a server that could not
+    /// start is not tried again here (calls to a server that stopped start
+    /// it again, with a growing pause after failures) until it changes or
+    /// the settings are reloaded.
+    pub async fn start(self: &Arc<Self>) -> Vec<Arc<dyn Toolbox>> {
+        let new: Vec<String> = {
+            let state = self.state();
+            let untried =
+                |n: &&String| !state.tools.contains_key(*n) && !state.failed.contains_key(*n);
+            let enabled = state.defs.iter().filter(|(_, d)| d.is_enabled());
+            enabled.map(|(n, _)| n).filter(untried).cloned().collect()
+        };
+        let starts = new.iter().map(|name| async move {
+            if let Err(e) = self.peer(name).await {
+                tracing::warn!(server = %name, "MCP server left out: {e}");
+            }
+        });
+        futures::future::join_all(starts).await;
+        self.rebuilt_toolboxes()
+    }
+
+    /// The toolboxes again when a server started, changed or went.
+    fn rebuilt_toolboxes(self: &Arc<Self>) -> Vec<Arc<dyn Toolbox>> {
+        let mut state = self.state();
+        if !state.dirty {
+            return state.started.clone();
+        }
+        let mut out: Vec<Arc<dyn Toolbox>> = Vec::new();
+        for (name, def) in state.defs.iter().filter(|(_, d)| d.is_enabled()) {
+            if let Some(tools) = state.tools.get(name) {
+                out.push(Arc::new(McpToolbox::new(name, def, tools, self)));
+            }
+        }
+        state.started = out.clone();
+        state.dirty = false;
+        state.generation += 1;
+        out
+    }
+
+    /// What could not be used, with why: servers that did not start (by
+    /// name) and, named `mcp.json` or `plugins`, files that could not be
+    /// read.
+    pub fn problems(&self) -> Vec<(String, String)> {
+        let state = self.state();
+        let config = state.config_problems.iter().map(|p| {
+            let from = if p.contains(crate::MCP_FILE) {
+                crate::MCP_FILE
+            } else {
+                "plugins"
+            };
+            (from.to_string(), p.clone())
+        });
+        let failed = state.failed.iter().map(|(n, f)| (n.clone(), f.why.clone()));
+        config.chain(failed).collect()
+    }
+
+    /// Every server with what it is doing, in name order.
+    pub fn statuses(&self) -> Vec<ServerStatus> {
+        let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let state = self.state();
+        state
+            .defs
+            .iter()
+            .map(|(name, def)| {
+                let connected = slots.get(name).map(|s| match s.try_lock() {
+                    Ok(c) => c.as_ref().is_some_and(|c| !c.service.is_closed()),
+                    Err(_) => false,
+                });
+                let starting = slots.get(name).is_some_and(|s| s.try_lock().is_err());
+                let failure = state.failed.get(name);
+                let server_state = if !def.is_enabled() {
+                    ServerState::Disabled
+                } else if connected == Some(true) {
+                    ServerState::Running
+                } else if starting {
+                    ServerState::Starting
+                } else if failure.is_some() || state.tools.contains_key(name) {
+                    ServerState::Failed
+                } else {
+                    ServerState::Idle
+                };
+                let tools = state.tools.get(name).map(|t| crate::offered(def, t));
+                ServerStatus {
+                    name: name.clone(),
+                    source: def.source.clone(),
+                    description: def.description.clone(),
+                    target: def.target(),
+                    state: server_state,
+                    tools: tools.unwrap_or_default(),
+                    problem: failure.map(|f| f.why.clone()).or_else(|| {
+                        (server_state == ServerState::Failed)
+                            .then(|| "it stopped; the next call starts it again".to_string())
+                    }),
+                }
+            })
+            .collect()
+    }
+
+    /// The connection to `name`, started when it is not running (not
+    /// while the pause after a failed start lasts).
+    async fn peer(&self, name: &str) -> Result<Peer<RoleClient>, String> {
+        let slot = self.slot(name);
+        let mut conn = slot.lock().await;
+        if let Some(c) = conn.as_ref() {
+            if !c.service.is_closed() {
+                return Ok(c.service.peer().clone());
+            }
+            tracing::warn!(server = %name, "MCP server stopped; starting it again");
+            *conn = None;
+        }
+        if let Some(f) = self.backing_off(name) {
+            let wait = f.backoff().saturating_sub(f.at.elapsed()).as_secs() + 1;
+            return Err(format!("{} (trying again in {wait} s)", f.why));
+        }
+        let def = {
+            let state = self.state();
+            state.defs.get(name).filter(|d| d.is_enabled()).cloned()
+        };
+        let def = def.ok_or_else(|| format!("the MCP server `{name}` is no longer configured"))?;
+        match tokio::time::timeout(START_TIMEOUT, start_server(name, &def)).await {
+            Ok(Ok(c)) => {
+                let peer = c.service.peer().clone();
+                self.started_ok(name, &c.tools);
+                *conn = Some(c);
+                Ok(peer)
+            }
+            Ok(Err(why)) => Err(self.remember_failure(name, why)),
+            Err(_) => Err(self.remember_failure(
+                name,
+                format!("did not start within {} s", START_TIMEOUT.as_secs()),
+            )),
+        }
+    }
+
+    fn started_ok(&self, name: &str, tools: &[Tool]) {
+        let mut state = self.state();
+        state.failed.remove(name);
+        if state.tools.get(name).map(Vec::as_slice) != Some(tools) {
+            state.tools.insert(name.to_string(), tools.to_vec());
+            state.dirty = true;
+        }
+    }
+
+    fn backing_off(&self, name: &str) -> Option<Failure> {
+        let state = self.state();
+        let f = state.failed.get(name)?;
+        (f.at.elapsed() < f.backoff()).then(|| f.clone())
+    }
+
+    fn remember_failure(&self, name: &str, why: String) -> String {
+        let why = format!("the MCP server `{name}` {why}");
+        let mut state = self.state();
+        let in_a_row = state.failed.get(name).map_or(0, |f| f.in_a_row) + 1;
+        let failure = Failure {
+            at: Instant::now(),
+            why: why.clone(),
+            in_a_row,
+        };
+        state.failed.insert(name.to_string(), failure);
+        why
+    }
+
+    /// Calls `tool` of `server`, within the timeout, stopping when `ctx`
+    /// is cancelled.
+    pub(crate) async fn call(
+        &self,
+        server: &str,
+        tool: &str,
+        args: Value,
+        ctx: &ToolContext,
+    ) -> Result<Value, ToolError> {
+        let peer = self.peer(server).await.map_err(ToolError::Failed)?;
+        let mut params = CallToolRequestParams::new(tool.to_string());
+        if let Value::Object(map) = args {
+            params = params.with_arguments(map);
+        }
+        let call = tokio::time::timeout(self.call_timeout, peer.call_tool(params));
+        let result = tokio::select! {
+            r = call => r,
+            _ = ctx.cancel_token().cancelled() => return Err(ToolError::Cancelled),
+        };
+        match result {
+            Err(_) => Err(ToolError::Failed(format!(
+                "the MCP server `{server}` did not answer `{tool}` within {} s",
+                self.call_timeout.as_secs()
+            ))),
+            Ok(Err(ServiceError::TransportClosed)) => {
+                // Gone: the next call starts it again (dropping the
+                // connection stops what is left of it).
+                drop(self.slot(server).lock().await.take());
+                Err(ToolError::Failed(format!(
+                    "the MCP server `{server}` stopped while running `{tool}`; it is started again on the next call"
+                )))
+            }
+            Ok(Err(e)) => Err(ToolError::Failed(format!(
+                "the MCP server `{server}` refused `{tool}`: {e}"
+            ))),
+            Ok(Ok(r)) => result_value(server, tool, r),
+        }
+    }
+
+    /// Reads `mcp.json` and the plugins folder again: servers added are
+    /// started with the next turn, those changed or removed are stopped
+    /// (a changed one starts again as it is now).
+    pub async fn reload(&self) {
+        let Some(sources) = &self.sources else {
+            return;
+        };
+        let (defs, problems) = sources.load();
+        let gone = self.replace(defs, problems);
+        for slot in gone {
+            if let Some(c) = slot.lock().await.take() {
+                let _ = c.service.cancel().await;
+            }
+        }
+    }
+
+    /// Puts `defs` in place; the slots of servers changed or removed.
+    fn replace(&self, defs: BTreeMap<String, ServerDef>, problems: Vec<String>) -> Vec<Slot> {
+        let mut state = self.state();
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let names: std::collections::BTreeSet<String> =
+            state.defs.keys().chain(defs.keys()).cloned().collect();
+        let mut gone = Vec::new();
+        for name in names {
+            if state.defs.get(&name) == defs.get(&name) {
+                continue;
+            }
+            tracing::info!(server = %name, "MCP server added, changed or removed");
+            state.tools.remove(&name);
+            state.failed.remove(&name);
+            gone.extend(slots.remove(&name));
+            state.dirty = true;
+        }
+        state.defs = defs;
+        state.config_problems = problems;
+        gone
+    }
+
+    /// Watches the plugins folder and `mcp.json` (for a hub made by
+    /// [`McpHub::open`]) and reloads `debounce` after a change; stops with
+    /// the hub. Needs a Tokio runtime.
+    pub fn watch(self: &Arc<Self>, debounce: Duration) -> Result<(), String> {
+        let Some(sources) = &self.sources else {
+            return Ok(());
+        };
+        let runtime = tokio::runtime::Handle::try_current().map_err(|e| e.to_string())?;
+        let hub: Weak<Self> = Arc::downgrade(self);
+        let on_change = move || {
+            if let Some(hub) = hub.upgrade() {
+                runtime.spawn(async move { hub.reload().await });
+            }
+        };
+        let watcher = crate::plugins::watch(
+            &sources.plugins_dir,
+            &sources.config_dir,
+            debounce,
+            on_change,
+        )?;
+        *self.watcher.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(watcher));
+        Ok(())
+    }
+
+    /// Stops every server.
+    pub async fn close(&self) {
+        let slots: Vec<Slot> = {
+            let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+            slots.drain().map(|(_, s)| s).collect()
+        };
+        for slot in slots {
+            if let Some(c) = slot.lock().await.take() {
+                let _ = c.service.cancel().await;
+            }
+        }
+    }
+}
+
+impl Sources {
+    /// `mcp.json`'s servers and the plugins, with what could not be used.
+    fn load(&self) -> (BTreeMap<String, ServerDef>, Vec<String>) {
+        let (mut defs, mut problems) = match crate::config::load(&self.config_dir) {
+            Ok(d) => (d, Vec::new()),
+            Err(e) => (BTreeMap::new(), vec![e.to_string()]),
+        };
+        let (plugins, plugin_problems) = crate::plugins::scan(&self.plugins_dir);
+        problems.extend(plugin_problems);
+        for (name, def) in plugins {
+            match defs.entry(name) {
+                std::collections::btree_map::Entry::Occupied(e) => problems.push(format!(
+                    "the plugin `{}` is left out: mcp.json has a server of that name",
+                    e.key()
+                )),
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert(def);
+                }
+            }
+        }
+        (defs, problems)
+    }
+}
