@@ -83,6 +83,57 @@ pub enum Command {
     Voice(VoiceArgs),
     /// Serve Baton's agents as an OpenAI-compatible HTTP API (Ctrl-C stops it after the answers in flight).
     Serve(ServeArgs),
+    /// Serve Baton's toolboxes to other agents over MCP (stdio; `--http PORT` for streamable HTTP), or manage the MCP servers and plugins Baton uses.
+    Mcp(McpArgs),
+}
+
+/// `baton mcp`.
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (0 picks a free port; the address is printed).
+    #[arg(long, value_name = "PORT")]
+    pub http: Option<u16>,
+    /// The address `--http` listens on (another computer's only once an API key exists: `baton serve keys add NAME`).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    /// `servers`, `add`, `enable`, `disable`: the MCP servers and plugins Baton uses.
+    #[command(subcommand)]
+    pub action: Option<McpCommand>,
+}
+
+/// `baton mcp servers|add|enable|disable`.
+#[derive(Subcommand, Debug)]
+pub enum McpCommand {
+    /// The MCP servers (mcp.json) and plugins (the Tools folder) with what each is doing and its tools (each is started to list them).
+    Servers {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a server to mcp.json: `add NAME --url URL`, or `add NAME -- COMMAND ARGS…`.
+    Add {
+        /// Its name (its tools are listed under it).
+        name: String,
+        /// A streamable HTTP server's address.
+        #[arg(long, conflicts_with = "command")]
+        url: Option<String>,
+        /// An HTTP header, `NAME: VALUE` (`${keychain:SECRET}` in VALUE is read from the keychain); repeatable.
+        #[arg(long = "header", requires = "url")]
+        headers: Vec<String>,
+        /// A stdio server's command line.
+        #[arg(last = true)]
+        command: Vec<String>,
+    },
+    /// Use a server or plugin again.
+    Enable {
+        /// Its name.
+        name: String,
+    },
+    /// Stop using a server or plugin (it stays in its file, `enabled: false`).
+    Disable {
+        /// Its name.
+        name: String,
+    },
 }
 
 /// `baton serve`.

@@ -13,7 +13,9 @@ fn main() -> ExitCode {
     // One thread is plenty for a CLI front door and starts fastest; the
     // HTTP server answers many clients at once, on every core.
     let mut builder = match args.command {
-        args::Command::Serve(_) => tokio::runtime::Builder::new_multi_thread(),
+        args::Command::Serve(_) | args::Command::Mcp(_) => {
+            tokio::runtime::Builder::new_multi_thread()
+        }
         _ => tokio::runtime::Builder::new_current_thread(),
     };
     let runtime = match builder.enable_all().build() {

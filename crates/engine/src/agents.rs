@@ -60,6 +60,18 @@ impl Toolkit {
         all
     }
 
+    /// The built-in toolboxes only (not those of MCP servers), new, in one
+    /// catalog: what `baton mcp` serves to other agents.
+    pub fn builtin_catalog(&self) -> Result<Catalog, EngineError> {
+        let mut catalog = Catalog::new();
+        let all = self.toolboxes();
+        let builtin = all.len() - self.mcp.len();
+        for t in all.into_iter().take(builtin) {
+            catalog.register(t)?;
+        }
+        Ok(catalog)
+    }
+
     /// Every built-in toolbox, unfiltered, in one catalog.
     pub fn catalog(&self) -> Result<Catalog, EngineError> {
         let mut catalog = Catalog::new();

@@ -276,11 +276,20 @@ impl Engine {
     /// quiet for the `pluginsReloadSecs` setting after a change.
     pub fn mcp(&self) -> Arc<baton_mcp::McpHub> {
         Arc::clone(self.mcp.get_or_init(|| {
-            let hub = Arc::new(baton_mcp::McpHub::open(
-                self.paths.config_dir.clone(),
-                self.plugins_dir(),
-                MCP_CALL_TIMEOUT,
-            ));
+            let secrets = self.secrets.clone();
+            let lookup: baton_mcp::config::SecretLookup =
+                Arc::new(move |name: &str| match secrets.api_key(name, None) {
+                    Ok(key) => Ok(key.map(|k| k.value)),
+                    Err(e) => Err(e.to_string()),
+                });
+            let hub = Arc::new(
+                baton_mcp::McpHub::open(
+                    self.paths.config_dir.clone(),
+                    self.plugins_dir(),
+                    MCP_CALL_TIMEOUT,
+                )
+                .with_secrets(lookup),
+            );
             for (source, why) in hub.problems() {
                 tracing::warn!(%source, "MCP servers left out: {why}");
             }

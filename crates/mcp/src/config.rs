@@ -90,6 +90,9 @@ pub enum McpConfigError {
         /// Why, in words.
         reason: String,
     },
+    /// No server or plugin of that name.
+    #[error("there is no MCP server or plugin named `{0}`")]
+    Unknown(String),
 }
 
 /// The servers of `config_dir/mcp.json` by name (none when it does not
@@ -114,6 +117,97 @@ pub fn load(config_dir: &Path) -> Result<BTreeMap<String, ServerDef>, McpConfigE
         }
     }
     Ok(file.mcp_servers)
+}
+
+/// Looks a secret up in the OS keychain by name.
+pub type SecretLookup =
+    std::sync::Arc<dyn Fn(&str) -> Result<Option<String>, String> + Send + Sync>;
+
+/// `def` with each `${keychain:NAME}` in its header and environment values
+/// replaced by that secret: the environment variable `NAME_API_KEY`, else
+/// the keychain's (`baton secret set NAME`).
+pub fn expand_secrets(def: &ServerDef, lookup: Option<&SecretLookup>) -> Result<ServerDef, String> {
+    let mut out = def.clone();
+    for value in out.headers.values_mut().chain(out.env.values_mut()) {
+        while let Some(at) = value.find("${keychain:") {
+            let Some(len) = value[at..].find('}') else {
+                return Err(format!("`{value}` has `${{keychain:` without its `}}`"));
+            };
+            let name = &value[at + "${keychain:".len()..at + len];
+            let needs = format!("needs the secret `{name}`");
+            let secret = match lookup {
+                Some(get) => {
+                    get(name).map_err(|e| format!("{needs}, which cannot be read: {e}"))?
+                }
+                None => None,
+            }
+            .ok_or_else(|| format!("{needs}: set it with `baton secret set {name}`"))?;
+            value.replace_range(at..=at + len, &secret);
+        }
+    }
+    Ok(out)
+}
+
+/// Why `mcp.json` or a `plugin.json` could not be changed.
+fn edit_error(path: &Path, reason: impl std::fmt::Display) -> McpConfigError {
+    McpConfigError::File {
+        path: path.to_path_buf(),
+        reason: reason.to_string(),
+    }
+}
+
+/// Changes the JSON object in `path` (`{}` when missing) with `change`,
+/// keeping what Baton does not know, and writes it atomically after a
+/// backup.
+pub fn edit_json(
+    path: &Path,
+    change: impl FnOnce(&mut serde_json::Map<String, serde_json::Value>) -> Result<(), String>,
+) -> Result<(), McpConfigError> {
+    let mut doc = match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| edit_error(path, e))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::json!({}),
+        Err(e) => return Err(edit_error(path, e)),
+    };
+    let obj = doc
+        .as_object_mut()
+        .ok_or_else(|| edit_error(path, "it is not a JSON object"))?;
+    change(obj).map_err(|e| edit_error(path, e))?;
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| edit_error(path, e))?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| edit_error(path, e))?;
+    }
+    baton_config::replace_with_backup(path, text.as_bytes()).map_err(|e| edit_error(path, e))?;
+    Ok(())
+}
+
+/// Adds the server `name` to `config_dir/mcp.json` (refused when one of
+/// that name is there, or when `def` is not a server).
+pub fn add_server(
+    config_dir: &Path,
+    name: &str,
+    def: serde_json::Value,
+) -> Result<(), McpConfigError> {
+    let path = config_dir.join(MCP_FILE);
+    let parsed: ServerDef =
+        serde_json::from_value(def.clone()).map_err(|e| edit_error(&path, e))?;
+    if parsed.command.is_some() == parsed.url.is_some() || name.trim().is_empty() {
+        return Err(edit_error(
+            &path,
+            "a server needs a name and either a `command` (stdio) or a `url` (streamable HTTP)",
+        ));
+    }
+    edit_json(&path, |doc| {
+        let servers = doc
+            .entry("mcpServers")
+            .or_insert_with(|| serde_json::json!({}))
+            .as_object_mut()
+            .ok_or("`mcpServers` is not an object")?;
+        if servers.contains_key(name) {
+            return Err(format!("there is already a server named `{name}`"));
+        }
+        servers.insert(name.to_string(), def);
+        Ok(())
+    })
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use rmcp::service::{Peer, RoleClient, RunningService};
 use serde_json::Value;
 use tokio::sync::Mutex;
 
-use crate::config::{ServerDef, Source};
+use crate::config::{McpConfigError, SecretLookup, ServerDef, Source};
 use crate::{McpToolbox, result_value, start_server};
 
 /// How long a server may take to start and list its tools.
@@ -80,6 +80,7 @@ pub struct McpHub {
     slots: std::sync::Mutex<HashMap<String, Slot>>,
     sources: Option<Sources>,
     watcher: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
+    secrets: Option<SecretLookup>,
     pub(crate) call_timeout: Duration,
 }
 
@@ -153,8 +154,15 @@ impl McpHub {
             slots: std::sync::Mutex::default(),
             sources,
             watcher: std::sync::Mutex::default(),
+            secrets: None,
             call_timeout,
         }
+    }
+
+    /// Fills `${keychain:NAME}` in headers and environments from `lookup`.
+    pub fn with_secrets(mut self, lookup: SecretLookup) -> Self {
+        self.secrets = Some(lookup);
+        self
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -305,6 +313,8 @@ impl McpHub {
             state.defs.get(name).filter(|d| d.is_enabled()).cloned()
         };
         let def = def.ok_or_else(|| format!("the MCP server `{name}` is no longer configured"))?;
+        let def = crate::config::expand_secrets(&def, self.secrets.as_ref())
+            .map_err(|why| self.remember_failure(name, why))?;
         match tokio::time::timeout(START_TIMEOUT, start_server(name, &def)).await {
             Ok(Ok(c)) => {
                 let peer = c.service.peer().clone();
@@ -401,6 +411,50 @@ impl McpHub {
                 let _ = c.service.cancel().await;
             }
         }
+    }
+
+    /// Turns the server or plugin `name` on or off in its file
+    /// (`mcp.json` or its `plugin.json`), and reloads.
+    pub async fn set_enabled(&self, name: &str, on: bool) -> Result<(), McpConfigError> {
+        let source = self.state().defs.get(name).map(|d| d.source.clone());
+        let unknown = || McpConfigError::Unknown(name.to_string());
+        let (Some(source), Some(sources)) = (source, &self.sources) else {
+            return Err(unknown());
+        };
+        match source {
+            Source::McpJson => {
+                let path = sources.config_dir.join(crate::MCP_FILE);
+                crate::config::edit_json(&path, |doc| {
+                    let server = doc
+                        .get_mut("mcpServers")
+                        .and_then(|s| s.get_mut(name))
+                        .and_then(Value::as_object_mut)
+                        .ok_or("the server is no longer in the file")?;
+                    server.insert("enabled".into(), Value::Bool(on));
+                    Ok(())
+                })?;
+            }
+            Source::Plugin { dir } => {
+                let path = dir.join(crate::plugins::PLUGIN_FILE);
+                crate::config::edit_json(&path, |doc| {
+                    doc.insert("enabled".into(), Value::Bool(on));
+                    Ok(())
+                })?;
+            }
+        }
+        self.reload().await;
+        Ok(())
+    }
+
+    /// Adds the server `name` (`{command, args, env}` or `{url, headers}`)
+    /// to `mcp.json`, and reloads.
+    pub async fn add_server(&self, name: &str, def: Value) -> Result<(), McpConfigError> {
+        let Some(sources) = &self.sources else {
+            return Err(McpConfigError::Unknown(name.to_string()));
+        };
+        crate::config::add_server(&sources.config_dir, name, def)?;
+        self.reload().await;
+        Ok(())
     }
 
     /// Puts `defs` in place; the slots of servers changed or removed.

@@ -11,6 +11,7 @@
 pub mod config;
 mod hub;
 pub mod plugins;
+pub mod server;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -39,6 +40,9 @@ async fn start_server(name: &str, def: &ServerDef) -> Result<Connection, String>
             TokioChildProcess::new(cmd).map_err(|e| format!("cannot run `{command}`: {e}"))?;
         ().serve(transport).await
     } else {
+        // reqwest's TLS needs a process-wide provider (ring, as everywhere
+        // in Baton); installing it twice is harmless.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let url = def.url.clone().unwrap_or_default();
         ().serve(StreamableHttpClientTransport::from_config(http_config(
             &url, def,

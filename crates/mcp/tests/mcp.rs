@@ -190,3 +190,52 @@ async fn a_server_that_crashes_or_hangs_stays_isolated_and_is_started_again() {
     stop.await.unwrap();
     hub.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_server_over_streamable_http_is_used_like_a_stdio_one() {
+    use tokio::io::AsyncBufReadExt;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = tokio::process::Command::new(everything())
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let listening = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.contains("listening on port") {
+                return;
+            }
+        }
+        panic!("the everything server stopped before listening");
+    });
+    listening
+        .await
+        .expect("the everything server did not listen");
+    let servers = BTreeMap::from([(
+        "remote".to_string(),
+        server(json!({
+            "url": format!("http://127.0.0.1:{port}/mcp"),
+            "headers": {"Authorization": "Bearer not-checked", "X-Client": "baton-test"},
+            "includeTools": ["echo"],
+        })),
+    )]);
+    let hub = Arc::new(McpHub::new(servers, Duration::from_secs(5)));
+    let remote = toolbox(&hub, "remote").await;
+    assert_eq!(remote.spec().methods.len(), 1);
+    let out = remote
+        .call(
+            "echo",
+            json!({"message": "over HTTP"}),
+            ToolContext::default(),
+        )
+        .await;
+    assert_eq!(out.unwrap(), json!("Echo: over HTTP"));
+    hub.close().await;
+}

@@ -11,23 +11,7 @@ use baton_mcp::{McpHub, ServerState, Source};
 use baton_tools::{ToolContext, Toolbox};
 use serde_json::json;
 
-/// The fixtures venv's Python, where scripts/make-fixtures.sh installed
-/// the `mcp` SDK.
-fn venv_python() -> PathBuf {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"));
-    let venv = std::env::var_os("BATON_FIXTURES_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| cache.join("baton-fixtures-venv"));
-    let py = venv.join("bin/python");
-    assert!(
-        py.exists(),
-        "{} is missing: run scripts/make-fixtures.sh --tools-only (make test does)",
-        py.display()
-    );
-    py
-}
+use baton_test_support::venv_python;
 
 fn servers_dir() -> PathBuf {
     let dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");

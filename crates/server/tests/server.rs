@@ -322,27 +322,7 @@ async fn a_client_that_goes_away_stops_the_turn() {
     assert_eq!(calls, 1, "the turn went on after the client left");
 }
 
-/// The fixture virtualenv's Python (scripts/make-fixtures.sh installs the
-/// OpenAI SDK there; make test runs it).
-fn venv_python() -> std::path::PathBuf {
-    let venv = std::env::var_os("BATON_FIXTURES_VENV")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            let cache = std::env::var_os("XDG_CACHE_HOME")
-                .map(std::path::PathBuf::from)
-                .unwrap_or_else(|| {
-                    std::path::PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache")
-                });
-            cache.join("baton-fixtures-venv")
-        });
-    let py = venv.join("bin/python");
-    assert!(
-        py.exists(),
-        "{} is missing: run scripts/make-fixtures.sh --tools-only (make test does)",
-        py.display()
-    );
-    py
-}
+use baton_test_support::venv_python;
 
 /// Runs an official SDK's client script against a server whose scripted
 /// model gives the three answers it asks for, and checks its report.

@@ -35,23 +35,7 @@ pub fn workspace(fixtures: &[&str]) -> (tempfile::TempDir, SpreadsheetTool) {
     (dir, tool)
 }
 
-fn venv_python() -> PathBuf {
-    let venv = std::env::var_os("BATON_FIXTURES_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let cache = std::env::var_os("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"));
-            cache.join("baton-fixtures-venv")
-        });
-    let py = venv.join("bin/python");
-    assert!(
-        py.exists(),
-        "{} is missing: run scripts/make-fixtures.sh --tools-only (make test does)",
-        py.display()
-    );
-    py
-}
+use baton_test_support::venv_python;
 
 /// Everything openpyxl sees in `file`.
 pub fn dump(file: &Path) -> Value {

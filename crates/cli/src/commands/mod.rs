@@ -7,6 +7,7 @@ mod chat;
 mod config;
 mod convert;
 mod index;
+mod mcp;
 mod models;
 mod providers;
 mod say;
@@ -45,6 +46,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Voice(a) => voice::run(&ctx, a, verbose).await,
         Command::Browser(c) => browser::run(&ctx, c).await,
         Command::Serve(a) => serve::run(&ctx, a).await,
+        Command::Mcp(a) => mcp::run(&ctx, a).await,
     };
     // A browser Baton started for these tools closes with the command.
     ctx.close_agents().await;

@@ -1,0 +1,176 @@
+//! `baton mcp`: Baton's built-in toolboxes served to other agents over MCP
+//! (stdio, or streamable HTTP with `--http`), and `baton mcp servers|add|
+//! enable|disable` for the MCP servers and plugins Baton itself uses.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use baton_server::{KeyStore, Keys};
+use serde_json::{Value, json};
+
+use crate::args::{McpArgs, McpCommand};
+use crate::context::Context;
+
+pub async fn run(ctx: &Context, args: McpArgs) -> anyhow::Result<ExitCode> {
+    match args.action {
+        Some(McpCommand::Servers { json }) => servers(ctx, json).await,
+        Some(McpCommand::Add {
+            name,
+            url,
+            headers,
+            command,
+        }) => add(ctx, &name, url, &headers, &command).await,
+        Some(McpCommand::Enable { name }) => enable(ctx, &name, true).await,
+        Some(McpCommand::Disable { name }) => enable(ctx, &name, false).await,
+        None => match args.http {
+            Some(port) => serve_http(ctx, SocketAddr::new(args.host, port)).await,
+            None => serve_stdio(ctx).await,
+        },
+    }
+}
+
+/// One fresh catalog of the built-in toolboxes (no MCP servers: Baton
+/// does not pass other servers' tools on).
+fn factory(ctx: &Context) -> anyhow::Result<baton_mcp::server::CatalogFactory> {
+    let kit = ctx.toolkit(ctx.refreshed_index())?;
+    kit.builtin_catalog()?; // says now, not per session, when it cannot be made
+    Ok(Arc::new(move || kit.builtin_catalog().unwrap_or_default()))
+}
+
+async fn serve_stdio(ctx: &Context) -> anyhow::Result<ExitCode> {
+    let catalog = factory(ctx)?();
+    baton_mcp::server::serve_stdio(catalog).await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn serve_http(ctx: &Context, addr: SocketAddr) -> anyhow::Result<ExitCode> {
+    let keys = key_check(ctx, addr)?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+    let bound = listener.local_addr()?;
+    // The first line is the address, for scripts that picked port 0.
+    println!("http://{bound}/mcp");
+    let who = if keys.is_some() {
+        "API key required"
+    } else {
+        "this computer only, no key needed"
+    };
+    eprintln!("Baton serves its toolboxes over MCP at http://{bound}/mcp ({who}; Ctrl-C stops)");
+    let stop = tokio_util::sync::CancellationToken::new();
+    let on_ctrl_c = stop.clone();
+    tokio::spawn(async move {
+        let _ = tokio::signal::ctrl_c().await;
+        on_ctrl_c.cancel();
+    });
+    baton_mcp::server::serve_http(listener, factory(ctx)?, keys, stop).await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The keys of `baton serve keys` (re-read when the file changes), needed
+/// once any exists; without one only this computer may connect.
+fn key_check(
+    ctx: &Context,
+    addr: SocketAddr,
+) -> anyhow::Result<Option<baton_mcp::server::KeyCheck>> {
+    let store = KeyStore::new(&ctx.paths.data_dir);
+    let keys = Keys::from_stored(&store.list()?);
+    if keys.is_empty() {
+        anyhow::ensure!(
+            addr.ip().is_loopback(),
+            "refusing to listen on {}: without API keys Baton's MCP server answers this computer only (use 127.0.0.1, or make a key with `baton serve keys add NAME`)",
+            addr.ip()
+        );
+        return Ok(None);
+    }
+    let current = Mutex::new((store.modified(), keys));
+    Ok(Some(Arc::new(move |presented: &str| {
+        let mut c = current.lock().unwrap_or_else(|e| e.into_inner());
+        let modified = store.modified();
+        if modified != c.0
+            && let Ok(stored) = store.list()
+        {
+            *c = (modified, Keys::from_stored(&stored));
+        }
+        c.1.check(presented).is_some()
+    })))
+}
+
+/// Starts every server and prints what each is doing.
+async fn servers(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
+    let hub = ctx.mcp();
+    hub.start().await;
+    let statuses = hub.statuses();
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&statuses)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if statuses.is_empty() {
+        eprintln!(
+            "No MCP servers or plugins: add servers to {} or plugins to {}",
+            ctx.paths.config_dir.join(baton_mcp::MCP_FILE).display(),
+            ctx.plugins_dir().display()
+        );
+    }
+    for s in &statuses {
+        let kind = match s.source {
+            baton_mcp::Source::McpJson => "server",
+            baton_mcp::Source::Plugin { .. } => "plugin",
+        };
+        let state = serde_json::to_value(s.state)?;
+        println!(
+            "{}\t{kind}\t{}\t{}",
+            s.name,
+            state.as_str().unwrap_or(""),
+            s.target
+        );
+        if !s.tools.is_empty() {
+            println!("\ttools: {}", s.tools.join(", "));
+        }
+        if let Some(p) = &s.problem {
+            println!("\tproblem: {p}");
+        }
+    }
+    for (source, why) in hub.problems() {
+        if source == baton_mcp::MCP_FILE || source == "plugins" {
+            eprintln!("warning: {why}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn add(
+    ctx: &Context,
+    name: &str,
+    url: Option<String>,
+    headers: &[String],
+    command: &[String],
+) -> anyhow::Result<ExitCode> {
+    let def = match (url, command.split_first()) {
+        (Some(url), _) => {
+            let mut h = serde_json::Map::new();
+            for header in headers {
+                let (k, v) = header
+                    .split_once(':')
+                    .ok_or_else(|| anyhow::anyhow!("`{header}` is not `NAME: VALUE`"))?;
+                h.insert(k.trim().to_string(), Value::String(v.trim().to_string()));
+            }
+            json!({"url": url, "headers": h})
+        }
+        (None, Some((program, args))) => json!({"command": program, "args": args}),
+        (None, None) => anyhow::bail!("give `--url URL` or `-- COMMAND ARGS…`"),
+    };
+    ctx.mcp().add_server(name, def).await?;
+    eprintln!(
+        "Added `{name}` to {}",
+        ctx.paths.config_dir.join(baton_mcp::MCP_FILE).display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn enable(ctx: &Context, name: &str, on: bool) -> anyhow::Result<ExitCode> {
+    ctx.mcp().set_enabled(name, on).await?;
+    eprintln!("`{name}` {}", if on { "enabled" } else { "disabled" });
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,118 @@
+"""`baton mcp` as the official Python MCP SDK (PyPI `mcp`) uses it: over
+stdio and over streamable HTTP, with the workspace sandbox and an API key.
+
+Usage: mcp_client.py BATON WORKSPACE CONFIG_DIR DATA_DIR HOME
+Prints one line per check; exits non-zero on the first failure.
+"""
+
+import asyncio
+import os
+import subprocess
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+BATON, WORKSPACE, CONFIG, DATA, HOME = sys.argv[1:6]
+ENV = {
+    "HOME": HOME,
+    "PATH": os.environ["PATH"],
+    "BATON_CONFIG_DIR": CONFIG,
+    "BATON_DATA_DIR": DATA,
+    "BATON_WORKSPACE": WORKSPACE,
+}
+
+
+def text(result):
+    return "\n".join(c.text for c in result.content if c.type == "text")
+
+
+async def use(session: ClientSession, label: str):
+    await session.initialize()
+    tools = {t.name: t for t in (await session.list_tools()).tools}
+    for name in ("read_text_file", "write_text_file", "set_cell_value", "navigate"):
+        assert name in tools, f"{name} missing: {sorted(tools)}"
+    assert tools["read_text_file"].annotations.read_only_hint is True
+    assert tools["write_text_file"].annotations.read_only_hint is False
+    assert tools["send_email"].annotations.open_world_hint is True
+    print(f"{label}: {len(tools)} tools listed")
+
+    note = f"/from-{label}.md"
+    wrote = await session.call_tool("write_text_file", {"path": note, "text": f"# {label}\n"})
+    assert not wrote.is_error, text(wrote)
+    read = await session.call_tool("read_text_file", {"path": note})
+    assert not read.is_error and f"# {label}" in text(read), text(read)
+    with open(os.path.join(WORKSPACE, note.lstrip("/"))) as f:
+        assert f.read() == f"# {label}\n"
+    print(f"{label}: wrote and read {note} in the workspace")
+
+    escape = await session.call_tool("read_text_file", {"path": "../../etc/passwd"})
+    assert escape.is_error and "climbs above the workspace root" in text(escape), text(escape)
+    wrong = await session.call_tool("read_text_file", {"path": 7, "offset": "x"})
+    assert wrong.is_error and "read_text_file" in text(wrong), text(wrong)
+    unknown = await session.call_tool("read_txt_file", {"path": "/x"})
+    assert unknown.is_error and "did you mean `read_text_file`" in text(unknown), text(unknown)
+    print(f"{label}: escapes, bad arguments and unknown tools are refused in words")
+
+
+async def over_stdio():
+    params = StdioServerParameters(command=BATON, args=["mcp"], env=ENV)
+    async with stdio_client(params) as (r, w):
+        async with ClientSession(r, w) as session:
+            await use(session, "stdio")
+
+
+def start_http(*extra):
+    proc = subprocess.Popen(
+        [BATON, "mcp", "--http", "0", *extra],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = proc.stdout.readline().strip()
+    assert url.endswith("/mcp"), (url, proc.stderr.read() if proc.poll() is not None else "")
+    return proc, url
+
+
+async def over_http():
+    proc, url = start_http()
+    try:
+        async with streamable_http_client(url) as (r, w):
+            async with ClientSession(r, w) as session:
+                await use(session, "http")
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+async def with_a_key():
+    key = subprocess.run(
+        [BATON, "serve", "keys", "add", "mcp-test"], env=ENV, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    proc, url = start_http("--host", "0.0.0.0")
+    try:
+        async with create_mcp_http_client() as bare:
+            refused = await bare.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+            assert refused.status_code == 401 and "API key" in refused.text, refused.text
+        headers = {"Authorization": f"Bearer {key}"}
+        async with create_mcp_http_client(headers=headers) as client:
+            async with streamable_http_client(url, http_client=client) as (r, w):
+                async with ClientSession(r, w) as session:
+                    await session.initialize()
+                    tools = (await session.list_tools()).tools
+                    assert any(t.name == "list_directory" for t in tools)
+        print("key: refused without the key, served with it")
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+async def main():
+    await over_stdio()
+    await over_http()
+    await with_a_key()
+
+
+asyncio.run(main())

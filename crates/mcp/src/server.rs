@@ -1,0 +1,221 @@
+//! Baton's own toolboxes served over MCP (`baton mcp`): over stdio, or
+//! streamable HTTP with a bearer key required for other computers. Each
+//! MCP session gets a catalog of its own (a toolbox holds state: an open
+//! workbook, a browser tab), so other agents use Baton's tools inside the
+//! same sandbox, validated and repaired as Baton's own agents' calls are.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use base64::Engine as _;
+use baton_tools::{Catalog, Effect, MethodSpec, ToolContext, ToolOutcome};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// Makes a fresh catalog of the toolboxes to serve (one per session).
+pub type CatalogFactory = Arc<dyn Fn() -> Catalog + Send + Sync>;
+
+/// Says whether a bearer key is accepted.
+pub type KeyCheck = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
+/// One MCP session over one catalog.
+#[derive(Clone)]
+pub struct CatalogServer {
+    catalog: Arc<Catalog>,
+    tools: Arc<Vec<Tool>>,
+}
+
+impl CatalogServer {
+    /// Serves `catalog`'s methods as MCP tools.
+    pub fn new(catalog: Catalog) -> Self {
+        let tools = catalog
+            .specs()
+            .flat_map(|s| s.methods.iter().map(|m| mcp_tool(&s.name, m)))
+            .collect();
+        Self {
+            catalog: Arc::new(catalog),
+            tools: Arc::new(tools),
+        }
+    }
+
+    /// Closes the toolboxes (an open workbook, a browser tab).
+    pub async fn close(&self) {
+        for t in self.catalog.toolboxes() {
+            t.close().await;
+        }
+    }
+}
+
+/// A method as an MCP tool: its schema, and hints from its effect.
+fn mcp_tool(toolbox: &str, m: &MethodSpec) -> Tool {
+    let schema = match &m.schema {
+        Value::Object(o) => o.clone(),
+        _ => serde_json::Map::new(),
+    };
+    let mut hints = ToolAnnotations::new();
+    hints.read_only_hint = Some(m.effect == Effect::Read);
+    hints.destructive_hint = Some(m.effect == Effect::Write);
+    hints.open_world_hint = Some(m.effect == Effect::External);
+    Tool::new(m.name.clone(), m.description.clone(), schema)
+        .with_title(format!("{toolbox}.{}", m.name))
+        .with_annotations(hints)
+}
+
+impl ServerHandler for CatalogServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("baton", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Baton's toolboxes: files of the user's workspace (paths start at its root, `/`), spreadsheets, the browser, documents and e-mail.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let ctx = ToolContext::new(context.ct.clone());
+        let span = tracing::info_span!("mcp_call", tool = %request.name);
+        let _enter = span.enter();
+        let record = self.catalog.dispatch_with(&request.name, args, &ctx).await;
+        let text = match &record.outcome {
+            ToolOutcome::Err(e) => e.clone(),
+            ok => ok.to_model_text(),
+        };
+        let mut content = vec![ContentBlock::text(text)];
+        for image in &record.pictures.for_model {
+            let data = base64::engine::general_purpose::STANDARD.encode(&image.bytes);
+            content.push(ContentBlock::image(data, image.mime_type.clone()));
+        }
+        Ok(match record.outcome {
+            ToolOutcome::Ok(v @ Value::Object(_)) => {
+                let mut result = CallToolResult::success(content);
+                result.structured_content = Some(v);
+                result
+            }
+            ToolOutcome::Ok(_) => CallToolResult::success(content),
+            ToolOutcome::Err(_) => CallToolResult::error(content),
+        }
+        .into())
+    }
+}
+
+/// Why Baton's MCP server stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The MCP session could not start or failed.
+    #[error("the MCP session failed: {0}")]
+    Session(String),
+    /// The HTTP address could not be used.
+    #[error("cannot listen on {addr}: {reason}")]
+    Listen {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Serves `catalog` over stdin/stdout until the client leaves.
+pub async fn serve_stdio(catalog: Catalog) -> Result<(), ServeError> {
+    let server = CatalogServer::new(catalog);
+    let running = server
+        .clone()
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| ServeError::Session(e.to_string()))?;
+    let ended = running.waiting().await;
+    server.close().await;
+    ended
+        .map(|_| ())
+        .map_err(|e| ServeError::Session(e.to_string()))
+}
+
+/// Serves fresh catalogs of `factory` over streamable HTTP at `/mcp` on
+/// `listener` until `stop` is cancelled. With `keys`, each request needs
+/// `Authorization: Bearer KEY` with a key it accepts; without, only
+/// loopback addresses may be used (the caller checks).
+pub async fn serve_http(
+    listener: tokio::net::TcpListener,
+    factory: CatalogFactory,
+    keys: Option<KeyCheck>,
+    stop: CancellationToken,
+) -> Result<(), ServeError> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let addr = listener
+        .local_addr()
+        .map_err(|e| ServeError::Session(e.to_string()))?;
+    let mut config =
+        StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
+    if !addr.ip().is_loopback() {
+        // Other computers reach it by names Baton cannot know; the key
+        // guards it instead.
+        config = config.disable_allowed_hosts();
+    }
+    let service = StreamableHttpService::new(
+        move || Ok(CatalogServer::new(factory())),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let mut router = axum::Router::new().nest_service("/mcp", service);
+    if let Some(check) = keys {
+        router = router.layer(axum::middleware::from_fn(move |req, next| {
+            let check = Arc::clone(&check);
+            authorize(req, next, check)
+        }));
+    }
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move { stop.cancelled_owned().await })
+        .await
+        .map_err(|e| ServeError::Listen {
+            addr,
+            reason: e.to_string(),
+        })
+}
+
+/// Lets a request through when it carries an accepted bearer key.
+async fn authorize(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+    check: KeyCheck,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let presented = req
+        .headers()
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    match presented {
+        Some(key) if check(key.trim()) => next.run(req).await,
+        Some(_) => (
+            axum::http::StatusCode::UNAUTHORIZED,
+            "that API key is not accepted (make one with `baton serve keys add NAME`)",
+        )
+            .into_response(),
+        None => (
+            axum::http::StatusCode::UNAUTHORIZED,
+            "an API key is needed: send `Authorization: Bearer KEY` (make one with `baton serve keys add NAME`)",
+        )
+            .into_response(),
+    }
+}
