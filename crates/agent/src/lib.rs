@@ -21,7 +21,7 @@ pub use agent::{
     ActionResult, Agent, AgentConfig, DynamicContext, FileRenderer, TokenBudget, TurnContext,
 };
 pub use commands::{
-    CommandOutcome, DOCUMENT_AGENT, bypass_prompt, document_request, handle_command,
+    CommandOutcome, DOCUMENT_AGENT, HELP, bypass_prompt, document_request, handle_command,
 };
 pub use compact::{CompactionPolicy, CompactionReport, compact};
 pub use confirm::{ConfirmPolicy, Confirmations, Pending, Questions};

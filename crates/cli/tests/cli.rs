@@ -2514,3 +2514,43 @@ async fn baton_mcp_answers_the_mcp_inspector_cli() {
         "{called}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_prompts_are_listed_and_sent_from_chat() {
+    let everything = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap())
+        .join("../mcp/tests/servers/node_modules/.bin/mcp-server-everything");
+    let env = Env::new();
+    std::fs::create_dir_all(env.path().join("config")).unwrap();
+    let mcp = json!({"mcpServers": {"everything": {"command": everything}}});
+    std::fs::write(env.path().join("config/mcp.json"), mcp.to_string()).unwrap();
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::text("Sunny in Paris."));
+    let mut c = env.scripted(&server);
+    c.arg("--workspace").arg(env.path().join("ws")).arg("chat");
+    let input =
+        "/prompts\n/prompt args-prompt\n/prompt nosuch\n/prompt args-prompt city=Paris\n/exit\n";
+    let o = run(c, Some(input)).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("everything:args-prompt city=… [state=…]")
+            && o.stdout.contains("A prompt with two arguments"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stderr.contains("the prompt `args-prompt` needs city=…")
+            && o.stderr
+                .contains("there is no prompt `nosuch`; /prompts lists them"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stdout.contains("Sunny in Paris."), "{}", o.stdout);
+    let asked = server.requests()[0].json();
+    let last = asked["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(said(&last["content"]), "What's weather in Paris?");
+}

@@ -259,6 +259,16 @@ impl Conversation {
     /// Runs a slash command on the session (saved when it holds
     /// something); `None` when `line` is not a command.
     pub async fn command(&self, line: &str) -> Result<Option<String>, EngineError> {
+        match line.trim() {
+            "/prompts" => return Ok(Some(self.engine.prompts_listing().await)),
+            "/help" | "/?" => {
+                let help = baton_agent::HELP;
+                return Ok(Some(format!("{help}\n{}", crate::prompts::PROMPT_HELP)));
+            }
+            // Sent as a message: its text is the prompt's.
+            l if prompt_command(l).is_some() => return Ok(None),
+            _ => {}
+        }
         let mut session = self.session.lock().await;
         let store = self.engine.session_store();
         let reply = match handle_command(line, &mut session, &store, &CompactionPolicy::default()) {
@@ -397,6 +407,9 @@ impl Conversation {
         if let Some(agent) = &self.options.agent {
             session.agent = Some(agent.clone());
         }
+        if let Some(command) = prompt_command(&message.text) {
+            message.text = self.engine.expand_prompt(command).await?;
+        }
         let bypass = bypass_prompt(&message.text).map(str::to_string);
         if let Some(prompt) = &bypass {
             message.text = prompt.clone();
@@ -500,6 +513,12 @@ pub fn drop_last_exchange(history: &mut Vec<Message>) -> Option<Vec<ContentPart>
     };
     history.truncate(at);
     Some(content)
+}
+
+/// The rest of a `/prompt NAME …` line.
+fn prompt_command(text: &str) -> Option<&str> {
+    let rest = text.trim_start().strip_prefix("/prompt")?;
+    rest.starts_with(char::is_whitespace).then_some(rest)
 }
 
 impl Engine {

@@ -12,6 +12,7 @@ mod diagnostics;
 mod error;
 mod index;
 mod now;
+mod prompts;
 mod readiness;
 mod restore;
 mod user_providers;

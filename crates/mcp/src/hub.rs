@@ -100,6 +100,52 @@ pub enum ServerState {
     Disabled,
 }
 
+/// A prompt an MCP server offers (`/prompts`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptInfo {
+    /// The server offering it.
+    pub server: String,
+    /// Its name.
+    pub name: String,
+    /// What it is for.
+    pub description: Option<String>,
+    /// What it asks for.
+    pub arguments: Vec<PromptArg>,
+}
+
+/// One argument of a prompt.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptArg {
+    /// Its name.
+    pub name: String,
+    /// What it means.
+    pub description: Option<String>,
+    /// Whether the prompt needs it.
+    pub required: bool,
+}
+
+impl PromptInfo {
+    fn new(server: &str, p: rmcp::model::Prompt) -> Self {
+        let arguments = p
+            .arguments
+            .unwrap_or_default()
+            .into_iter()
+            .map(|a| PromptArg {
+                name: a.name,
+                description: a.description,
+                required: a.required.unwrap_or(false),
+            });
+        Self {
+            server: server.to_string(),
+            name: p.name,
+            description: p.description.or(p.title),
+            arguments: arguments.collect(),
+        }
+    }
+}
+
 /// One server as a front door shows it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -395,6 +441,69 @@ impl McpHub {
             ))),
             Ok(Ok(r)) => result_value(server, tool, r),
         }
+    }
+
+    /// The prompts of every running server that offers prompts (servers
+    /// are started first), by server then name.
+    pub async fn prompts(self: &Arc<Self>) -> Vec<PromptInfo> {
+        self.start().await;
+        let names = self.names();
+        let lists = names.iter().map(|server| async move {
+            let peer = self.peer(server).await.ok()?;
+            let offers = peer
+                .peer_info()
+                .is_some_and(|i| i.capabilities.prompts.is_some());
+            if !offers {
+                return None;
+            }
+            match peer.list_all_prompts().await {
+                Ok(list) => Some(
+                    list.into_iter()
+                        .map(|p| PromptInfo::new(server, p))
+                        .collect(),
+                ),
+                Err(e) => {
+                    tracing::warn!(%server, "MCP prompts not listed: {e}");
+                    None
+                }
+            }
+        });
+        let lists: Vec<Option<Vec<PromptInfo>>> = futures::future::join_all(lists).await;
+        lists.into_iter().flatten().flatten().collect()
+    }
+
+    /// The text of the prompt `name` of `server` with `args` filled in:
+    /// its messages' text, one paragraph each.
+    pub async fn prompt_text(
+        &self,
+        server: &str,
+        name: &str,
+        args: BTreeMap<String, String>,
+    ) -> Result<String, String> {
+        let peer = self.peer(server).await?;
+        let mut params = rmcp::model::GetPromptRequestParams::new(name);
+        let map: serde_json::Map<String, Value> = args
+            .into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect();
+        params.arguments = Some(map);
+        let got = tokio::time::timeout(self.call_timeout, peer.get_prompt(params))
+            .await
+            .map_err(|_| {
+                format!("the MCP server `{server}` did not give the prompt `{name}` in time")
+            })?
+            .map_err(|e| {
+                format!("the MCP server `{server}` did not give the prompt `{name}`: {e}")
+            })?;
+        let texts: Vec<String> = got
+            .messages
+            .iter()
+            .filter_map(|m| m.content.as_text().map(|t| t.text.clone()))
+            .collect();
+        if texts.is_empty() {
+            return Err(format!("the prompt `{name}` of `{server}` has no text"));
+        }
+        Ok(texts.join("\n\n"))
     }
 
     /// Reads `mcp.json` and the plugins folder again: servers added are

@@ -25,7 +25,7 @@ use serde_json::Value;
 
 pub use config::{MCP_FILE, McpConfigError, ServerDef, Source};
 use hub::Connection;
-pub use hub::{McpHub, ServerState, ServerStatus};
+pub use hub::{McpHub, PromptArg, PromptInfo, ServerState, ServerStatus};
 
 /// Starts `def` and lists its tools.
 async fn start_server(name: &str, def: &ServerDef) -> Result<Connection, String> {
