@@ -850,3 +850,101 @@ pub struct ServerStatus {
     /// Why it stopped or could not start, in plain words.
     pub error: Option<String>,
 }
+
+/// Where an MCP server was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub enum McpSourceKind {
+    /// `mcp.json` in the config folder.
+    McpJson,
+    /// A plugin folder in the plugins folder.
+    Plugin,
+}
+
+/// What an MCP server or plugin is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub enum McpState {
+    /// Connected; its tools are offered.
+    Running,
+    /// Starting now.
+    Starting,
+    /// Not started yet.
+    Idle,
+    /// It crashed or could not start (see `problem`).
+    Failed,
+    /// Turned off.
+    Disabled,
+}
+
+/// One MCP server or plugin in the Plugins & MCP list.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerView {
+    /// Its name (its tools are listed under it).
+    pub name: String,
+    /// Where it was found.
+    pub source: McpSourceKind,
+    /// The plugin's folder.
+    pub folder: Option<String>,
+    /// What it is for.
+    pub description: Option<String>,
+    /// The command line or the URL.
+    pub target: String,
+    /// What it is doing.
+    pub state: McpState,
+    /// The tools it offers.
+    pub tools: Vec<String>,
+    /// Why it is not running, in plain words.
+    pub problem: Option<String>,
+}
+
+/// The Plugins & MCP page.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct McpOverview {
+    /// Every server and plugin, by name.
+    pub servers: Vec<McpServerView>,
+    /// Files that could not be used (a broken `plugin.json`), in words.
+    pub problems: Vec<String>,
+    /// The plugins folder (drop a plugin folder in it).
+    pub plugins_dir: String,
+    /// The `mcp.json` file.
+    pub mcp_file: String,
+}
+
+/// A server to add: a command Baton runs, or an address.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum NewMcpServer {
+    /// A stdio server: the program and its arguments.
+    Command {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+    /// A streamable HTTP server.
+    Url {
+        /// Its address.
+        url: String,
+        /// `Authorization: Bearer …` (`${keychain:NAME}` reads a secret).
+        bearer: Option<String>,
+    },
+}
+
+/// A prompt an MCP server offers, for the composer.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct McpPromptView {
+    /// The server offering it.
+    pub server: String,
+    /// Its name.
+    pub name: String,
+    /// What it is for.
+    pub description: Option<String>,
+    /// Its arguments, required ones first.
+    pub arguments: Vec<String>,
+    /// The `/prompt …` line that sends it, with its arguments to fill in.
+    pub command: String,
+}

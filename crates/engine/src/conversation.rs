@@ -617,9 +617,10 @@ impl Engine {
             .with_file_renderer(self.file_renderer()))
     }
 
-    /// Closes the agents kept between turns (their toolboxes) and a
-    /// browser Baton started (an attached one keeps running); the next
-    /// turn builds a new agent, and the browser starts again when needed.
+    /// Closes the agents kept between turns (their toolboxes), a browser
+    /// Baton started (an attached one keeps running) and the MCP servers
+    /// and plugins; the next turn builds a new agent, and the browser and
+    /// servers start again when needed.
     pub async fn close_agents(&self) {
         let kept: Vec<_> = self.kept_agents.lock().await.drain(..).collect();
         for (_, agent) in kept {
@@ -630,6 +631,10 @@ impl Engine {
             .flatten()
         {
             hub.shutdown().await;
+        }
+        // The MCP servers and plugins it started stop too.
+        if let Some(mcp) = self.mcp.get() {
+            mcp.close().await;
         }
     }
 }

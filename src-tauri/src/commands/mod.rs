@@ -7,6 +7,7 @@ pub mod chat;
 pub mod files;
 pub mod index;
 pub mod mail;
+pub mod mcp;
 pub mod server;
 pub mod sessions;
 pub mod settings;

@@ -20,6 +20,9 @@ import {
   type IpcError,
   type KeyStatus,
   type MailSettingsView,
+  type McpOverview,
+  type McpPromptView,
+  type NewMcpServer,
   type ServerSettingsView,
   type ServerStatus,
   type MailTest,
@@ -157,6 +160,11 @@ export const api = {
   saveMailSettings: (settings: MailSettingsView, imapPassword: string | null, smtpPassword: string | null): Promise<MailSettingsView> =>
     call(commands.saveMailSettings(settings, imapPassword, smtpPassword)),
   testMail: (): Promise<MailTest> => call(commands.testMail()),
+  // plugins & MCP
+  mcpServers: (): Promise<McpOverview> => call(commands.mcpServers()),
+  setMcpServerEnabled: (name: string, enabled: boolean): Promise<McpOverview> => call(commands.setMcpServerEnabled(name, enabled)),
+  addMcpServer: (name: string, server: NewMcpServer): Promise<McpOverview> => call(commands.addMcpServer(name, server)),
+  mcpPrompts: (): Promise<McpPromptView[]> => call(commands.mcpPrompts()),
   // HTTP API
   serverStatus: (): Promise<ServerStatus> => call(commands.serverStatus()),
   startServer: (): Promise<ServerStatus> => call(commands.startServer()),

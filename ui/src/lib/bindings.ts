@@ -93,6 +93,14 @@ export const commands = {
 	saveMailSettings: (settings: MailSettingsView, imapPassword: string | null, smtpPassword: string | null) => typedError<MailSettingsView, IpcError>(__TAURI_INVOKE("save_mail_settings", { settings, imapPassword, smtpPassword })),
 	/**  Signs in to both servers as the tools would (nothing is sent). */
 	testMail: () => typedError<MailTest, IpcError>(__TAURI_INVOKE("test_mail")),
+	/**  The servers and plugins (each started to list its tools). */
+	mcpServers: () => typedError<McpOverview, IpcError>(__TAURI_INVOKE("mcp_servers")),
+	/**  Turns a server or plugin on or off (in its file). */
+	setMcpServerEnabled: (name: string, enabled: boolean) => typedError<McpOverview, IpcError>(__TAURI_INVOKE("set_mcp_server_enabled", { name, enabled })),
+	/**  Adds a server to `mcp.json` and starts it. */
+	addMcpServer: (name: string, server: NewMcpServer) => typedError<McpOverview, IpcError>(__TAURI_INVOKE("add_mcp_server", { name, server })),
+	/**  The prompts of the servers and plugins, as `/prompt` lines to fill in. */
+	mcpPrompts: () => typedError<McpPromptView[], IpcError>(__TAURI_INVOKE("mcp_prompts")),
 	/**  The server now: settings, address, keys, the last error. */
 	serverStatus: () => typedError<ServerStatus, IpcError>(__TAURI_INVOKE("server_status")),
 	/**  Starts the server (or restarts it on the current settings). */
@@ -519,6 +527,72 @@ export type MailTest = {
 	smtp: MailCheck,
 };
 
+/**  The Plugins & MCP page. */
+export type McpOverview = {
+	/**  Every server and plugin, by name. */
+	servers: McpServerView[],
+	/**  Files that could not be used (a broken `plugin.json`), in words. */
+	problems: string[],
+	/**  The plugins folder (drop a plugin folder in it). */
+	pluginsDir: string,
+	/**  The `mcp.json` file. */
+	mcpFile: string,
+};
+
+/**  A prompt an MCP server offers, for the composer. */
+export type McpPromptView = {
+	/**  The server offering it. */
+	server: string,
+	/**  Its name. */
+	name: string,
+	/**  What it is for. */
+	description: string | null,
+	/**  Its arguments, required ones first. */
+	arguments: string[],
+	/**  The `/prompt …` line that sends it, with its arguments to fill in. */
+	command: string,
+};
+
+/**  One MCP server or plugin in the Plugins & MCP list. */
+export type McpServerView = {
+	/**  Its name (its tools are listed under it). */
+	name: string,
+	/**  Where it was found. */
+	source: McpSourceKind,
+	/**  The plugin's folder. */
+	folder: string | null,
+	/**  What it is for. */
+	description: string | null,
+	/**  The command line or the URL. */
+	target: string,
+	/**  What it is doing. */
+	state: McpState,
+	/**  The tools it offers. */
+	tools: string[],
+	/**  Why it is not running, in plain words. */
+	problem: string | null,
+};
+
+/**  Where an MCP server was found. */
+export type McpSourceKind = 
+/**  `mcp.json` in the config folder. */
+"mcpJson" | 
+/**  A plugin folder in the plugins folder. */
+"plugin";
+
+/**  What an MCP server or plugin is doing. */
+export type McpState = 
+/**  Connected; its tools are offered. */
+"running" | 
+/**  Starting now. */
+"starting" | 
+/**  Not started yet. */
+"idle" | 
+/**  It crashed or could not start (see `problem`). */
+"failed" | 
+/**  Turned off. */
+"disabled";
+
 /**  One message shown in the chat. */
 export type MessageView = {
 	/**  `user` or `assistant`. */
@@ -538,6 +612,21 @@ export type ModelLoad = {
 	/**  0–100. */
 	percent: number,
 };
+
+/**  A server to add: a command Baton runs, or an address. */
+export type NewMcpServer = 
+/**  A stdio server: the program and its arguments. */
+{ kind: "command"; 
+/**  The program. */
+command: string; 
+/**  Its arguments. */
+args: string[] } | 
+/**  A streamable HTTP server. */
+{ kind: "url"; 
+/**  Its address. */
+url: string; 
+/**  `Authorization: Bearer …` (`${keychain:NAME}` reads a secret). */
+bearer: string | null };
 
 /**  A provider entry with its readiness. */
 export type ProviderView = {

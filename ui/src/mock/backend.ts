@@ -8,6 +8,10 @@ import type {
   BrowserTest,
   MailSettingsView,
   MailTest,
+  McpOverview,
+  McpPromptView,
+  McpServerView,
+  NewMcpServer,
   ChatEvent,
   IndexStatus,
   IpcError,
@@ -196,6 +200,26 @@ export class MockBackend {
     imap: { ok: true, message: 'Signed in; 5 folders.' },
     smtp: { ok: false, message: 'the smtp server refused the sign-in of `ana@example.org`: permanent error (535): 5.7.8 Error: authentication failed' },
   };
+  // ----------------------------------------------------- plugins & MCP
+  mcp: McpOverview = {
+    servers: [
+      {
+        name: 'Words', source: 'plugin', folder: '/home/ada/.local/share/baton/Tools/Words', description: 'Counts and reverses words.',
+        target: '/usr/bin/python3 server.py', state: 'running', tools: ['count_words', 'reverse_words'], problem: null,
+      },
+      {
+        name: 'weather', source: 'mcpJson', folder: null, description: null, target: 'npx -y weather-mcp',
+        state: 'failed', tools: [], problem: 'the MCP server `weather` did not start: connection closed: initialize response',
+      },
+    ],
+    problems: ['/home/ada/.local/share/baton/Tools/Broken/plugin.json cannot be used: EOF while parsing an object at line 1 column 12'],
+    pluginsDir: '/home/ada/.local/share/baton/Tools',
+    mcpFile: '/home/ada/.config/baton/mcp.json',
+  };
+  mcpPrompts: McpPromptView[] = [
+    { server: 'everything', name: 'args-prompt', description: 'A prompt with two arguments, one required and one optional', arguments: ['city', 'state'], command: '/prompt everything:args-prompt city= state=' },
+    { server: 'everything', name: 'simple-prompt', description: 'A prompt with no arguments', arguments: [], command: '/prompt everything:simple-prompt' },
+  ];
   // ---------------------------------------------------------- HTTP API
   server: ServerStatus = {
     settings: { startWithApp: false, host: '127.0.0.1', port: 8080, sessions: 'memory' },
@@ -657,6 +681,14 @@ export class MockBackend {
         return this.saveMail(args.settings as MailSettingsView, args.imapPassword as string | null, args.smtpPassword as string | null);
       case 'test_mail':
         return structuredClone(this.mailTest);
+      case 'mcp_servers':
+        return structuredClone(this.mcp);
+      case 'set_mcp_server_enabled':
+        return this.enableMcp(args.name as string, args.enabled as boolean);
+      case 'add_mcp_server':
+        return this.addMcp(args.name as string, args.server as NewMcpServer);
+      case 'mcp_prompts':
+        return structuredClone(this.mcpPrompts);
       case 'server_status':
         return structuredClone(this.server);
       case 'start_server':
@@ -722,6 +754,29 @@ export class MockBackend {
     this.mail.imap.passwordSet = !!this.mailPasswords.imap;
     this.mail.smtp.passwordSet = !!this.mailPasswords.smtp;
     return structuredClone(this.mail);
+  }
+
+  /** Like the Rust side: `enabled` written to its file; a plugin turned on starts. */
+  private enableMcp(name: string, enabled: boolean): McpOverview {
+    const s = this.mcp.servers.find((x) => x.name === name);
+    if (!s) throw ipcError('not_found', `there is no MCP server or plugin named \`${name}\``);
+    s.state = enabled ? (s.problem ? 'failed' : 'running') : 'disabled';
+    return structuredClone(this.mcp);
+  }
+
+  /** Like the Rust side: refused without a name and a command or address, or when the name is taken. */
+  private addMcp(name: string, server: NewMcpServer): McpOverview {
+    const target = server.kind === 'url' ? server.url : [server.command, ...server.args].join(' ');
+    if (!name.trim() || !target.trim()) throw ipcError('invalid_input', "give the server's command or its address");
+    if (this.mcp.servers.some((s) => s.name === name)) {
+      throw ipcError('config', `${this.mcp.mcpFile} cannot be used: there is already a server named \`${name}\``);
+    }
+    const added: McpServerView = {
+      name, source: 'mcpJson', folder: null, description: null, target,
+      state: 'running', tools: ['echo', 'get-sum'], problem: null,
+    };
+    this.mcp.servers = [...this.mcp.servers, added].sort((a, b) => a.name.localeCompare(b.name));
+    return structuredClone(this.mcp);
   }
 
   private startServer(): ServerStatus {

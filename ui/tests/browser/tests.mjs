@@ -813,6 +813,47 @@ test('settings: the HTTP API starts and stops from the settings, says why it cou
   await page.waitForSelector(sel('server-stopped'));
 });
 
+test('plugins & MCP: servers and plugins with their state and tools, turned off and on, a server added; prompts in the composer', async ({ page, out }) => {
+  await page.click(sel('open-settings'));
+  await page.waitForSelector(sel('mcp-server'));
+  const item = (name) => `${sel('mcp-server')}[data-name="${name}"]`;
+  assert.equal(await page.textContent(`${item('Words')} ${sel('mcp-state')}`), 'Running');
+  assert.match(await page.textContent(`${item('Words')} ${sel('mcp-tools')}`), /2 tools: count_words, reverse_words/);
+  assert.equal(await page.textContent(`${item('weather')} ${sel('mcp-state')}`), 'Crashed');
+  assert.match(await page.textContent(`${item('weather')} ${sel('mcp-server-problem')}`), /did not start/);
+  assert.match(await page.textContent(sel('mcp-problem')), /plugin\.json cannot be used/);
+  // Off and on again.
+  await page.uncheck(`${item('Words')} ${sel('mcp-enabled')}`);
+  await page.waitForFunction(() => document.querySelector('[data-name="Words"] [data-testid="mcp-state"]')?.textContent === 'Off');
+  await page.check(`${item('Words')} ${sel('mcp-enabled')}`);
+  await page.waitForFunction(() => document.querySelector('[data-name="Words"] [data-testid="mcp-state"]')?.textContent === 'Running');
+  // Adding needs a command; a name in use is refused in words.
+  await page.fill(sel('mcp-add-name'), 'weather');
+  await page.click(sel('mcp-add'));
+  await page.waitForSelector(`${sel('mcp-settings')} ${sel('error')}`);
+  assert.match(await page.textContent(`${sel('mcp-settings')} ${sel('error')}`), /command or its address/);
+  await page.fill(sel('mcp-add-target'), 'npx -y "@modelcontextprotocol/server-everything"');
+  await page.click(sel('mcp-add'));
+  await page.waitForFunction(() => /already a server named/.test(document.querySelector('[data-testid="mcp-settings"] [data-testid="error"]')?.textContent ?? ''));
+  await page.fill(sel('mcp-add-name'), 'everything');
+  await page.click(sel('mcp-add'));
+  await page.waitForSelector(item('everything'));
+  assert.equal(await page.inputValue(sel('mcp-add-name')), '', 'the form is cleared once added');
+  const added = await page.evaluate(() => window.__mock.mcp.servers.find((s) => s.name === 'everything').target);
+  assert.equal(added, 'npx -y @modelcontextprotocol/server-everything');
+  await page.locator(sel('mcp-settings')).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(out, 'settings-mcp.png') });
+  await page.click(sel('close-settings'));
+  // The composer offers the servers' prompts as /prompt lines to fill in.
+  await page.click(sel('prompts-open'));
+  await page.waitForSelector(sel('prompt-item'));
+  assert.equal(await page.locator(sel('prompt-item')).count(), 2);
+  await page.screenshot({ path: join(out, 'composer-prompts.png') });
+  await page.click(`${sel('prompt-item')}:first-child`);
+  assert.equal(await page.inputValue(sel('composer')), '/prompt everything:args-prompt city= state=');
+  assert.equal(await page.locator(sel('prompts-menu')).count(), 0, 'the menu closes');
+});
+
 test('model load: progress in the streaming placeholder and next to the provider in settings', async ({ page, out }) => {
   // Select the embedded (`local`) provider and save.
   await page.click(sel('open-settings'));
