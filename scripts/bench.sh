@@ -28,6 +28,10 @@ print(f"engine overhead per turn (median difference): {over:.3f} ms (goal under 
 PY
 
 echo
+echo "== plugins: a tool call through a stdio plugin (official Python MCP SDK) vs the same tool in-process; start-up with 10 plugins vs none =="
+cargo bench -p baton-mcp --bench plugins 2>&1 | grep -E '^(tool call|start-up)' || true
+
+echo
 echo "== baton ask start-up vs curl (release build, scripted server) =="
 cargo build --release -p baton-cli -p baton-scripted-llm -p baton-index --bins 2>&1 | tail -1
 "$CARGO_TARGET_DIR/release/baton-bench-ask" --baton "$CARGO_TARGET_DIR/release/baton" --runs 30

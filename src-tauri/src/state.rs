@@ -127,8 +127,10 @@ impl AppState {
         let old = self.engine();
         let new = old.reload()?;
         let moved = new.workspace != old.workspace;
-        *self.engine.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(new);
+        let new = Arc::new(new);
+        *self.engine.write().unwrap_or_else(|e| e.into_inner()) = Arc::clone(&new);
         old.close_agents().await;
+        tauri::async_runtime::spawn(async move { new.start_mcp().await });
         if moved {
             *lock(&self.index) = None;
         }

@@ -59,7 +59,11 @@ writeFileSync(
     ],
   }),
 );
-writeFileSync(path.join(config, 'setup.json'), JSON.stringify({ provider: 'scripted', workspace }));
+// Plugins are read again 1 s after the Tools folder changes (30 s by default).
+writeFileSync(path.join(config, 'setup.json'), JSON.stringify({ provider: 'scripted', workspace, pluginsReloadSecs: 1 }));
+// A plugin written with the official Python MCP SDK (PyPI `mcp`, in the fixtures venv).
+const VENV_PYTHON = path.join(process.env.BATON_FIXTURES_VENV ?? path.join(process.env.HOME, '.cache/baton-fixtures-venv'), 'bin/python');
+const WORD_TOOLS = path.join(ROOT, 'crates/mcp/tests/servers/word_tools.py');
 
 // ---- a private sound server: speaker `spk`, microphone `vmic` fed by `micfeed`
 const pulseDir = path.join(tmp, 'pulse');
@@ -240,6 +244,35 @@ try {
     const refused = await fetch(`http://127.0.0.1:${port}/health`).then(() => false, () => true);
     if (!refused) throw new Error('the stopped server still answers');
     await app.click('[data-testid=close-settings]');
+  });
+
+  await step('a plugin dropped into Tools while the app runs is listed and called', async () => {
+    const folder = path.join(data, 'Tools', 'Words');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(path.join(folder, 'plugin.json'), JSON.stringify({ description: 'Counts and reverses words.', command: VENV_PYTHON, args: [WORD_TOOLS] }));
+    await app.click('[data-testid=open-settings]');
+    const words = `document.querySelector('[data-testid=mcp-server][data-name=Words]')`;
+    await until('the plugin to run', async () => {
+      await app.click('[data-testid=mcp-refresh]');
+      await sleep(300);
+      return js(`return ${words}?.querySelector('[data-testid=mcp-state]')?.innerText === 'Running'`);
+    }, 20000);
+    const tools = await js(`return ${words}.querySelector('[data-testid=mcp-tools]').innerText`);
+    if (!tools.includes('count_words')) throw new Error(`the plugin lists: ${tools}`);
+    await js(`${words}.scrollIntoView()`);
+    await screenshot('06b-plugin');
+    await app.click('[data-testid=close-settings]');
+    await script([
+      { kind: 'reply', toolCalls: [['count_words', { text: 'one two three four' }]] },
+      { kind: 'reply', text: 'Your text has four words.', textPieces: 2 },
+    ]);
+    const before = (await received()).length;
+    await send('How many words are in "one two three four"?');
+    await until('the answer after the plugin', async () => (await assistantTexts()).some((t) => t.includes('four words')));
+    await until('the turn to end', idle);
+    const second = (await completions(before))[1];
+    const result = second.messages.find((m) => m.role === 'tool');
+    if (textOf(result) !== '4') throw new Error(`the plugin answered ${JSON.stringify(result)}`);
   });
 
   await step('stop ends an answer while it streams', async () => {

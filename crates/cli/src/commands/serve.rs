@@ -41,6 +41,10 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
         .map_err(anyhow::Error::msg)?,
         skip_indexing: args.skip_indexing_on_startup,
     };
+    // Plugins and MCP servers start in the background, so the first
+    // request with tools does not wait for them.
+    let engine = std::sync::Arc::clone(ctx);
+    tokio::spawn(async move { engine.start_mcp().await });
     baton_server::serve(
         std::sync::Arc::clone(ctx),
         addr,
