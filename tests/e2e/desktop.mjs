@@ -115,7 +115,9 @@ const app = new App(url, APP);
 const js = (s, ...a) => app.js(s, ...a);
 const screenshot = (name) => app.screenshot(OUT, name);
 const assistantTexts = () =>
-  js(`return [...document.querySelectorAll('[data-testid=message][data-role=assistant]')].map(e => e.innerText)`);
+  // textContent, not innerText: a message scrolled out of view is not laid
+  // out (content-visibility), and its innerText is empty.
+  js(`return [...document.querySelectorAll('[data-testid=message][data-role=assistant]')].map(e => e.textContent.trim())`);
 const idle = () => js(`return !document.querySelector('[data-testid=stop]')`);
 async function send(text) {
   await app.type('[data-testid=composer]', text);
@@ -259,7 +261,6 @@ try {
     }, 20000);
     const tools = await js(`return ${words}.querySelector('[data-testid=mcp-tools]').innerText`);
     if (!tools.includes('count_words')) throw new Error(`the plugin lists: ${tools}`);
-    await js(`${words}.scrollIntoView()`);
     await screenshot('06b-plugin');
     await app.click('[data-testid=close-settings]');
     await script([
@@ -271,7 +272,7 @@ try {
     await until('the answer after the plugin', async () => (await assistantTexts()).some((t) => t.includes('four words')));
     await until('the turn to end', idle);
     const second = (await completions(before))[1];
-    const result = second.messages.find((m) => m.role === 'tool');
+    const result = second.messages.filter((m) => m.role === 'tool').pop();
     if (textOf(result) !== '4') throw new Error(`the plugin answered ${JSON.stringify(result)}`);
   });
 
