@@ -83,8 +83,45 @@ pub enum Command {
     Voice(VoiceArgs),
     /// Serve Baton's agents as an OpenAI-compatible HTTP API (Ctrl-C stops it after the answers in flight).
     Serve(ServeArgs),
+    /// A request answered by a team of agents: planned, worked on in parallel, peer-reviewed and revised, then combined into one answer (Ctrl-C stops).
+    Orchestrate(OrchestrateArgs),
     /// Serve Baton's toolboxes to other agents over MCP (stdio; `--http PORT` for streamable HTTP), or manage the MCP servers and plugins Baton uses.
     Mcp(McpArgs),
+}
+
+/// `baton orchestrate`.
+#[derive(Args, Debug)]
+pub struct OrchestrateArgs {
+    /// An agents file whose agents make the team (over the shipped ones) [default: every enabled agent].
+    #[arg(long, value_name = "FILE")]
+    pub agents: Option<PathBuf>,
+    /// One assignment after the other (each sees the earlier answers) instead of all at once.
+    #[arg(long)]
+    pub sequential: bool,
+    /// No peer review and revision.
+    #[arg(long)]
+    pub no_review: bool,
+    /// Revisions per assignment at most.
+    #[arg(long, default_value_t = 5)]
+    pub max_revisions: u32,
+    /// Tokens across all agents at most; past it the run stops with what it has.
+    #[arg(long)]
+    pub max_tokens: Option<u64>,
+    /// Let the agents search the internet (`web_search`).
+    #[arg(long)]
+    pub internet: bool,
+    /// A file for the request (any format, converted to Markdown); repeatable.
+    #[arg(long = "attach", short = 'a', value_name = "FILE")]
+    pub attach: Vec<PathBuf>,
+    /// Allow actions that send something off this machine (a team has no one to ask).
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+    /// Print the result as JSON (plan, each agent's answer, reviews, tokens).
+    #[arg(long)]
+    pub json: bool,
+    /// The request (`-` reads stdin).
+    #[arg(required = true)]
+    pub prompt: Vec<String>,
 }
 
 /// `baton mcp`.

@@ -2554,3 +2554,128 @@ async fn mcp_prompts_are_listed_and_sent_from_chat() {
         .clone();
     assert_eq!(said(&last["content"]), "What's weather in Paris?");
 }
+
+/// A team where each agent's instructions are a marker the scripted
+/// server routes by (the agents work in parallel, in any order).
+fn team_file(env: &Env) -> PathBuf {
+    let agent = |name: &str, spec: &str, marker: &str| json!({"name": name, "specialisations": [spec], "instructions": marker, "toolboxes": []});
+    let file = env.path().join("team.json");
+    let team = json!({"agents": [
+        agent("planner", "planning", "ROLE-PLANNER"),
+        agent("alpha", "research", "ROLE-ALPHA"),
+        agent("beta", "writing", "ROLE-BETA"),
+        agent("rita", "review", "ROLE-REVIEWER"),
+        agent("syn", "synthesis", "ROLE-SYNTH"),
+    ]});
+    std::fs::write(&file, team.to_string()).unwrap();
+    file
+}
+
+const TEAM_PLAN: &str = r#"{"assignments": [{"task": "Summarise report A", "specialisation": "research"}, {"task": "Summarise report B", "specialisation": "writing"}]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn orchestrate_plans_works_in_parallel_reviews_revises_and_synthesizes() {
+    let server = ScriptedServer::start().await.unwrap();
+    // The most specific markers first: a review of alpha, alpha revising.
+    server.reply_when(
+        "alpha's answer",
+        Reply::text(r#"{"approved": false, "feedback": "Add the figures."}"#),
+    );
+    server.reply_when(
+        "alpha's answer",
+        Reply::text(r#"{"approved": true, "feedback": "Good."}"#),
+    );
+    server.reply_when("beta's answer", Reply::text(r#"{"approved": true}"#));
+    server.reply_when(
+        "A reviewer asked for changes",
+        Reply::text("Report A: revenue up 12%."),
+    );
+    server.reply_when("ROLE-PLANNER", Reply::text(TEAM_PLAN));
+    server.reply_when("ROLE-ALPHA", Reply::text("Report A: revenue up."));
+    server.reply_when("ROLE-BETA", Reply::text("Report B: costs down."));
+    server.reply_when("ROLE-SYNTH", Reply::text("Overall: A grew 12%, B saved."));
+    let env = Env::new();
+    let mut c = env.scripted(&server);
+    c.arg("--workspace")
+        .arg(env.path().join("ws"))
+        .arg("orchestrate")
+        .arg("--agents")
+        .arg(team_file(&env));
+    c.args(["--json", "Compare reports A and B"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
+    let r: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(r["success"], true, "{r}");
+    assert_eq!(r["finalResponse"], "Overall: A grew 12%, B saved.");
+    assert_eq!(r["plan"].as_array().unwrap().len(), 2);
+    let alpha = r["agentResponses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["agent"] == "alpha")
+        .unwrap();
+    assert_eq!(
+        (
+            alpha["response"].as_str().unwrap(),
+            alpha["revisions"].as_u64().unwrap()
+        ),
+        ("Report A: revenue up 12%.", 1)
+    );
+    let reviews = r["reviews"].as_array().unwrap();
+    assert_eq!(reviews.len(), 3, "{r}");
+    assert!(reviews.iter().all(|x| x["reviewer"] == "rita"));
+    assert_eq!(r["totalTokens"], 8 * 18, "eight model calls of 18 tokens");
+    assert_eq!(server.remaining(), 0);
+    // Each member was briefed with the plan and its assignment.
+    let to_alpha = server
+        .requests()
+        .into_iter()
+        .map(|q| String::from_utf8_lossy(&q.body).into_owned())
+        .find(|b| b.contains("ROLE-ALPHA") && !b.contains("A reviewer asked"))
+        .unwrap();
+    assert!(
+        to_alpha.contains("You are alpha") && to_alpha.contains("Summarise report B"),
+        "{to_alpha}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn orchestrate_stops_at_the_token_budget_and_says_so() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply_when("ROLE-PLANNER", Reply::text(TEAM_PLAN));
+    server.reply_when("ROLE-ALPHA", Reply::text("Report A: revenue up."));
+    server.reply_when("ROLE-BETA", Reply::text("Report B: costs down."));
+    server.reply_when("ROLE-SYNTH", Reply::text("never asked"));
+    let env = Env::new();
+    let mut c = env.scripted(&server);
+    c.arg("--workspace")
+        .arg(env.path().join("ws"))
+        .arg("orchestrate")
+        .arg("--agents")
+        .arg(team_file(&env));
+    c.args([
+        "--no-review",
+        "--max-tokens",
+        "40",
+        "Compare reports A and B",
+    ]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 1, "{}\n{}", o.stdout, o.stderr);
+    assert!(
+        o.stderr.contains("plan: 2 parts") && o.stderr.contains("alpha is working (part 1)"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr
+            .contains("error: the token budget of 40 ran out (54 tokens used)"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stdout.contains("Report A: revenue up.") && o.stdout.contains("Report B: costs down."),
+        "the partial answer: {}",
+        o.stdout
+    );
+    assert_eq!(server.remaining(), 1, "the synthesizer was never asked");
+}

@@ -15,6 +15,7 @@ mod now;
 mod prompts;
 mod readiness;
 mod restore;
+mod team;
 mod user_providers;
 mod voice;
 
@@ -172,6 +173,15 @@ impl Engine {
     /// changed), keeping the overrides it was loaded with.
     pub fn reload(&self) -> Result<Self, EngineError> {
         Self::load_with(self.paths.clone(), self.overrides.clone())
+    }
+
+    /// The same engine with the agents of `file` over the shipped ones,
+    /// instead of the user's `agents.json` (`baton orchestrate --agents`).
+    pub fn with_agents_file(mut self, file: &Path) -> Self {
+        self.agents_file = baton_config::LoadedAgents::load(file);
+        self.warnings
+            .extend(self.agents_file.warnings.iter().cloned());
+        self
     }
 
     /// The same engine telling conversations the time from `clock`.

@@ -171,7 +171,25 @@ impl Recorded {
 #[derive(Default)]
 struct State {
     script: VecDeque<Step>,
+    /// Steps kept for requests whose body contains a marker, checked in
+    /// the order the markers were first used, before `script`.
+    routes: Vec<(String, VecDeque<Step>)>,
     requests: Vec<Recorded>,
+}
+
+impl State {
+    /// The step for a request with `body`: the first route whose marker
+    /// it contains (with a step left), else the next scripted step.
+    fn next_step(&mut self, body: &str) -> Option<Step> {
+        let routed = self
+            .routes
+            .iter_mut()
+            .find(|(marker, steps)| !steps.is_empty() && body.contains(marker.as_str()));
+        match routed {
+            Some((_, steps)) => steps.pop_front(),
+            None => self.script.pop_front(),
+        }
+    }
 }
 
 /// A running server; stops when dropped.
@@ -234,6 +252,21 @@ impl ScriptedServer {
         self.push(Step::Reply(reply))
     }
 
+    /// Queues a reply for the next request whose body contains `marker`
+    /// (an agent's instructions, a phrase of the prompt), whatever order
+    /// requests arrive in: for agents working in parallel.
+    pub fn reply_when(&self, marker: &str, reply: Reply) -> &Self {
+        let mut state = self.state.lock().expect("state");
+        match state.routes.iter_mut().find(|(m, _)| m == marker) {
+            Some((_, steps)) => steps.push_back(Step::Reply(reply)),
+            None => state
+                .routes
+                .push((marker.to_string(), VecDeque::from([Step::Reply(reply)]))),
+        }
+        drop(state);
+        self
+    }
+
     /// Queues an HTTP error.
     pub fn error(&self, status: u16, body: &str) -> &Self {
         self.push(Step::Http {
@@ -249,9 +282,10 @@ impl ScriptedServer {
         self.state.lock().expect("state").requests.clone()
     }
 
-    /// Steps not yet used.
+    /// Steps not yet used (routed ones included).
     pub fn remaining(&self) -> usize {
-        self.state.lock().expect("state").script.len()
+        let state = self.state.lock().expect("state");
+        state.script.len() + state.routes.iter().map(|(_, s)| s.len()).sum::<usize>()
     }
 }
 
@@ -377,11 +411,12 @@ async fn handle(
     }
     let step = {
         let mut s = state.lock().expect("state");
+        let body = String::from_utf8_lossy(&recorded.body).into_owned();
         s.requests.push(recorded);
         if method == Method::GET {
             None
         } else {
-            s.script.pop_front()
+            s.next_step(&body)
         }
     };
     if method == Method::GET {

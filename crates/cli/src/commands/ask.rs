@@ -90,14 +90,20 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
 }
 
 fn read_prompt(args: &AskArgs) -> anyhow::Result<String> {
-    let prompt = if args.prompt.len() == 1 && args.prompt[0] == "-" {
+    prompt_text(&args.prompt)
+}
+
+/// The prompt of the command line's words (`-`: stdin); an empty one is
+/// an error.
+pub(crate) fn prompt_text(words: &[String]) -> anyhow::Result<String> {
+    let prompt = if words.len() == 1 && words[0] == "-" {
         let mut s = String::new();
         std::io::stdin()
             .read_to_string(&mut s)
             .context("reading the prompt from stdin")?;
         s
     } else {
-        args.prompt.join(" ")
+        words.join(" ")
     };
     if prompt.trim().is_empty() {
         anyhow::bail!("the prompt is empty");

@@ -9,6 +9,7 @@ mod convert;
 mod index;
 mod mcp;
 mod models;
+mod orchestrate;
 mod providers;
 mod say;
 mod search;
@@ -47,6 +48,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Browser(c) => browser::run(&ctx, c).await,
         Command::Serve(a) => serve::run(&ctx, a).await,
         Command::Mcp(a) => mcp::run(&ctx, a).await,
+        Command::Orchestrate(a) => orchestrate::run(&ctx, a).await,
     };
     // A browser Baton started for these tools closes with the command.
     ctx.close_agents().await;

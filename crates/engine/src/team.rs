@@ -1,0 +1,125 @@
+//! The named agents as an orchestration team: each member answers on a
+//! fresh, unsaved session of its agent, with the brief as extra
+//! instructions and its toolboxes, through the same conversation API as
+//! every front door.
+
+use std::sync::Arc;
+
+use baton_agent::{Session, StopReason};
+use baton_orchestrator::{
+    Ask, CancellationToken, Member, MemberError, Options, Orchestrator, OrchestratorError, Reply,
+};
+use futures::future::BoxFuture;
+
+use crate::conversation::{ConfirmMode, ConversationOptions, UserMessage};
+use crate::{Engine, EngineError};
+
+/// A named agent as a team member.
+pub struct TeamMember {
+    engine: Arc<Engine>,
+    name: String,
+    specialisations: Vec<String>,
+    confirm: ConfirmMode,
+}
+
+impl Member for TeamMember {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn specialisations(&self) -> &[String] {
+        &self.specialisations
+    }
+
+    fn ask(
+        &self,
+        ask: Ask,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'_, Result<Reply, MemberError>> {
+        Box::pin(async move {
+            let options = ConversationOptions {
+                agent: Some(self.name.clone()),
+                instructions: Some(ask.brief),
+                persist: false,
+                confirm: self.confirm.clone(),
+                ..ConversationOptions::default()
+            };
+            let conversation = self.engine.open_conversation_with(Session::new(), options);
+            let turn = conversation.send(UserMessage::text(ask.message));
+            let stop = turn.stopper();
+            let outcome = tokio::select! {
+                o = turn.finish() => o,
+                _ = cancel.cancelled() => {
+                    stop.cancel();
+                    return Err(MemberError::Cancelled);
+                }
+            };
+            let outcome = outcome
+                .ok_or_else(|| MemberError::Failed("the turn ended without a result".into()))?;
+            let tokens = outcome
+                .result
+                .usage
+                .iter()
+                .map(|u| u64::from(u.prompt_tokens) + u64::from(u.completion_tokens))
+                .sum();
+            match outcome.stop {
+                StopReason::Answered | StopReason::MaxIterations | StopReason::Budget => {
+                    Ok(Reply {
+                        text: outcome.result.answer,
+                        tokens,
+                    })
+                }
+                StopReason::Cancelled => Err(MemberError::Cancelled),
+                other => Err(MemberError::Failed(other.message())),
+            }
+        })
+    }
+}
+
+impl Engine {
+    /// The team: the enabled agents named in `names` (any casing), or
+    /// every enabled agent; external actions follow `confirm` (a team runs
+    /// without anyone to ask: refuse, or allow with `--yes`).
+    pub fn team(
+        self: &Arc<Self>,
+        names: Option<&[String]>,
+        confirm: ConfirmMode,
+    ) -> Result<Vec<Arc<dyn Member>>, EngineError> {
+        let mut members: Vec<Arc<dyn Member>> = Vec::new();
+        let chosen: Vec<&baton_config::AgentDef> = match names {
+            None => self.agents().enabled().collect(),
+            Some(names) => names
+                .iter()
+                .map(|n| {
+                    self.agents().get(n).ok_or_else(|| EngineError::Agent {
+                        name: n.clone(),
+                        reason: "no such enabled agent for the team".into(),
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        for def in chosen {
+            members.push(Arc::new(TeamMember {
+                engine: Arc::clone(self),
+                name: def.name.clone(),
+                specialisations: def.specialisations.clone(),
+                confirm: confirm.clone(),
+            }));
+        }
+        Ok(members)
+    }
+
+    /// An orchestrator over [`Engine::team`].
+    pub fn orchestrator(
+        self: &Arc<Self>,
+        names: Option<&[String]>,
+        confirm: ConfirmMode,
+        options: Options,
+    ) -> Result<Orchestrator, EngineError> {
+        let team = self.team(names, confirm)?;
+        Orchestrator::new(team, options).map_err(|e: OrchestratorError| EngineError::Agent {
+            name: "team".into(),
+            reason: e.to_string(),
+        })
+    }
+}

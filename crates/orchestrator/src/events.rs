@@ -1,0 +1,134 @@
+//! Events for every stage, delivered off the working path: handlers run
+//! on a thread of their own, in order, and one that panics is logged and
+//! skipped.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::Assignment;
+
+/// A stage of the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Stage {
+    /// The whole orchestration.
+    Orchestration,
+    /// The planner making the plan.
+    Planning,
+    /// A member being briefed on its assignment.
+    AgentTraining,
+    /// A member working on its assignment.
+    AgentExecution,
+    /// A reviewer reviewing an answer.
+    AgentReview,
+    /// A member revising its answer after a review.
+    AgentRevise,
+    /// The synthesizer writing the answer.
+    Synthesis,
+}
+
+/// Whether a stage starts or stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Phase {
+    /// It starts.
+    Starting,
+    /// It ended (with its outcome in the event).
+    Stopped,
+}
+
+/// One event of one run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrchestrationEvent {
+    /// The run's id.
+    pub session_id: String,
+    /// The stage.
+    pub stage: Stage,
+    /// Starting or stopped.
+    pub phase: Phase,
+    /// The member at work.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// Which assignment (from 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assignment: Option<usize>,
+    /// The review round or revision (from 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
+    /// The plan (planning stopped).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Vec<Assignment>>,
+    /// The answer, the feedback or the final response (when stopped).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The verdict (review stopped).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approved: Option<bool>,
+    /// What went wrong (stopped without success).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl OrchestrationEvent {
+    /// An event of `stage` without details.
+    pub(crate) fn new(session_id: &str, stage: Stage, phase: Phase) -> Self {
+        Self {
+            session_id: session_id.to_string(),
+            stage,
+            phase,
+            agent: None,
+            assignment: None,
+            round: None,
+            plan: None,
+            text: None,
+            approved: None,
+            error: None,
+        }
+    }
+
+    /// The same event for `agent` on assignment `index`.
+    pub(crate) fn of(mut self, agent: &str, index: usize) -> Self {
+        self.agent = Some(agent.to_string());
+        self.assignment = Some(index);
+        self
+    }
+}
+
+/// Something told about each event.
+pub type EventHandler = Arc<dyn Fn(&OrchestrationEvent) + Send + Sync>;
+
+/// Sends events to the handlers on a thread of their own.
+#[derive(Clone)]
+pub(crate) struct EventSink {
+    tx: Option<std::sync::mpsc::Sender<OrchestrationEvent>>,
+}
+
+impl EventSink {
+    /// A sink delivering to `handlers` (none: events are dropped).
+    pub(crate) fn start(handlers: Vec<EventHandler>, enabled: bool) -> Self {
+        if !enabled || handlers.is_empty() {
+            return Self { tx: None };
+        }
+        let (tx, rx) = std::sync::mpsc::channel::<OrchestrationEvent>();
+        std::thread::spawn(move || {
+            for event in rx {
+                for handler in &handlers {
+                    let call = std::panic::AssertUnwindSafe(|| handler(&event));
+                    if std::panic::catch_unwind(call).is_err() {
+                        tracing::warn!(stage = ?event.stage, "an orchestration event handler failed; ignored");
+                    }
+                }
+            }
+        });
+        Self { tx: Some(tx) }
+    }
+
+    /// Queues `event`; never waits.
+    pub(crate) fn emit(&self, event: OrchestrationEvent) {
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(event);
+        }
+    }
+}
