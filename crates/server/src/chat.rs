@@ -153,6 +153,10 @@ pub(crate) async fn completions(
         Ok(p) => p,
         Err(too_many) => return Ok(too_many.into_response()),
     };
+    if req.model.trim() == crate::team::TEAM_MODEL {
+        let prompt = team_prompt(&app, &req).await?;
+        return crate::team::completions(Arc::clone(&app), req, prompt, place).await;
+    }
     let kept = kept_session(&headers)?;
     let (conversation, message) = open(&app, &req, kept.as_deref()).await?;
     let chunks = Chunks::new(&req.model);
@@ -182,6 +186,17 @@ pub(crate) async fn completions(
             app.sessions.save(c.session().await).await?;
         }
         Ok(Json(answer?).into_response())
+    }
+}
+
+/// The request for the team: the last message, the user's, as text.
+async fn team_prompt(app: &App, req: &ChatRequest) -> Result<String, ApiError> {
+    match req.messages.last() {
+        Some(last) if last.role == Role::User => Ok(parts::read(app, last).await?.text),
+        _ => Err(ApiError::invalid(
+            "the last message must be the user's",
+            Some("messages"),
+        )),
     }
 }
 
@@ -254,7 +269,7 @@ impl Drop for Stopper {
 }
 
 /// What every chunk of one answer shares.
-struct Chunks {
+pub(crate) struct Chunks {
     id: String,
     created: u64,
     model: String,
@@ -264,7 +279,7 @@ struct Chunks {
 
 impl Chunks {
     /// A new answer's id and time, for `model`.
-    fn new(model: &str) -> Self {
+    pub(crate) fn new(model: &str) -> Self {
         let id = format!("chatcmpl-{}", uuid::Uuid::new_v4().simple());
         let created = now();
         let mut head = json!({
@@ -281,7 +296,7 @@ impl Chunks {
     }
 
     /// A whole `chat.completion` (`baton`: the extension field).
-    fn completion(&self, text: &str, usage: WireUsage, baton: Value) -> Value {
+    pub(crate) fn completion(&self, text: &str, usage: WireUsage, baton: Value) -> Value {
         json!({
             "id": self.id,
             "object": "chat.completion",
@@ -308,7 +323,7 @@ impl Chunks {
         Event::default().data(data)
     }
 
-    fn chunk(&self, delta: Value, finish: Option<&str>) -> Event {
+    pub(crate) fn chunk(&self, delta: Value, finish: Option<&str>) -> Event {
         self.event(json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}))
     }
 

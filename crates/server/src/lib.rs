@@ -15,6 +15,7 @@ mod limits;
 mod parts;
 mod ready;
 mod sessions;
+mod team;
 mod wire;
 
 use std::net::{IpAddr, SocketAddr};
@@ -156,7 +157,9 @@ impl App {
             .providers
             .iter()
             .map(|p| format!("provider/{}", p.name));
-        agents.chain(providers).collect()
+        let team =
+            (self.engine.agents().enabled().count() > 0).then(|| team::TEAM_MODEL.to_string());
+        agents.chain(team).chain(providers).collect()
     }
 
     /// `model` as (agent, provider entry): an agent's name, `provider/NAME`
@@ -175,6 +178,12 @@ impl App {
                 .any(|p| p.name == name)
         {
             return Ok((None, Some(name.to_string())));
+        }
+        if model == team::TEAM_MODEL {
+            return Err(ApiError::invalid(
+                "the `team` model is answered by the chat completions endpoint only",
+                Some("model"),
+            ));
         }
         if self.engine.agents().enabled().any(|a| a.name == model) {
             return Ok((Some(model.to_string()), None));
