@@ -32,6 +32,10 @@ echo "== plugins: a tool call through a stdio plugin (official Python MCP SDK) v
 cargo bench -p baton-mcp --bench plugins 2>&1 | grep -E '^(tool call|start-up)' || true
 
 echo
+echo "== orchestration: a team of 5 agents vs the same model calls as plain turns (zero delay); parallel vs sequential with 200 ms per call =="
+cargo bench -p baton-engine --bench team 2>&1 | grep -E '^(orchestration|200 ms)' || true
+
+echo
 echo "== baton ask start-up vs curl (release build, scripted server) =="
 cargo build --release -p baton-cli -p baton-scripted-llm -p baton-index --bins 2>&1 | tail -1
 "$CARGO_TARGET_DIR/release/baton-bench-ask" --baton "$CARGO_TARGET_DIR/release/baton" --runs 30
