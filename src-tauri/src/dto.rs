@@ -948,3 +948,123 @@ pub struct McpPromptView {
     /// The `/prompt …` line that sends it, with its arguments to fill in.
     pub command: String,
 }
+
+/// A stage of a team's run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub enum TeamStage {
+    /// The whole run.
+    Orchestration,
+    /// The planner making the plan.
+    Planning,
+    /// An agent being briefed.
+    Training,
+    /// An agent working on its part.
+    Execution,
+    /// A reviewer reviewing a part.
+    Review,
+    /// An agent revising its part.
+    Revise,
+    /// The synthesizer writing the answer.
+    Synthesis,
+}
+
+/// Whether a stage starts or stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub enum TeamPhase {
+    /// It starts.
+    Starting,
+    /// It ended.
+    Stopped,
+}
+
+/// One part of a team's plan.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamAssignment {
+    /// What to do.
+    pub task: String,
+    /// Who should do it.
+    pub specialisation: String,
+}
+
+/// One stage of a team's run, as it happens.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamEventDto {
+    /// The stage.
+    pub stage: TeamStage,
+    /// Starting or stopped.
+    pub phase: TeamPhase,
+    /// The agent at work.
+    pub agent: Option<String>,
+    /// Which part of the plan (from 0).
+    pub assignment: Option<u32>,
+    /// The review round or revision (from 1).
+    pub round: Option<u32>,
+    /// The plan (planning stopped).
+    pub plan: Option<Vec<TeamAssignment>>,
+    /// The answer, the feedback or the final answer (stopped).
+    pub text: Option<String>,
+    /// The verdict (review stopped).
+    pub approved: Option<bool>,
+    /// What went wrong.
+    pub error: Option<String>,
+}
+
+/// An agent's final answer to its part.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamResponse {
+    /// The agent.
+    pub agent: String,
+    /// Its part.
+    pub task: String,
+    /// Its answer.
+    pub response: String,
+    /// Revisions after reviews.
+    pub revisions: u32,
+}
+
+/// A review of one part.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamReview {
+    /// Who reviewed.
+    pub reviewer: String,
+    /// Whose part.
+    pub author: String,
+    /// Approved or sent back.
+    pub approved: bool,
+    /// What to change.
+    pub feedback: String,
+    /// Which review of that part.
+    pub round: u32,
+}
+
+/// A team's whole run.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamResultView {
+    /// The answer.
+    pub final_response: String,
+    /// The plan.
+    pub plan: Vec<TeamAssignment>,
+    /// Each agent's final answer.
+    pub responses: Vec<TeamResponse>,
+    /// Every review.
+    pub reviews: Vec<TeamReview>,
+    /// One part only: no review, no synthesis.
+    pub short_circuited: bool,
+    /// Stopped by the user.
+    pub cancelled: bool,
+    /// Tokens the team used.
+    pub total_tokens: u32,
+    /// Whether it finished.
+    pub success: bool,
+    /// Why not, in plain words.
+    pub error: Option<String>,
+    /// What Baton did differently from the configuration.
+    pub notes: Vec<String>,
+}

@@ -58,6 +58,8 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             mcp::set_mcp_server_enabled,
             mcp::add_mcp_server,
             mcp::mcp_prompts,
+            team::run_team,
+            team::stop_team,
             server::server_status,
             server::start_server,
             server::stop_server,

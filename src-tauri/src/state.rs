@@ -78,6 +78,8 @@ pub struct AppState {
     pub server: Mutex<Option<RunningServer>>,
     /// Why the HTTP API last failed to start.
     pub server_error: Mutex<Option<String>>,
+    /// Stops the team at work (Team mode), while one works.
+    pub team: Mutex<Option<baton_orchestrator::CancellationToken>>,
 }
 
 /// Locks a std mutex, taking the value even if a panicking thread held it.
@@ -105,6 +107,7 @@ impl AppState {
             voice: Arc::new(Mutex::new(None)),
             server: Mutex::new(None),
             server_error: Mutex::new(None),
+            team: Mutex::new(None),
         }
     }
 

@@ -106,8 +106,23 @@ fn recorder() -> (
     )
 }
 
-async fn settle() {
-    tokio::time::sleep(Duration::from_millis(50)).await;
+/// Waits (up to 10 s) until the run's last event has been delivered: events
+/// come on a thread of their own, after the work.
+async fn settle(seen: &Mutex<Vec<OrchestrationEvent>>) {
+    let started = Instant::now();
+    let done = || {
+        seen.lock()
+            .unwrap()
+            .iter()
+            .any(|e| (e.stage, e.phase) == (Stage::Orchestration, Phase::Stopped))
+    };
+    while !done() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the last event never came"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 #[tokio::test]
@@ -157,7 +172,7 @@ async fn plan_parallel_work_review_revise_and_synthesis() {
             && brief.contains("Summarise report B"),
         "{brief}"
     );
-    settle().await;
+    settle(&seen).await;
     let events = seen.lock().unwrap();
     let stages: Vec<(Stage, Phase)> = events.iter().map(|e| (e.stage, e.phase)).collect();
     assert_eq!(
@@ -436,7 +451,7 @@ async fn a_failing_event_handler_is_ignored_and_one_run_at_a_time() {
     let r = first.await.unwrap().unwrap();
     assert!(r.success, "{:?}", r.error);
     assert!(!orch.is_processing());
-    settle().await;
+    settle(&seen).await;
     assert!(
         seen.lock().unwrap().len() > 10,
         "the other handler still got every event"

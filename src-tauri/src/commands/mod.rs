@@ -11,4 +11,5 @@ pub mod mcp;
 pub mod server;
 pub mod sessions;
 pub mod settings;
+pub mod team;
 pub mod voice;

@@ -23,6 +23,8 @@ import {
   type McpOverview,
   type McpPromptView,
   type NewMcpServer,
+  type TeamEventDto,
+  type TeamResultView,
   type ServerSettingsView,
   type ServerStatus,
   type MailTest,
@@ -165,6 +167,11 @@ export const api = {
   setMcpServerEnabled: (name: string, enabled: boolean): Promise<McpOverview> => call(commands.setMcpServerEnabled(name, enabled)),
   addMcpServer: (name: string, server: NewMcpServer): Promise<McpOverview> => call(commands.addMcpServer(name, server)),
   mcpPrompts: (): Promise<McpPromptView[]> => call(commands.mcpPrompts()),
+  // team mode
+  /** Runs the team; each stage arrives on `onEvent` as it happens. */
+  runTeam: (prompt: string, onEvent: (e: TeamEventDto) => void): Promise<TeamResultView> =>
+    call(commands.runTeam(prompt, new Channel<TeamEventDto>(onEvent))),
+  stopTeam: (): Promise<null> => call(commands.stopTeam()),
   // HTTP API
   serverStatus: (): Promise<ServerStatus> => call(commands.serverStatus()),
   startServer: (): Promise<ServerStatus> => call(commands.startServer()),

@@ -101,6 +101,13 @@ export const commands = {
 	addMcpServer: (name: string, server: NewMcpServer) => typedError<McpOverview, IpcError>(__TAURI_INVOKE("add_mcp_server", { name, server })),
 	/**  The prompts of the servers and plugins, as `/prompt` lines to fill in. */
 	mcpPrompts: () => typedError<McpPromptView[], IpcError>(__TAURI_INVOKE("mcp_prompts")),
+	/**
+	 *  Runs `prompt` through the team of every enabled agent; each stage is
+	 *  sent on `on_event`. One team at a time.
+	 */
+	runTeam: (prompt: string, onEvent: Channel<TeamEventDto>) => typedError<TeamResultView, IpcError>(__TAURI_INVOKE("run_team", { prompt, onEvent })),
+	/**  Stops the team at work (its answer comes back marked cancelled). */
+	stopTeam: () => typedError<null, IpcError>(__TAURI_INVOKE("stop_team")),
 	/**  The server now: settings, address, keys, the last error. */
 	serverStatus: () => typedError<ServerStatus, IpcError>(__TAURI_INVOKE("server_status")),
 	/**  Starts the server (or restarts it on the current settings). */
@@ -756,6 +763,110 @@ export type SettingsView = {
 	/**  Provider entry used for OCR (`null`: automatic). */
 	ocrProvider: string | null,
 };
+
+/**  One part of a team's plan. */
+export type TeamAssignment = {
+	/**  What to do. */
+	task: string,
+	/**  Who should do it. */
+	specialisation: string,
+};
+
+/**  One stage of a team's run, as it happens. */
+export type TeamEventDto = {
+	/**  The stage. */
+	stage: TeamStage,
+	/**  Starting or stopped. */
+	phase: TeamPhase,
+	/**  The agent at work. */
+	agent: string | null,
+	/**  Which part of the plan (from 0). */
+	assignment: number | null,
+	/**  The review round or revision (from 1). */
+	round: number | null,
+	/**  The plan (planning stopped). */
+	plan: TeamAssignment[] | null,
+	/**  The answer, the feedback or the final answer (stopped). */
+	text: string | null,
+	/**  The verdict (review stopped). */
+	approved: boolean | null,
+	/**  What went wrong. */
+	error: string | null,
+};
+
+/**  Whether a stage starts or stopped. */
+export type TeamPhase = 
+/**  It starts. */
+"starting" | 
+/**  It ended. */
+"stopped";
+
+/**  An agent's final answer to its part. */
+export type TeamResponse = {
+	/**  The agent. */
+	agent: string,
+	/**  Its part. */
+	task: string,
+	/**  Its answer. */
+	response: string,
+	/**  Revisions after reviews. */
+	revisions: number,
+};
+
+/**  A team's whole run. */
+export type TeamResultView = {
+	/**  The answer. */
+	finalResponse: string,
+	/**  The plan. */
+	plan: TeamAssignment[],
+	/**  Each agent's final answer. */
+	responses: TeamResponse[],
+	/**  Every review. */
+	reviews: TeamReview[],
+	/**  One part only: no review, no synthesis. */
+	shortCircuited: boolean,
+	/**  Stopped by the user. */
+	cancelled: boolean,
+	/**  Tokens the team used. */
+	totalTokens: number,
+	/**  Whether it finished. */
+	success: boolean,
+	/**  Why not, in plain words. */
+	error: string | null,
+	/**  What Baton did differently from the configuration. */
+	notes: string[],
+};
+
+/**  A review of one part. */
+export type TeamReview = {
+	/**  Who reviewed. */
+	reviewer: string,
+	/**  Whose part. */
+	author: string,
+	/**  Approved or sent back. */
+	approved: boolean,
+	/**  What to change. */
+	feedback: string,
+	/**  Which review of that part. */
+	round: number,
+};
+
+/**  A stage of a team's run. */
+export type TeamStage = 
+/**  The whole run. */
+"orchestration" | 
+/**  The planner making the plan. */
+"planning" | 
+/**  An agent being briefed. */
+"training" | 
+/**  An agent working on its part. */
+"execution" | 
+/**  A reviewer reviewing a part. */
+"review" | 
+/**  An agent revising its part. */
+"revise" | 
+/**  The synthesizer writing the answer. */
+"synthesis";
 
 /**  One finished tool call. */
 export type ToolCallView = {

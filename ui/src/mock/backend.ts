@@ -12,6 +12,8 @@ import type {
   McpPromptView,
   McpServerView,
   NewMcpServer,
+  TeamEventDto,
+  TeamResultView,
   ChatEvent,
   IndexStatus,
   IpcError,
@@ -681,6 +683,11 @@ export class MockBackend {
         return this.saveMail(args.settings as MailSettingsView, args.imapPassword as string | null, args.smtpPassword as string | null);
       case 'test_mail':
         return structuredClone(this.mailTest);
+      case 'run_team':
+        return this.runTeam(args.prompt as string, args.onEvent as ChannelLike);
+      case 'stop_team':
+        this.teamStopped = true;
+        return null;
       case 'mcp_servers':
         return structuredClone(this.mcp);
       case 'set_mcp_server_enabled':
@@ -754,6 +761,68 @@ export class MockBackend {
     this.mail.imap.passwordSet = !!this.mailPasswords.imap;
     this.mail.smtp.passwordSet = !!this.mailPasswords.smtp;
     return structuredClone(this.mail);
+  }
+
+  /** Team mode: the run `run_team` plays, one event every `teamStepMs`. */
+  teamStepMs = 120;
+  private teamRunning = false;
+  private teamStopped = false;
+
+  /** Like the Rust side: one team at a time; Stop ends it, marked cancelled. */
+  private async runTeam(prompt: string, ch: ChannelLike): Promise<TeamResultView> {
+    if (this.teamRunning) throw ipcError('busy', 'a team is already working; stop it or wait for its answer');
+    if (!prompt.trim()) throw ipcError('invalid_input', 'the request is empty');
+    this.teamRunning = true;
+    this.teamStopped = false;
+    let index = 0;
+    const plan = [
+      { task: 'Summarise report A', specialisation: 'research' },
+      { task: 'Summarise report B', specialisation: 'writing' },
+    ];
+    const e = (x: Partial<TeamEventDto> & Pick<TeamEventDto, 'stage' | 'phase'>): TeamEventDto =>
+      ({ agent: null, assignment: null, round: null, plan: null, text: null, approved: null, error: null, ...x });
+    const final = 'Report A shows revenue up 12%; report B shows costs down 4%. **Recommendation:** keep A’s plan and B’s savings.';
+    const steps: TeamEventDto[] = [
+      e({ stage: 'orchestration', phase: 'starting' }),
+      e({ stage: 'planning', phase: 'starting', agent: 'assistant' }),
+      e({ stage: 'planning', phase: 'stopped', agent: 'assistant', plan }),
+      e({ stage: 'execution', phase: 'starting', agent: 'researcher', assignment: 0 }),
+      e({ stage: 'execution', phase: 'starting', agent: 'document-preparer', assignment: 1 }),
+      e({ stage: 'execution', phase: 'stopped', agent: 'researcher', assignment: 0, text: 'Revenue grew.' }),
+      e({ stage: 'execution', phase: 'stopped', agent: 'document-preparer', assignment: 1, text: 'Costs fell 4%.' }),
+      e({ stage: 'review', phase: 'starting', agent: 'assistant', assignment: 0, round: 1 }),
+      e({ stage: 'review', phase: 'stopped', agent: 'assistant', assignment: 0, round: 1, approved: false, text: 'Give the figure.' }),
+      e({ stage: 'revise', phase: 'starting', agent: 'researcher', assignment: 0, round: 1 }),
+      e({ stage: 'revise', phase: 'stopped', agent: 'researcher', assignment: 0, round: 1, text: 'Revenue grew 12%.' }),
+      e({ stage: 'review', phase: 'stopped', agent: 'assistant', assignment: 0, round: 2, approved: true, text: 'Good.' }),
+      e({ stage: 'review', phase: 'stopped', agent: 'assistant', assignment: 1, round: 1, approved: true, text: '' }),
+      e({ stage: 'synthesis', phase: 'starting', agent: 'assistant' }),
+    ];
+    for (const step of steps) {
+      await sleep(this.teamStepMs);
+      if (this.teamStopped) break;
+      internals().runCallback(ch.id, { index: index++, message: step });
+    }
+    const cancelled = this.teamStopped;
+    const end = e({ stage: 'orchestration', phase: 'stopped', text: cancelled ? '' : final, error: cancelled ? 'cancelled' : null });
+    internals().runCallback(ch.id, { index: index++, message: end });
+    internals().runCallback(ch.id, { index: index++, end: true });
+    this.teamRunning = false;
+    return {
+      finalResponse: cancelled ? '' : final,
+      plan,
+      responses: cancelled ? [] : [
+        { agent: 'researcher', task: plan[0]!.task, response: 'Revenue grew 12%.', revisions: 1 },
+        { agent: 'document-preparer', task: plan[1]!.task, response: 'Costs fell 4%.', revisions: 0 },
+      ],
+      reviews: [],
+      shortCircuited: false,
+      cancelled,
+      totalTokens: 1234,
+      success: !cancelled,
+      error: cancelled ? 'cancelled' : null,
+      notes: ['no agent has the planning specialisation: assistant planned with Baton’s built-in instructions'],
+    };
   }
 
   /** Like the Rust side: `enabled` written to its file; a plugin turned on starts. */
