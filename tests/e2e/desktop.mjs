@@ -400,6 +400,28 @@ try {
     await app.click('[data-testid=agent-option][data-name=assistant]');
   });
 
+  await step('a team answers from the Team panel: planned, worked on, reviewed, synthesized', async () => {
+    // The shipped agents: the first one plans and synthesizes with Baton's
+    // built-in instructions; parts run at once, so paired replies are alike.
+    const plan = JSON.stringify({ assignments: [{ task: 'Read the notes', specialisation: 'research' }, { task: 'Write a summary', specialisation: 'writing' }] });
+    await script([
+      { kind: 'reply', text: plan },
+      { kind: 'reply', text: 'Part done.' },
+      { kind: 'reply', text: 'Part done.' },
+      { kind: 'reply', text: '{"approved": true, "feedback": "Fine."}' },
+      { kind: 'reply', text: '{"approved": true, "feedback": "Fine."}' },
+      { kind: 'reply', text: 'The team says: buy oat milk, call the dentist.', textPieces: 3 },
+    ]);
+    await app.click('[data-testid=team-open]');
+    await app.type('[data-testid=team-prompt]', 'Summarise my notes');
+    await app.click('[data-testid=team-start]');
+    await until('the team answer', () => js(`return document.querySelector('[data-testid=team-answer]')?.textContent.includes('buy oat milk') ?? false`), 30000);
+    const parts = await js(`return [...document.querySelectorAll('[data-testid=team-part]')].map(e => e.dataset.status)`);
+    if (parts.join() !== 'done,done') throw new Error(`the parts ended as ${parts}`);
+    await screenshot('08b-team');
+    await app.click('[data-testid=team-close]');
+  });
+
   await step('a spoken question is answered aloud', async () => {
     const words = 'You have two meetings tomorrow. The first one is at nine.';
     await script([{ kind: 'reply', text: words, textPieces: 10, eventDelayMs: 20 }]);
@@ -453,28 +475,6 @@ try {
     if (!loads.length || loads[loads.length - 1] < 100) throw new Error('no complete load progress: ' + JSON.stringify(loads));
     if (loads.some((p, k) => k > 0 && p < loads[k - 1])) throw new Error('load progress went backwards: ' + JSON.stringify(loads));
     await screenshot('08-local-model');
-  });
-
-  await step('a team answers from the Team panel: planned, worked on, reviewed, synthesized', async () => {
-    // The shipped agents: the first one plans and synthesizes with Baton's
-    // built-in instructions; parts run at once, so paired replies are alike.
-    const plan = JSON.stringify({ assignments: [{ task: 'Read the notes', specialisation: 'research' }, { task: 'Write a summary', specialisation: 'writing' }] });
-    await script([
-      { kind: 'reply', text: plan },
-      { kind: 'reply', text: 'Part done.' },
-      { kind: 'reply', text: 'Part done.' },
-      { kind: 'reply', text: '{"approved": true, "feedback": "Fine."}' },
-      { kind: 'reply', text: '{"approved": true, "feedback": "Fine."}' },
-      { kind: 'reply', text: 'The team says: buy oat milk, call the dentist.', textPieces: 3 },
-    ]);
-    await app.click('[data-testid=team-open]');
-    await app.type('[data-testid=team-prompt]', 'Summarise my notes');
-    await app.click('[data-testid=team-start]');
-    await until('the team answer', () => js(`return document.querySelector('[data-testid=team-answer]')?.textContent.includes('buy oat milk') ?? false`), 30000);
-    const parts = await js(`return [...document.querySelectorAll('[data-testid=team-part]')].map(e => e.dataset.status)`);
-    if (parts.join() !== 'done,done') throw new Error(`the parts ended as ${parts}`);
-    await screenshot('08b-team');
-    await app.click('[data-testid=team-close]');
   });
 
   await step('after a restart the conversation is there', async () => {
