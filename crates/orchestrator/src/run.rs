@@ -356,7 +356,7 @@ impl<'a> Run<'a> {
             self.event(Stage::AgentTraining, Phase::Starting)
                 .of(&name, i),
         );
-        let brief = self.brief(&name, i, plan);
+        let brief = self.brief(&name, i, plan).await;
         self.events.emit(
             self.event(Stage::AgentTraining, Phase::Stopped)
                 .of(&name, i),
@@ -405,7 +405,8 @@ impl<'a> Run<'a> {
                 }
             }
         }
-        self.state.set(&format!("{name}: {}", a.task), &answer);
+        let note = format!("{name}: {}", a.task);
+        self.state.set(&note, &answer).await;
         work.response = Some(AgentResponse {
             agent: name,
             assignment: a.clone(),
@@ -418,7 +419,7 @@ impl<'a> Run<'a> {
 
     /// What a member is told before it works: who it is in the team, the
     /// plan, its assignment and the notes shared so far.
-    fn brief(&self, name: &str, i: usize, plan: &[Assignment]) -> String {
+    async fn brief(&self, name: &str, i: usize, plan: &[Assignment]) -> String {
         let mut out = format!(
             "You are {name}, one agent of a team answering this request:\n\n{}\n\nThe plan:\n",
             self.request
@@ -432,7 +433,7 @@ impl<'a> Run<'a> {
                 a.task
             ));
         }
-        let notes = self.state.snapshot();
+        let notes = self.state.snapshot().await;
         if !notes.is_empty() {
             out.push_str("\nWhat the team has done so far:\n");
             for (k, v) in notes {

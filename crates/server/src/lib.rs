@@ -16,6 +16,7 @@ mod parts;
 mod ready;
 mod sessions;
 mod team;
+mod team_state;
 mod wire;
 
 use std::net::{IpAddr, SocketAddr};

@@ -43,6 +43,13 @@ pub(crate) async fn completions(
             Options::default(),
         )
         .map_err(|e| ApiError::invalid(e.to_string(), Some("model")))?;
+    // On Redis with the sessions, the team's notes are shared too.
+    let orchestrator = match &app.sessions {
+        crate::Sessions::Redis { conn, .. } => {
+            orchestrator.with_state(crate::team_state::on_redis(conn.clone()))
+        }
+        _ => orchestrator,
+    };
     let orchestrator = match req.stream {
         true => orchestrator.on_event(progress(tx.clone(), Arc::clone(&chunks))),
         false => orchestrator,
