@@ -92,19 +92,38 @@ pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-fn init_tracing() {
-    use tracing_subscriber::EnvFilter;
+fn init_tracing() -> Option<baton_telemetry::Telemetry> {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::{EnvFilter, Layer};
     let filter = EnvFilter::try_from_env("BATON_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
+        .with_filter(filter);
+    // Spans also go to an OpenTelemetry collector when one is named.
+    let (traces, guard) = match baton_telemetry::otlp_layer("baton-desktop") {
+        Ok(Some((layer, guard))) => (
+            Some(layer.with_filter(baton_telemetry::export_filter())),
+            Some(guard),
+        ),
+        Ok(None) => (None, None),
+        Err(e) => {
+            eprintln!("warning: {e}");
+            (None, None)
+        }
+    };
+    let _ = tracing_subscriber::registry()
+        .with(logs)
+        .with(traces)
         .try_init();
+    guard
 }
 
 /// Starts the app. The engine is loaded before the window opens; a broken
 /// settings or providers file still opens the app, with the warning shown.
 pub fn run() {
-    init_tracing();
+    // Kept while the app runs: dropping it sends the last traces.
+    let _telemetry = init_tracing();
     let builder = bindings();
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())

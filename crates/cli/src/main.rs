@@ -9,7 +9,8 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args = parse_args();
-    init_tracing(args.global.verbose);
+    // Kept to the end: dropping it sends the last traces.
+    let _telemetry = init_tracing(args.global.verbose);
     // One thread is plenty for a CLI front door and starts fastest; the
     // HTTP server answers many clients at once, on every core.
     let mut builder = match args.command {
@@ -71,16 +72,34 @@ fn default_filter(verbose: u8) -> &'static str {
 /// Logs go to stderr, filtered by `BATON_LOG` when it is set (`EnvFilter`
 /// syntax), else by [`default_filter`]. Libraries that log through the `log`
 /// crate (pdf_oxide) are bridged into the same filter.
-fn init_tracing(verbose: u8) {
-    use tracing_subscriber::EnvFilter;
+fn init_tracing(verbose: u8) -> Option<baton_telemetry::Telemetry> {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::{EnvFilter, Layer};
     let filter = EnvFilter::try_from_env("BATON_LOG")
         .unwrap_or_else(|_| EnvFilter::new(default_filter(verbose)));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_target(false)
         .without_time()
+        .with_filter(filter);
+    // Spans also go to an OpenTelemetry collector when one is named.
+    let (traces, guard) = match baton_telemetry::otlp_layer("baton") {
+        Ok(Some((layer, guard))) => (
+            Some(layer.with_filter(baton_telemetry::export_filter())),
+            Some(guard),
+        ),
+        Ok(None) => (None, None),
+        Err(e) => {
+            eprintln!("warning: {e}");
+            (None, None)
+        }
+    };
+    tracing_subscriber::registry()
+        .with(logs)
+        .with(traces)
         .init();
+    guard
 }
 
 #[cfg(test)]

@@ -2679,3 +2679,46 @@ async fn orchestrate_stops_at_the_token_budget_and_says_so() {
     );
     assert_eq!(server.remaining(), 1, "the synthesizer was never asked");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn orchestration_spans_go_to_an_opentelemetry_collector_when_one_is_named() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply_when("ROLE-PLANNER", Reply::text(TEAM_PLAN));
+    server.reply_when("ROLE-ALPHA", Reply::text("Report A: revenue up."));
+    server.reply_when("ROLE-BETA", Reply::text("Report B: costs down."));
+    server.reply_when("ROLE-SYNTH", Reply::text("Overall."));
+    let env = Env::new();
+    let mut c = env.scripted(&server);
+    // The scripted server stands in for the collector: it records what
+    // is posted to /v1/traces (OTLP/HTTP, protobuf).
+    c.env("OTEL_EXPORTER_OTLP_ENDPOINT", server.url());
+    c.arg("--workspace")
+        .arg(env.path().join("ws"))
+        .arg("orchestrate")
+        .arg("--agents")
+        .arg(team_file(&env));
+    c.args(["--no-review", "--json", "Compare reports A and B"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
+    let r: Value = serde_json::from_str(&o.stdout).unwrap();
+    let session = r["sessionId"].as_str().unwrap();
+    let traces: Vec<Vec<u8>> = server
+        .requests()
+        .into_iter()
+        .filter(|q| q.path == "/v1/traces")
+        .map(|q| q.body.to_vec())
+        .collect();
+    assert!(!traces.is_empty(), "no traces were posted");
+    let all = String::from_utf8_lossy(&traces.concat()).into_owned();
+    for name in [
+        "orchestrator.orchestrate",
+        "orchestrator.plan",
+        "orchestrator.synthesize",
+        "orchestrator.session_id",
+        "orchestrator.assignments_count",
+        "orchestrator.tokens_consumed",
+        session,
+    ] {
+        assert!(all.contains(name), "{name} is not in the exported spans");
+    }
+}
