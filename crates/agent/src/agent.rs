@@ -33,6 +33,10 @@ pub struct AgentConfig {
     pub native_tools: bool,
     /// Ask for JSON output in prompt-based modes (when the provider can).
     pub json_mode: bool,
+    /// The answer itself is one JSON object (a plan, a review): providers
+    /// with a JSON mode are asked for one, and the embedded model is held
+    /// to it by a grammar.
+    pub answer_json: bool,
     /// Model calls per `execute_action` at most.
     pub max_iterations: usize,
     /// Extra instructions in the system prompt.
@@ -62,6 +66,7 @@ impl Default for AgentConfig {
             mode: InteractionMode::Api,
             native_tools: true,
             json_mode: false,
+            answer_json: false,
             max_iterations: 50,
             instructions: None,
             max_depth: 2,

@@ -100,7 +100,11 @@ impl Agent {
         } else {
             Vec::new()
         };
-        let json_mode = !native && self.has_tools() && self.config.json_mode;
+        // A JSON answer is asked of every provider: remote dialects pass it
+        // on only when their entry has `jsonMode`, the embedded model
+        // follows it with a grammar.
+        let json_mode =
+            self.config.answer_json || (self.config.json_mode && !native && self.has_tools());
         // Stream text live only where text is the answer (native tools).
         let forward = native || !self.has_tools();
         match self

@@ -2722,3 +2722,48 @@ async fn orchestration_spans_go_to_an_opentelemetry_collector_when_one_is_named(
         assert!(all.contains(name), "{name} is not in the exported spans");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_plan_and_reviews_are_asked_for_as_json_where_the_provider_can() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply_when("alpha's answer", Reply::text(r#"{"approved": true}"#));
+    server.reply_when("beta's answer", Reply::text(r#"{"approved": true}"#));
+    server.reply_when("ROLE-PLANNER", Reply::text(TEAM_PLAN));
+    server.reply_when("ROLE-ALPHA", Reply::text("A."));
+    server.reply_when("ROLE-BETA", Reply::text("B."));
+    server.reply_when("ROLE-SYNTH", Reply::text("A and B."));
+    let env = Env::new();
+    let providers = env.path().join("json-providers.json");
+    let doc = json!({"default": "scripted", "providers": [
+        {"name": "scripted", "dialect": "openai", "endpoint": format!("{}/v1", server.url()), "model": "m", "jsonMode": true}
+    ]});
+    std::fs::write(&providers, doc.to_string()).unwrap();
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(&providers)
+        .arg("--workspace")
+        .arg(env.path().join("ws"));
+    c.arg("orchestrate")
+        .arg("--agents")
+        .arg(team_file(&env))
+        .args(["--json", "Compare"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
+    let bodies: Vec<String> = server
+        .requests()
+        .into_iter()
+        .map(|q| String::from_utf8_lossy(&q.body).into_owned())
+        .collect();
+    let asks_json = |marker: &str| {
+        let body = bodies.iter().find(|b| b.contains(marker)).unwrap();
+        body.contains(r#""response_format":{"type":"json_object"}"#)
+    };
+    assert!(
+        asks_json("ROLE-PLANNER") && asks_json("ROLE-REVIEWER"),
+        "the plan and the reviews"
+    );
+    assert!(
+        !asks_json("ROLE-ALPHA") && !asks_json("ROLE-SYNTH"),
+        "not the work or the answer"
+    );
+}

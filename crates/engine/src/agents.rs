@@ -158,6 +158,8 @@ pub(crate) struct Blueprint {
     pub(crate) mode: Option<InteractionMode>,
     pub(crate) instructions: Option<String>,
     pub(crate) dynamic: Option<Arc<dyn DynamicContext>>,
+    /// Its answer is one JSON object (a team's plan or review).
+    pub(crate) answer_json: bool,
 }
 
 impl Engine {
@@ -266,6 +268,7 @@ impl Engine {
                 let sub = Blueprint {
                     def,
                     instructions: None,
+                    answer_json: false,
                     ..bp.clone()
                 };
                 self.subagent_spec(spec.name.clone(), spec.summary.clone(), sub, kit)
@@ -333,6 +336,7 @@ impl Engine {
             }
             apply_limits(&mut config, &bp.def);
             config.instructions = bp.instructions.clone();
+            config.answer_json = bp.answer_json;
             let mut agent = Agent::new(Arc::clone(&bp.provider), catalog, config);
             if let Some(d) = &bp.dynamic {
                 agent = agent.with_dynamic_context(Arc::clone(d));
@@ -365,6 +369,7 @@ impl Engine {
             mode: None,
             instructions,
             dynamic,
+            answer_json: false,
         })
     }
 }

@@ -78,6 +78,10 @@ pub struct ConversationOptions {
     /// The front door shows a thumbnail of each browser step
     /// ([`AgentEvent::ToolFinished`]'s `preview`); off, tools make none.
     pub previews: bool,
+    /// The answer is one JSON object (a team's plan or review): providers
+    /// with a JSON mode are asked for one, the embedded model is held to
+    /// it by a grammar.
+    pub answer_json: bool,
 }
 
 impl Default for ConversationOptions {
@@ -94,6 +98,7 @@ impl Default for ConversationOptions {
             index: IndexChoice::Refreshed,
             on_load: None,
             previews: false,
+            answer_json: false,
         }
     }
 }
@@ -552,12 +557,13 @@ impl Engine {
         }
         // A new MCP server or plugin makes a new agent.
         let key = format!(
-            "{}\n{}\n{}\n{:?}\n{}\n{}\n{}",
+            "{}\n{}\n{}\n{:?}\n{}\n{}\n{}\n{}",
             def.name,
             cfg.name,
             cfg.model_name(),
             options.mode,
             options.tools,
+            options.answer_json,
             self.mcp().generation(),
             instructions.as_deref().unwrap_or("")
         );
@@ -611,6 +617,7 @@ impl Engine {
             mode: options.mode,
             instructions,
             dynamic,
+            answer_json: options.answer_json,
         };
         Ok(self
             .assemble(&bp, catalog, &kit)

@@ -42,6 +42,7 @@ impl Member for TeamMember {
                 instructions: Some(ask.brief),
                 persist: false,
                 confirm: self.confirm.clone(),
+                answer_json: ask.json,
                 ..ConversationOptions::default()
             };
             let conversation = self.engine.open_conversation_with(Session::new(), options);

@@ -15,6 +15,9 @@ pub struct Ask {
     pub message: String,
     /// Whether it may search the internet (`web_search`).
     pub internet_search: bool,
+    /// The answer must be one JSON object (the plan, a review): models
+    /// that can are held to it (a grammar on the embedded model).
+    pub json: bool,
 }
 
 /// A member's answer.

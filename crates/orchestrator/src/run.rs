@@ -97,6 +97,28 @@ impl<'a> Run<'a> {
         brief: String,
         message: String,
     ) -> Result<String, Stop> {
+        self.ask_as(member, brief, message, false).await
+    }
+
+    /// [`Run::ask`] for an answer that must be one JSON object.
+    async fn ask_json(
+        &self,
+        member: &dyn Member,
+        brief: String,
+        message: String,
+    ) -> Result<String, Stop> {
+        self.ask_as(member, brief, message, true).await
+    }
+
+    /// Asks `member` (for one JSON object when `json`), within the budget
+    /// and the cancellation.
+    async fn ask_as(
+        &self,
+        member: &dyn Member,
+        brief: String,
+        message: String,
+        json: bool,
+    ) -> Result<String, Stop> {
         if self.cancel.is_cancelled() {
             return Err(self.why_cancelled());
         }
@@ -112,6 +134,7 @@ impl<'a> Run<'a> {
             brief,
             message,
             internet_search: self.options.enable_internet_search,
+            json,
         };
         let reply = tokio::select! {
             r = member.ask(ask, self.cancel.child_token()) => r,
@@ -288,14 +311,14 @@ impl<'a> Run<'a> {
     ) -> Result<Vec<Assignment>, Stop> {
         let brief = planner_brief(specs);
         let first = self
-            .ask(planner, brief.clone(), self.request.clone())
+            .ask_json(planner, brief.clone(), self.request.clone())
             .await?;
         let problem = match read_plan(&first) {
             Ok(plan) => return Ok(plan),
             Err(p) => p,
         };
         let second = self
-            .ask(planner, brief, retry_message(&self.request, &problem))
+            .ask_json(planner, brief, retry_message(&self.request, &problem))
             .await?;
         match read_plan(&second) {
             Ok(plan) => Ok(plan),
@@ -502,7 +525,7 @@ impl<'a> Run<'a> {
             job.assignment.task,
             job.author.name()
         );
-        let text = self.ask(reviewer, brief, message).await?;
+        let text = self.ask_json(reviewer, brief, message).await?;
         let (approved, feedback) = read_review(&text).unwrap_or_else(|problem| {
             self.note(format!(
                 "the review by {} could not be read ({problem}); the answer is taken as approved",
