@@ -101,17 +101,12 @@ fn init_tracing() -> Option<baton_telemetry::Telemetry> {
         .with_writer(std::io::stderr)
         .with_filter(filter);
     // Spans also go to an OpenTelemetry collector when one is named.
-    let (traces, guard) = match baton_telemetry::otlp_layer("baton-desktop") {
-        Ok(Some((layer, guard))) => (
-            Some(layer.with_filter(baton_telemetry::export_filter())),
-            Some(guard),
-        ),
-        Ok(None) => (None, None),
-        Err(e) => {
+    let (traces, guard) = baton_telemetry::export_layer("baton-desktop")
+        .unwrap_or_else(|e| {
             eprintln!("warning: {e}");
-            (None, None)
-        }
-    };
+            None
+        })
+        .unzip();
     let _ = tracing_subscriber::registry()
         .with(logs)
         .with(traces)

@@ -84,17 +84,12 @@ fn init_tracing(verbose: u8) -> Option<baton_telemetry::Telemetry> {
         .without_time()
         .with_filter(filter);
     // Spans also go to an OpenTelemetry collector when one is named.
-    let (traces, guard) = match baton_telemetry::otlp_layer("baton") {
-        Ok(Some((layer, guard))) => (
-            Some(layer.with_filter(baton_telemetry::export_filter())),
-            Some(guard),
-        ),
-        Ok(None) => (None, None),
-        Err(e) => {
+    let (traces, guard) = baton_telemetry::export_layer("baton")
+        .unwrap_or_else(|e| {
             eprintln!("warning: {e}");
-            (None, None)
-        }
-    };
+            None
+        })
+        .unzip();
     tracing_subscriber::registry()
         .with(logs)
         .with(traces)

@@ -2767,3 +2767,45 @@ async fn the_plan_and_reviews_are_asked_for_as_json_where_the_provider_can() {
         "not the work or the answer"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_team_searches_the_internet_only_when_allowed() {
+    let env = Env::new();
+    let file = env.path().join("web-team.json");
+    let team = json!({"agents": [
+        {"name": "solo", "specialisations": ["general"], "instructions": "ROLE-SOLO", "toolboxes": [{"name": "WebTool"}]}
+    ]});
+    std::fs::write(&file, team.to_string()).unwrap();
+    for (internet, offered) in [(false, false), (true, true)] {
+        let server = ScriptedServer::start().await.unwrap();
+        server.reply_when(
+            "You plan work",
+            Reply::text(r#"[{"task": "Look it up", "specialisation": "general"}]"#),
+        );
+        server.reply_when("ROLE-SOLO", Reply::text("Found it."));
+        let mut c = env.scripted(&server);
+        c.arg("--workspace")
+            .arg(env.path().join("ws"))
+            .arg("orchestrate")
+            .arg("--agents")
+            .arg(&file);
+        if internet {
+            c.arg("--internet");
+        }
+        c.args(["--json", "Look it up"]);
+        let o = run(c, None).await;
+        assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
+        let work = server
+            .requests()
+            .into_iter()
+            .map(|q| String::from_utf8_lossy(&q.body).into_owned())
+            .find(|b| b.contains("Look it up  ← yours"))
+            .expect("the member's request");
+        assert!(work.contains("navigate"), "the browser's other tools stay");
+        assert_eq!(
+            work.contains("web_search"),
+            offered,
+            "--internet {internet}"
+        );
+    }
+}

@@ -82,6 +82,9 @@ pub struct ConversationOptions {
     /// with a JSON mode are asked for one, the embedded model is held to
     /// it by a grammar.
     pub answer_json: bool,
+    /// Whether the agent is offered `web_search` (a team's members are
+    /// not, unless the team may search the internet).
+    pub web_search: bool,
 }
 
 impl Default for ConversationOptions {
@@ -99,6 +102,7 @@ impl Default for ConversationOptions {
             on_load: None,
             previews: false,
             answer_json: false,
+            web_search: true,
         }
     }
 }
@@ -520,6 +524,26 @@ pub fn drop_last_exchange(history: &mut Vec<Message>) -> Option<Vec<ContentPart>
     Some(content)
 }
 
+/// `catalog` without the tool `name` (any casing).
+fn without_tool(catalog: baton_tools::Catalog, name: &str) -> baton_tools::Catalog {
+    let mut out = baton_tools::Catalog::new();
+    for (toolbox, spec) in catalog.toolboxes().iter().zip(catalog.specs()) {
+        let keep: Vec<String> = spec
+            .methods
+            .iter()
+            .filter(|m| baton_tools::normalize(&m.name) != baton_tools::normalize(name))
+            .map(|m| m.name.clone())
+            .collect();
+        let filter = baton_tools::ToolFilter {
+            include: Some(keep),
+            exclude: Vec::new(),
+        };
+        // The names come from the toolbox itself: nothing to refuse.
+        let _ = out.register_filtered(std::sync::Arc::clone(toolbox), &filter);
+    }
+    out
+}
+
 /// The rest of a `/prompt NAME …` line.
 fn prompt_command(text: &str) -> Option<&str> {
     let rest = text.trim_start().strip_prefix("/prompt")?;
@@ -557,13 +581,14 @@ impl Engine {
         }
         // A new MCP server or plugin makes a new agent.
         let key = format!(
-            "{}\n{}\n{}\n{:?}\n{}\n{}\n{}\n{}",
+            "{}\n{}\n{}\n{:?}\n{}\n{}\n{}\n{}\n{}",
             def.name,
             cfg.name,
             cfg.model_name(),
             options.mode,
             options.tools,
             options.answer_json,
+            options.web_search,
             self.mcp().generation(),
             instructions.as_deref().unwrap_or("")
         );
@@ -602,10 +627,10 @@ impl Engine {
             (IndexChoice::Given(i), true) => i.clone(),
         };
         let kit = self.toolkit(index)?;
-        let catalog = if tools {
-            kit.catalog_for(&def)?
-        } else {
-            baton_tools::Catalog::new()
+        let catalog = match (tools, options.web_search) {
+            (false, _) => baton_tools::Catalog::new(),
+            (true, true) => kit.catalog_for(&def)?,
+            (true, false) => without_tool(kit.catalog_for(&def)?, "web_search"),
         };
         // The time and workspace matter to agents with tools; a bare chat
         // model (the small embedded one) is better off without them.

@@ -43,6 +43,7 @@ impl Member for TeamMember {
                 persist: false,
                 confirm: self.confirm.clone(),
                 answer_json: ask.json,
+                web_search: ask.internet_search,
                 ..ConversationOptions::default()
             };
             let conversation = self.engine.open_conversation_with(Session::new(), options);

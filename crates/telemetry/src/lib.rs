@@ -47,6 +47,22 @@ pub fn export_filter() -> tracing_subscriber::EnvFilter {
     tracing_subscriber::EnvFilter::new("off,baton=info")
 }
 
+/// [`otlp_layer`] filtered by [`export_filter`], ready to add to a
+/// registry, and what keeps it running.
+pub fn export_layer<S>(
+    service: &'static str,
+) -> Result<Option<(FilteredExport<S>, Telemetry)>, TelemetryError>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    use tracing_subscriber::Layer;
+    Ok(otlp_layer(service)?.map(|(layer, guard)| (layer.with_filter(export_filter()), guard)))
+}
+
+/// The layer [`export_layer`] gives.
+pub type FilteredExport<S> =
+    tracing_subscriber::filter::Filtered<ExportLayer<S>, tracing_subscriber::EnvFilter, S>;
+
 /// Whether an endpoint is set.
 pub fn enabled() -> bool {
     ENDPOINT_VARS
