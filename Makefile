@@ -73,8 +73,10 @@ test-ui: ui-deps
 	cd ui && npm run check && npm test && npm run build:mock && npm run test:browser
 
 ## test-e2e: the real desktop app under Xvfb, driven by tauri-driver + WebKitWebDriver
+# Built as nextest builds (the whole workspace, every target): the same
+# features, so after `make test`'s Rust tests nothing is built twice.
 test-e2e:
-	$(CARGO) build -p baton-desktop -p baton-scripted-llm -p baton-stt --bins
+	$(CARGO) build --workspace --all-targets
 	scripts/with-keyring.sh node tests/e2e/desktop.mjs --app $(BIN_DIR)/baton-desktop \
 	  --scripted $(BIN_DIR)/baton-scripted-llm --out $(CARGO_TARGET_DIR)/e2e-screenshots
 
