@@ -101,16 +101,18 @@ fn init_tracing() -> Option<baton_telemetry::Telemetry> {
         .with_writer(std::io::stderr)
         .with_filter(filter);
     // Spans also go to an OpenTelemetry collector when one is named.
-    let (traces, guard) = baton_telemetry::export_layer("baton-desktop")
-        .unwrap_or_else(|e| {
-            eprintln!("warning: {e}");
-            None
-        })
-        .unzip();
+    let (exported, why) = match baton_telemetry::export_layer("baton-desktop") {
+        Ok(layer) => (layer, None),
+        Err(e) => (None, Some(e)),
+    };
+    let (traces, guard) = exported.unzip();
     let _ = tracing_subscriber::registry()
         .with(logs)
         .with(traces)
         .try_init();
+    if let Some(why) = why {
+        tracing::warn!("{why}");
+    }
     guard
 }
 

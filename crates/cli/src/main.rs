@@ -84,16 +84,18 @@ fn init_tracing(verbose: u8) -> Option<baton_telemetry::Telemetry> {
         .without_time()
         .with_filter(filter);
     // Spans also go to an OpenTelemetry collector when one is named.
-    let (traces, guard) = baton_telemetry::export_layer("baton")
-        .unwrap_or_else(|e| {
-            eprintln!("warning: {e}");
-            None
-        })
-        .unzip();
+    let (exported, why) = match baton_telemetry::export_layer("baton") {
+        Ok(layer) => (layer, None),
+        Err(e) => (None, Some(e)),
+    };
+    let (traces, guard) = exported.unzip();
     tracing_subscriber::registry()
         .with(logs)
         .with(traces)
         .init();
+    if let Some(why) = why {
+        tracing::warn!("{why}");
+    }
     guard
 }
 

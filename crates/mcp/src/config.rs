@@ -129,23 +129,37 @@ pub type SecretLookup =
 pub fn expand_secrets(def: &ServerDef, lookup: Option<&SecretLookup>) -> Result<ServerDef, String> {
     let mut out = def.clone();
     for value in out.headers.values_mut().chain(out.env.values_mut()) {
-        while let Some(at) = value.find("${keychain:") {
-            let Some(len) = value[at..].find('}') else {
-                return Err(format!("`{value}` has `${{keychain:` without its `}}`"));
-            };
-            let name = &value[at + "${keychain:".len()..at + len];
-            let needs = format!("needs the secret `{name}`");
-            let secret = match lookup {
-                Some(get) => {
-                    get(name).map_err(|e| format!("{needs}, which cannot be read: {e}"))?
-                }
-                None => None,
-            }
-            .ok_or_else(|| format!("{needs}: set it with `baton secret set {name}`"))?;
-            value.replace_range(at..=at + len, &secret);
-        }
+        *value = fill_secrets(value, lookup)?;
     }
     Ok(out)
+}
+
+/// What opens a secret's name in a value; a `}` closes it.
+const SECRET_OPEN: &str = "${keychain:";
+
+/// `value` with each secret named in it filled in.
+fn fill_secrets(value: &str, lookup: Option<&SecretLookup>) -> Result<String, String> {
+    let mut out = value.to_string();
+    while let Some(at) = out.find(SECRET_OPEN) {
+        let start = at + SECRET_OPEN.len();
+        let Some(len) = out[start..].find('}') else {
+            return Err(format!("`{value}` names a secret without closing it"));
+        };
+        let name = out[start..start + len].to_string();
+        let secret = read_secret(&name, lookup)?;
+        out.replace_range(at..=start + len, &secret);
+    }
+    Ok(out)
+}
+
+/// The secret `name`, or why it cannot be had.
+fn read_secret(name: &str, lookup: Option<&SecretLookup>) -> Result<String, String> {
+    let needs = format!("needs the secret `{name}`");
+    let found = match lookup {
+        Some(get) => get(name).map_err(|e| format!("{needs}, which cannot be read: {e}"))?,
+        None => None,
+    };
+    found.ok_or_else(|| format!("{needs}: set it with `baton secret set {name}`"))
 }
 
 /// Why `mcp.json` or a `plugin.json` could not be changed.
