@@ -43,6 +43,8 @@ pub enum ErrorCode {
     Config,
     /// The microphone, speaker, speech-to-text or speech engine failed.
     Audio,
+    /// A model download failed (network, disk space, wrong hash) or was stopped.
+    Download,
     /// Anything else.
     Internal,
 }
@@ -529,6 +531,9 @@ pub struct AppInfo {
     pub workspace: String,
     /// Warnings from loading settings and providers.
     pub warnings: Vec<String>,
+    /// Set when no provider was chosen yet and Baton picked this one (the
+    /// onboarding card says which and why).
+    pub first_run: Option<FirstRunView>,
 }
 
 /// A workspace file put back from a backup (`restoreBackup`), in
@@ -1067,4 +1072,144 @@ pub struct TeamResultView {
     pub error: Option<String>,
     /// What Baton did differently from the configuration.
     pub notes: Vec<String>,
+}
+
+/// How a catalog model fits this computer.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Type, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub enum ModelFit {
+    /// It fits in the GPU's memory.
+    Gpu,
+    /// It fits in memory with room to spare.
+    Comfortable,
+    /// It fits, leaving little memory for other programs.
+    Tight,
+    /// It needs more memory than this computer has.
+    TooBig,
+}
+
+/// What a catalog model is good for.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Type, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub enum ModelTask {
+    /// Conversation, summaries, writing.
+    Chat,
+    /// Calling Baton's tools.
+    Tools,
+    /// Reading images.
+    Vision,
+}
+
+/// One model of the catalog, as the Models page shows it.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct CatalogModelView {
+    /// Its name (also its provider entry's).
+    pub name: String,
+    /// Display name.
+    pub title: String,
+    /// Download size in MB.
+    pub size_mb: u32,
+    /// Licence.
+    pub licence: String,
+    /// Context length in tokens.
+    pub context_length: u32,
+    /// Parameter count in words.
+    pub parameters: String,
+    /// Memory it needs, in MB.
+    pub ram_mb: u32,
+    /// What it suits.
+    pub tasks: Vec<ModelTask>,
+    /// A line on what it is like.
+    pub notes: String,
+    /// The publisher lists its SHA-256 (else the first download records one).
+    pub hash_published: bool,
+    /// It is downloaded.
+    pub pulled: bool,
+    /// How much of an interrupted download is kept, in percent.
+    pub partial_percent: Option<u32>,
+    /// How it fits this computer.
+    pub fit: ModelFit,
+    /// The fit in words.
+    pub hint: String,
+}
+
+/// A model server found running on this computer.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalServerView {
+    /// What it is (`ollama`, `lmstudio`, `llamacpp`, `vllm`).
+    pub kind: String,
+    /// Its address.
+    pub endpoint: String,
+    /// The provider entries made for its models.
+    pub providers: Vec<String>,
+}
+
+/// Why the provider in use was picked on a first run.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Type, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub enum FirstRunReason {
+    /// A cloud provider has an API key.
+    KeyedCloud,
+    /// A model server runs on this computer.
+    LocalServer,
+    /// A downloaded model.
+    PulledModel,
+    /// Nothing better: the small embedded model.
+    Embedded,
+}
+
+/// The provider a first run picked.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct FirstRunView {
+    /// The provider entry.
+    pub provider: String,
+    /// Which rule picked it.
+    pub reason: FirstRunReason,
+    /// Why, in words.
+    pub why: String,
+}
+
+/// The Models page: this computer, the catalog, the servers found.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelsOverview {
+    /// Installed memory in MB.
+    pub ram_mb: u32,
+    /// CPU cores.
+    pub cores: u32,
+    /// The GPU, in words, if any.
+    pub gpu: Option<String>,
+    /// The catalog.
+    pub models: Vec<CatalogModelView>,
+    /// Model servers running here.
+    pub local_servers: Vec<LocalServerView>,
+    /// Set when no provider was chosen and Baton picked one.
+    pub first_run: Option<FirstRunView>,
+    /// The provider in use.
+    pub selected_provider: String,
+}
+
+/// How far a model download is (streamed while it runs).
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct PullProgress {
+    /// KB received.
+    pub received_kb: u32,
+    /// KB in all.
+    pub total_kb: u32,
+}
+
+/// A finished download.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct PulledView {
+    /// The provider entry it became.
+    pub provider: String,
+    /// False when it was already there.
+    pub downloaded: bool,
+    /// No hash was published: the one it had was recorded.
+    pub hash_recorded: bool,
 }

@@ -59,6 +59,8 @@ impl From<baton_engine::EngineError> for IpcError {
             E::Index(baton_index::IndexError::Busy) => ErrorCode::Busy,
             E::Index(_) | E::Catalog(_) => ErrorCode::Internal,
             E::Agent { .. } => ErrorCode::Config,
+            E::ModelCatalog(_) => ErrorCode::NotFound,
+            E::Pull(_) => ErrorCode::Download,
             E::Session(baton_agent::SessionError::NotFound(_)) => ErrorCode::NotFound,
             E::Session(baton_agent::SessionError::BadName(_)) => ErrorCode::InvalidInput,
             E::Session(_) => ErrorCode::Io,

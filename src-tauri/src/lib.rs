@@ -58,6 +58,11 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             mcp::set_mcp_server_enabled,
             mcp::add_mcp_server,
             mcp::mcp_prompts,
+            models::models_overview,
+            models::pull_model,
+            models::cancel_pull,
+            models::remove_model,
+            models::rescan_local_servers,
             team::run_team,
             team::stop_team,
             server::server_status,
@@ -135,6 +140,11 @@ pub fn run() {
                 shipped_dir: shipped_dir.filter(|d| d.join("providers.json").exists()),
                 ..Overrides::from_env()
             })?;
+            // Model servers already running here become providers, and a
+            // first run picks the best ready one (bounded by the probe
+            // timeout; a millisecond when nothing listens).
+            let engine =
+                tauri::async_runtime::block_on(engine.discover(baton_engine::PROBE_TIMEOUT));
             let skip_indexing = engine.settings.skip_indexing_on_startup;
             let serve = engine.settings.server.start_with_app;
             app.manage(AppState::new(engine));

@@ -80,6 +80,8 @@ pub struct AppState {
     pub server_error: Mutex<Option<String>>,
     /// Stops the team at work (Team mode), while one works.
     pub team: Mutex<Option<baton_orchestrator::CancellationToken>>,
+    /// Stops each model download in flight, by catalog name.
+    pub pulls: Mutex<std::collections::HashMap<String, tokio_util::sync::CancellationToken>>,
 }
 
 /// Locks a std mutex, taking the value even if a panicking thread held it.
@@ -108,6 +110,7 @@ impl AppState {
             server: Mutex::new(None),
             server_error: Mutex::new(None),
             team: Mutex::new(None),
+            pulls: Mutex::new(std::collections::HashMap::new()),
         }
     }
 
@@ -127,8 +130,25 @@ impl AppState {
     /// turn builds a new agent, and a running HTTP API restarts on them.
     /// Returns whether the workspace changed.
     pub async fn reload(&self) -> IpcResult<bool> {
+        let new = self.engine().reload()?;
+        Ok(self.swap(new).await)
+    }
+
+    /// Looks for model servers on this computer again (and makes the
+    /// first-run choice again), then works on the result like
+    /// [`AppState::reload`].
+    pub async fn rediscover(&self) -> IpcResult<bool> {
+        let new = self
+            .engine()
+            .reload()?
+            .discover(baton_engine::PROBE_TIMEOUT)
+            .await;
+        Ok(self.swap(new).await)
+    }
+
+    /// Puts `new` in place of the engine; whether the workspace moved.
+    async fn swap(&self, new: Engine) -> bool {
         let old = self.engine();
-        let new = old.reload()?;
         let moved = new.workspace != old.workspace;
         let new = Arc::new(new);
         *self.engine.write().unwrap_or_else(|e| e.into_inner()) = Arc::clone(&new);
@@ -142,7 +162,7 @@ impl AppState {
             let result = crate::commands::server::start(self).await;
             *lock(&self.server_error) = result.err();
         }
-        Ok(moved)
+        moved
     }
 
     /// Marks a turn as running until the returned guard is dropped;

@@ -57,12 +57,8 @@ pub enum Command {
     Secret(SecretCommand),
     /// Print the tool catalog, or run a raw tool call the way the model would.
     Tools(ToolsArgs),
-    /// List model files in the models folder and which entries use them.
-    Models {
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    /// The models folder (GGUF files and which entries use them), or the model catalog: `catalog`, `pull NAME`, `rm NAME`.
+    Models(ModelsArgs),
     /// Convert files (PDF, Word, Excel, PowerPoint, HTML, e-mail, images…) to Markdown.
     Convert(ConvertArgs),
     /// Look into a workbook (xlsx, xlsm, xls, ods, csv) the way the spreadsheet toolbox does.
@@ -87,6 +83,34 @@ pub enum Command {
     Orchestrate(OrchestrateArgs),
     /// Serve Baton's toolboxes to other agents over MCP (stdio; `--http PORT` for streamable HTTP), or manage the MCP servers and plugins Baton uses.
     Mcp(McpArgs),
+}
+
+/// `baton models`.
+#[derive(Args, Debug)]
+pub struct ModelsArgs {
+    /// Print JSON.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// `catalog`, `pull`, `rm`: recommended models to download.
+    #[command(subcommand)]
+    pub action: Option<ModelsCommand>,
+}
+
+/// `baton models catalog|pull|rm`.
+#[derive(Subcommand, Debug)]
+pub enum ModelsCommand {
+    /// Recommended models with their size, licence and whether each fits this computer.
+    Catalog,
+    /// Download a catalog model (resumes an interrupted download, checks its SHA-256) and make it a provider.
+    Pull {
+        /// The model's name in `baton models catalog`.
+        name: String,
+    },
+    /// Delete a downloaded catalog model and its provider entry.
+    Rm {
+        /// The model's name in `baton models catalog`.
+        name: String,
+    },
 }
 
 /// `baton orchestrate`.

@@ -2809,3 +2809,136 @@ async fn a_team_searches_the_internet_only_when_allowed() {
         );
     }
 }
+
+/// `baton models catalog|pull|rm` against a loopback server serving the
+/// embedded model's file as a catalog entry of the user's; the pulled
+/// model is then the provider a first run picks, and answers.
+#[tokio::test(flavor = "multi_thread")]
+async fn models_are_listed_pulled_used_and_removed() {
+    use baton_test_support::{
+        EMBEDDED_MODEL_SHA256, FileServerOptions, embedded_model, serve_file,
+    };
+    let env = Env::new();
+    let data = bytes::Bytes::from(std::fs::read(embedded_model()).unwrap());
+    let size = data.len();
+    let server = serve_file("smol-test.gguf", data, FileServerOptions::default()).await;
+    let config = env.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    let entry = json!({"name": "smol-test", "title": "Smol test", "file": "smol-test.gguf", "url": server.url,
+        "size": size, "sha256": EMBEDDED_MODEL_SHA256, "sha256Source": "scripts/fetch-model.sh",
+        "licence": "Apache-2.0", "contextLength": 8192, "parameters": "135 M", "ramMb": 300, "tasks": ["chat"]});
+    std::fs::write(
+        config.join("models-catalog.json"),
+        json!({"models": [entry]}).to_string(),
+    )
+    .unwrap();
+    // No model server is looked for (the usual ports may be in use here).
+    std::fs::write(
+        config.join("setup.json"),
+        json!({"localServers": []}).to_string(),
+    )
+    .unwrap();
+    let models = env.path().join("models");
+    let baton = |args: &[&str]| {
+        let mut c = env.cmd();
+        c.env("BATON_MODELS_DIR", &models).args(args);
+        c
+    };
+
+    let o = run(baton(&["models", "catalog", "--json"]), None).await;
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert!(v["hardware"]["ramBytes"].as_u64().unwrap() > 0, "{v}");
+    let listed: Vec<&str> = v["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        listed.contains(&"qwen2.5-3b") && listed.contains(&"smol-test"),
+        "{listed:?}"
+    );
+    let o = run(baton(&["models", "catalog"]), None).await;
+    assert!(
+        o.stdout.contains("fits this computer") && o.stdout.contains("Qwen2.5 3B Instruct"),
+        "{}",
+        o.stdout
+    );
+
+    let o = run(baton(&["models", "pull", "nope"]), None).await;
+    assert_ne!(o.code, 0);
+    assert!(
+        o.stderr.contains("no model named `nope`") && o.stderr.contains("smol-test"),
+        "{}",
+        o.stderr
+    );
+    let o = run(baton(&["models", "pull", "smol-test"]), None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("matches the published one") && o.stdout.contains("provider `smol-test`"),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(
+        std::fs::metadata(models.join("smol-test.gguf"))
+            .unwrap()
+            .len(),
+        size as u64
+    );
+
+    // No provider chosen: the downloaded model is picked, said on stderr.
+    let o = run(
+        baton(&[
+            "-v",
+            "ask",
+            "--no-tools",
+            "--json",
+            "What is the capital of France?",
+        ]),
+        None,
+    )
+    .await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["provider"], "smol-test");
+    assert!(
+        o.stderr.contains("Using `smol-test`") && o.stderr.contains("largest model you downloaded"),
+        "{}",
+        o.stderr
+    );
+
+    let o = run(baton(&["models", "rm", "smol-test"]), None).await;
+    assert!(o.stdout.contains("deleted Smol test"), "{}", o.stdout);
+    assert!(!models.join("smol-test.gguf").exists());
+    let user = std::fs::read_to_string(config.join("providers.json")).unwrap();
+    assert!(!user.contains("smol-test"), "{user}");
+}
+
+/// A model server running on this computer (the scripted server speaking
+/// Ollama's API) is found and used when no provider is chosen.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_running_ollama_is_found_and_answers_without_any_setup() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.serve_models(&["qwen2.5:3b"]);
+    server.reply(Reply::text("Paris."));
+    let env = Env::new();
+    let config = env.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    let settings = json!({"localServers": [{"kind": "ollama", "endpoint": server.url()}]});
+    std::fs::write(config.join("setup.json"), settings.to_string()).unwrap();
+    let mut c = env.cmd();
+    c.args(["-v", "ask", "--no-tools", "Capital of France?"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stdout.trim(), "Paris.");
+    assert!(
+        o.stderr
+            .contains("Using `ollama-qwen2.5:3b`: ollama runs on this computer"),
+        "{}",
+        o.stderr
+    );
+    let mut c = env.cmd();
+    c.args(["providers", "--json"]);
+    let o = run(c, None).await;
+    assert!(o.stdout.contains("ollama-qwen2.5:3b"), "{}", o.stdout);
+}

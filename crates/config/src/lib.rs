@@ -29,7 +29,7 @@ pub use secrets::{
     KEYCHAIN_SERVICE, KeySource, ResolvedKey, SecretError, Secrets, conventional_env,
 };
 pub use settings::{
-    BrowserMode, BrowserSettings, EmailSettings, InteractionMode, LoadedSettings, MailAuth,
-    MailSecurity, MailServer, SETTINGS_FILE, ServerSettings, Settings, SettingsError,
-    VoiceSettings,
+    BrowserMode, BrowserSettings, EmailSettings, InteractionMode, LoadedSettings, LocalServer,
+    LocalServerKind, MailAuth, MailSecurity, MailServer, SETTINGS_FILE, ServerSettings, Settings,
+    SettingsError, VoiceSettings, default_local_servers,
 };

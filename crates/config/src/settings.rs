@@ -247,6 +247,49 @@ impl Default for VoiceSettings {
     }
 }
 
+/// A kind of model server that may already run on this computer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum LocalServerKind {
+    /// Ollama (`/api/tags`, its own chat API).
+    Ollama,
+    /// LM Studio's server (OpenAI-compatible).
+    LmStudio,
+    /// llama.cpp's `llama-server` (OpenAI-compatible).
+    LlamaCpp,
+    /// vLLM (OpenAI-compatible).
+    Vllm,
+    /// Any other OpenAI-compatible server.
+    OpenAiCompatible,
+}
+
+/// An address where a local model server is looked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalServer {
+    /// What answers there.
+    pub kind: LocalServerKind,
+    /// Its base address, e.g. `http://127.0.0.1:11434`.
+    pub endpoint: String,
+}
+
+/// The usual loopback addresses of Ollama, LM Studio, llama.cpp's server
+/// and vLLM.
+pub fn default_local_servers() -> Vec<LocalServer> {
+    [
+        (LocalServerKind::Ollama, 11434),
+        (LocalServerKind::LmStudio, 1234),
+        (LocalServerKind::LlamaCpp, 8080),
+        (LocalServerKind::Vllm, 8000),
+    ]
+    .into_iter()
+    .map(|(kind, port)| LocalServer {
+        kind,
+        endpoint: format!("http://127.0.0.1:{port}"),
+    })
+    .collect()
+}
+
 /// The user's settings, stored as `setup.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -294,6 +337,12 @@ pub struct Settings {
     /// Seconds of quiet after a change to the plugins folder or
     /// `mcp.json` before Baton reads them again.
     pub plugins_reload_secs: u64,
+    /// Look for model servers already running on this computer at start
+    /// (and list their models as providers).
+    pub probe_local_servers: bool,
+    /// Where to look for them (default: the usual ports of Ollama, LM
+    /// Studio, llama.cpp's server and vLLM on loopback).
+    pub local_servers: Vec<LocalServer>,
 }
 
 /// Default of [`Settings::plugins_reload_secs`].
@@ -320,6 +369,8 @@ impl Default for Settings {
             server: ServerSettings::default(),
             plugins_dir: None,
             plugins_reload_secs: DEFAULT_PLUGINS_RELOAD_SECS,
+            probe_local_servers: true,
+            local_servers: default_local_servers(),
         }
     }
 }

@@ -53,4 +53,10 @@ pub enum EngineError {
         /// The error.
         source: std::io::Error,
     },
+    /// A catalog model could not be found, downloaded or removed.
+    #[error(transparent)]
+    ModelCatalog(#[from] baton_models::CatalogError),
+    /// A download failed.
+    #[error(transparent)]
+    Pull(#[from] baton_models::PullError),
 }

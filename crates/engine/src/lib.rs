@@ -10,7 +10,9 @@ mod build;
 mod conversation;
 mod diagnostics;
 mod error;
+mod first_run;
 mod index;
+mod models;
 mod now;
 mod prompts;
 mod readiness;
@@ -36,7 +38,11 @@ pub use conversation::{
 };
 pub use diagnostics::{DIAGNOSTIC_TOOLS_ENV, Diagnostics, diagnostics_enabled};
 pub use error::EngineError;
+pub use first_run::{
+    ChoiceReason, PROBE_TIMEOUT, ProviderChoice, entry_name as local_server_entry_name,
+};
 pub use index::{IndexListener, IndexState, refresh_in_background};
+pub use models::{CatalogModel, PulledModel};
 pub use now::{Clock, NowContext};
 pub use readiness::local_readiness;
 pub use restore::{RestoreFileError, RestoredFile};
@@ -113,6 +119,10 @@ pub struct Engine {
     mail: OnceLock<Arc<baton_mail::MailClient>>,
     /// The MCP servers of `mcp.json` (started on first use).
     mcp: OnceLock<Arc<baton_mcp::McpHub>>,
+    /// Model servers found running on this computer.
+    found_servers: Vec<baton_models::FoundServer>,
+    /// The provider picked because none was chosen.
+    choice: Option<ProviderChoice>,
 }
 
 /// How long an MCP tool may run.
@@ -166,13 +176,21 @@ impl Engine {
             printer: OnceLock::new(),
             mail: OnceLock::new(),
             mcp: OnceLock::new(),
+            found_servers: Vec::new(),
+            choice: None,
         })
     }
 
     /// The same engine re-read from disk (after settings or providers
     /// changed), keeping the overrides it was loaded with.
+    /// The model servers found earlier are kept (not probed again), and
+    /// the first-run choice is made again.
     pub fn reload(&self) -> Result<Self, EngineError> {
-        Self::load_with(self.paths.clone(), self.overrides.clone())
+        let mut engine = Self::load_with(self.paths.clone(), self.overrides.clone())?;
+        if !self.found_servers.is_empty() || self.choice.is_some() {
+            engine.apply_discovery(self.found_servers.clone());
+        }
+        Ok(engine)
     }
 
     /// The same engine with the agents of `file` over the shipped ones,

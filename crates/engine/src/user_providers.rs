@@ -27,36 +27,80 @@ impl Engine {
         endpoint: Option<&str>,
         model: Option<&str>,
     ) -> Result<(), EngineError> {
+        self.edit_user_providers(false, |list| {
+            let entry = list
+                .iter_mut()
+                .find(|p| p.get("name").and_then(Value::as_str) == Some(name))
+                .ok_or_else(|| {
+                    format!("`{name}` is not defined there; only your own entries can be edited")
+                })?;
+            for (key, value) in [("endpoint", endpoint), ("model", model)] {
+                if let Some(v) = value.map(str::trim) {
+                    if v.is_empty() {
+                        return Err(format!("the {key} of `{name}` cannot be empty"));
+                    }
+                    entry[key] = Value::String(v.to_string());
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Adds `entry` to the user's providers file, or replaces the entry of
+    /// the same name (the file is made when there is none).
+    pub fn set_user_provider(&self, entry: Value) -> Result<(), EngineError> {
+        let name = entry.get("name").cloned();
+        self.edit_user_providers(true, move |list| {
+            list.retain(|p| p.get("name") != name.as_ref());
+            list.push(entry);
+            Ok(())
+        })
+    }
+
+    /// Removes entry `name` from the user's providers file (nothing to do
+    /// when it is not there).
+    pub fn remove_user_provider(&self, name: &str) -> Result<(), EngineError> {
+        if !self.paths.user_providers_file().exists() {
+            return Ok(());
+        }
+        self.edit_user_providers(false, |list| {
+            list.retain(|p| p.get("name").and_then(Value::as_str) != Some(name));
+            Ok(())
+        })
+    }
+
+    /// Reads the user's providers file (an empty one when `create` and it
+    /// is missing), lets `edit` change its list of entries, checks the
+    /// result the way it will be read, and writes it atomically.
+    fn edit_user_providers(
+        &self,
+        create: bool,
+        edit: impl FnOnce(&mut Vec<Value>) -> Result<(), String>,
+    ) -> Result<(), EngineError> {
         let path = self.paths.user_providers_file();
         let invalid = |reason: String| EngineError::UserProviders {
             path: path.clone(),
             reason,
         };
-        let text = std::fs::read_to_string(&path).map_err(|e| invalid(e.to_string()))?;
-        let mut doc: Value = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
-        let entry = doc
-            .get_mut("providers")
-            .and_then(Value::as_array_mut)
-            .and_then(|list| {
-                list.iter_mut()
-                    .find(|p| p.get("name").and_then(Value::as_str) == Some(name))
-            })
-            .ok_or_else(|| {
-                invalid(format!(
-                    "`{name}` is not defined there; only your own entries can be edited"
-                ))
-            })?;
-        for (key, value) in [("endpoint", endpoint), ("model", model)] {
-            if let Some(v) = value.map(str::trim) {
-                if v.is_empty() {
-                    return Err(invalid(format!("the {key} of `{name}` cannot be empty")));
-                }
-                entry[key] = Value::String(v.to_string());
+        let text = match std::fs::read_to_string(&path) {
+            Err(e) if create && e.kind() == std::io::ErrorKind::NotFound => {
+                r#"{"providers": []}"#.to_string()
             }
+            other => other.map_err(|e| invalid(e.to_string()))?,
+        };
+        let mut doc: Value = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+        if doc.get("providers").is_none() {
+            doc["providers"] = Value::Array(Vec::new());
         }
+        let list = doc["providers"]
+            .as_array_mut()
+            .ok_or_else(|| invalid("`providers` is not a list".into()))?;
+        edit(list).map_err(invalid)?;
         let out = serde_json::to_string_pretty(&doc).map_err(|e| invalid(e.to_string()))?;
-        // Check the result the way it will be read before replacing the file.
         ProvidersFile::parse(&out, &path.display().to_string(), false)?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| invalid(e.to_string()))?;
+        }
         baton_config::atomic_write_private(&path, out.as_bytes())
             .map_err(|e| invalid(e.to_string()))
     }

@@ -175,9 +175,28 @@ struct State {
     /// the order the markers were first used, before `script`.
     routes: Vec<(String, VecDeque<Step>)>,
     requests: Vec<Recorded>,
+    /// Model names a `GET` lists (as Ollama's `/api/tags` and OpenAI's
+    /// `/v1/models` both do).
+    models: Vec<String>,
 }
 
 impl State {
+    /// The answer to a `GET`: the model list in both Ollama's and
+    /// OpenAI's shape.
+    fn model_list(&self) -> String {
+        let ollama: Vec<Value> = self
+            .models
+            .iter()
+            .map(|m| serde_json::json!({"name": m, "model": m}))
+            .collect();
+        let openai: Vec<Value> = self
+            .models
+            .iter()
+            .map(|m| serde_json::json!({"id": m, "object": "model"}))
+            .collect();
+        serde_json::json!({"models": ollama, "data": openai, "object": "list"}).to_string()
+    }
+
     /// The step for a request with `body`: the first route whose marker
     /// it contains (with a step left), else the next scripted step.
     fn next_step(&mut self, body: &str) -> Option<Step> {
@@ -277,6 +296,13 @@ impl ScriptedServer {
         })
     }
 
+    /// Lists `models` on every `GET` (`/api/tags`, `/v1/models`), as a
+    /// model server running on this computer would.
+    pub fn serve_models(&self, models: &[&str]) -> &Self {
+        self.state.lock().expect("state").models = models.iter().map(|m| m.to_string()).collect();
+        self
+    }
+
     /// Requests received so far.
     pub fn requests(&self) -> Vec<Recorded> {
         self.state.lock().expect("state").requests.clone()
@@ -290,7 +316,8 @@ impl ScriptedServer {
 }
 
 /// Out-of-process tests drive the server over HTTP: `POST
-/// /_control/script` queues a JSON array of steps, `GET
+/// /_control/script` queues a JSON array of steps, `POST
+/// /_control/models` sets the model names a `GET` lists, `GET
 /// /_control/requests` lists what was received (bodies as text).
 fn control_route(state: &Mutex<State>, route: &str, body: &[u8]) -> Response {
     match route {
@@ -305,6 +332,17 @@ fn control_route(state: &Mutex<State>, route: &str, body: &[u8]) -> Response {
                 400,
                 "application/json",
                 serde_json::json!({"error": format!("not a list of steps: {e}")}).to_string(),
+            ),
+        },
+        "models" => match serde_json::from_slice::<Vec<String>>(body) {
+            Ok(models) => {
+                state.lock().expect("state").models = models;
+                plain(200, "application/json", r#"{"ok":true}"#.into())
+            }
+            Err(e) => plain(
+                400,
+                "application/json",
+                serde_json::json!({"error": format!("not a list of names: {e}")}).to_string(),
             ),
         },
         "requests" => {
@@ -409,23 +447,17 @@ async fn handle(
         state.lock().expect("state").requests.push(recorded);
         return rejected;
     }
+    if method == Method::GET {
+        let mut s = state.lock().expect("state");
+        s.requests.push(recorded);
+        return plain(200, "application/json", s.model_list());
+    }
     let step = {
         let mut s = state.lock().expect("state");
         let body = String::from_utf8_lossy(&recorded.body).into_owned();
         s.requests.push(recorded);
-        if method == Method::GET {
-            None
-        } else {
-            s.next_step(&body)
-        }
+        s.next_step(&body)
     };
-    if method == Method::GET {
-        return plain(
-            200,
-            "application/json",
-            r#"{"models":[],"data":[],"object":"list"}"#.into(),
-        );
-    }
     let Some(dialect) = WireDialect::from_path(&path) else {
         return plain(
             404,

@@ -231,6 +231,12 @@ async fn request_id(mut req: Request, next: Next) -> Response {
     if let Ok(v) = HeaderValue::from_str(&id) {
         res.headers_mut().insert("x-request-id", v);
     }
+    // Marks Baton's own server, so that a Baton looking for model servers
+    // on this computer does not list itself.
+    res.headers_mut().insert(
+        baton_models::BATON_SERVER_HEADER,
+        HeaderValue::from_static(env!("CARGO_PKG_VERSION")),
+    );
     res
 }
 

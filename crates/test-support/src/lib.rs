@@ -28,3 +28,30 @@ pub fn venv_python() -> PathBuf {
     );
     py
 }
+
+mod file_server;
+pub use file_server::{FileServer, FileServerOptions, serve_file};
+
+/// The embedded model's file name (SmolLM2-135M-Instruct, Q4_1).
+pub const EMBEDDED_MODEL: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+/// Its SHA-256 (scripts/fetch-model.sh checks the same).
+pub const EMBEDDED_MODEL_SHA256: &str =
+    "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53";
+
+/// The embedded model in the models folder (`BATON_MODELS_DIR`, else
+/// `~/.local/share/baton/models`); panics with what to run when missing.
+pub fn embedded_model() -> PathBuf {
+    let dir = std::env::var_os("BATON_MODELS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                .join(".local/share/baton/models")
+        });
+    let path = dir.join(EMBEDDED_MODEL);
+    assert!(
+        path.exists(),
+        "the embedded model is missing in {}: run `make setup`",
+        dir.display()
+    );
+    path
+}

@@ -23,6 +23,7 @@ pub fn app_info(state: State<'_, AppState>) -> IpcResult<AppInfo> {
         model: cfg.model_name().to_string(),
         workspace: engine.workspace.display().to_string(),
         warnings: engine.warnings.clone(),
+        first_run: super::models::first_run(&engine),
     })
 }
 

@@ -21,6 +21,9 @@ import {
   type KeyStatus,
   type MailSettingsView,
   type McpOverview,
+  type ModelsOverview,
+  type PulledView,
+  type PullProgress,
   type McpPromptView,
   type NewMcpServer,
   type TeamEventDto,
@@ -167,6 +170,14 @@ export const api = {
   setMcpServerEnabled: (name: string, enabled: boolean): Promise<McpOverview> => call(commands.setMcpServerEnabled(name, enabled)),
   addMcpServer: (name: string, server: NewMcpServer): Promise<McpOverview> => call(commands.addMcpServer(name, server)),
   mcpPrompts: (): Promise<McpPromptView[]> => call(commands.mcpPrompts()),
+  // local models
+  modelsOverview: (): Promise<ModelsOverview> => call(commands.modelsOverview()),
+  rescanLocalServers: (): Promise<ModelsOverview> => call(commands.rescanLocalServers()),
+  /** Downloads a catalog model; progress arrives on `onProgress` while it runs. */
+  pullModel: (name: string, onProgress: (p: PullProgress) => void): Promise<PulledView> =>
+    call(commands.pullModel(name, new Channel<PullProgress>(onProgress))),
+  cancelPull: (name: string): Promise<boolean> => call(commands.cancelPull(name)),
+  removeModel: (name: string): Promise<boolean> => call(commands.removeModel(name)),
   // team mode
   /** Runs the team; each stage arrives on `onEvent` as it happens. */
   runTeam: (prompt: string, onEvent: (e: TeamEventDto) => void): Promise<TeamResultView> =>

@@ -101,6 +101,19 @@ export const commands = {
 	addMcpServer: (name: string, server: NewMcpServer) => typedError<McpOverview, IpcError>(__TAURI_INVOKE("add_mcp_server", { name, server })),
 	/**  The prompts of the servers and plugins, as `/prompt` lines to fill in. */
 	mcpPrompts: () => typedError<McpPromptView[], IpcError>(__TAURI_INVOKE("mcp_prompts")),
+	/**  This computer, the catalog and the model servers found here. */
+	modelsOverview: () => typedError<ModelsOverview, IpcError>(__TAURI_INVOKE("models_overview")),
+	/**
+	 *  Downloads a catalog model (resuming an interrupted one), streaming
+	 *  progress; it then is a provider.
+	 */
+	pullModel: (name: string, onProgress: Channel<PullProgress>) => typedError<PulledView, IpcError>(__TAURI_INVOKE("pull_model", { name, onProgress })),
+	/**  Stops a download (what arrived is kept for a resume); whether one ran. */
+	cancelPull: (name: string) => typedError<boolean, IpcError>(__TAURI_INVOKE("cancel_pull", { name })),
+	/**  Deletes a downloaded model and its provider entry; whether a file was there. */
+	removeModel: (name: string) => typedError<boolean, IpcError>(__TAURI_INVOKE("remove_model", { name })),
+	/**  Looks for model servers on this computer again. */
+	rescanLocalServers: () => typedError<ModelsOverview, IpcError>(__TAURI_INVOKE("rescan_local_servers")),
 	/**
 	 *  Runs `prompt` through the team of every enabled agent; each stage is
 	 *  sent on `on_event`. One team at a time.
@@ -192,6 +205,11 @@ export type AppInfo = {
 	workspace: string,
 	/**  Warnings from loading settings and providers. */
 	warnings: string[],
+	/**
+	 *  Set when no provider was chosen yet and Baton picked this one (the
+	 *  onboarding card says which and why).
+	 */
+	firstRun: FirstRunView | null,
 };
 
 /**  Where an attachment's conversion to Markdown stands. */
@@ -282,6 +300,38 @@ export type BrowserTest = {
 	mode: BrowserModeView | null,
 	/**  What happened, in plain words. */
 	message: string,
+};
+
+/**  One model of the catalog, as the Models page shows it. */
+export type CatalogModelView = {
+	/**  Its name (also its provider entry's). */
+	name: string,
+	/**  Display name. */
+	title: string,
+	/**  Download size in MB. */
+	sizeMb: number,
+	/**  Licence. */
+	licence: string,
+	/**  Context length in tokens. */
+	contextLength: number,
+	/**  Parameter count in words. */
+	parameters: string,
+	/**  Memory it needs, in MB. */
+	ramMb: number,
+	/**  What it suits. */
+	tasks: ModelTask[],
+	/**  A line on what it is like. */
+	notes: string,
+	/**  The publisher lists its SHA-256 (else the first download records one). */
+	hashPublished: boolean,
+	/**  It is downloaded. */
+	pulled: boolean,
+	/**  How much of an interrupted download is kept, in percent. */
+	partialPercent: number | null,
+	/**  How it fits this computer. */
+	fit: ModelFit,
+	/**  The fit in words. */
+	hint: string,
 };
 
 /**
@@ -414,8 +464,31 @@ export type ErrorCode =
 "config" | 
 /**  The microphone, speaker, speech-to-text or speech engine failed. */
 "audio" | 
+/**  A model download failed (network, disk space, wrong hash) or was stopped. */
+"download" | 
 /**  Anything else. */
 "internal";
+
+/**  Why the provider in use was picked on a first run. */
+export type FirstRunReason = 
+/**  A cloud provider has an API key. */
+"keyedCloud" | 
+/**  A model server runs on this computer. */
+"localServer" | 
+/**  A downloaded model. */
+"pulledModel" | 
+/**  Nothing better: the small embedded model. */
+"embedded";
+
+/**  The provider a first run picked. */
+export type FirstRunView = {
+	/**  The provider entry. */
+	provider: string,
+	/**  Which rule picked it. */
+	reason: FirstRunReason,
+	/**  Why, in words. */
+	why: string,
+};
 
 /**  A browser found on this computer. */
 export type FoundBrowser = {
@@ -476,6 +549,16 @@ export type KeyStatus = {
 	masked: string | null,
 	/**  Where the key in use comes from: `keychain`, `environment` or `none`. */
 	source: string,
+};
+
+/**  A model server found running on this computer. */
+export type LocalServerView = {
+	/**  What it is (`ollama`, `lmstudio`, `llamacpp`, `vllm`). */
+	kind: string,
+	/**  Its address. */
+	endpoint: string,
+	/**  The provider entries made for its models. */
+	providers: string[],
 };
 
 /**  One server's connection test. */
@@ -612,12 +695,50 @@ export type MessageView = {
 	attachments: string[],
 };
 
+/**  How a catalog model fits this computer. */
+export type ModelFit = 
+/**  It fits in the GPU's memory. */
+"gpu" | 
+/**  It fits in memory with room to spare. */
+"comfortable" | 
+/**  It fits, leaving little memory for other programs. */
+"tight" | 
+/**  It needs more memory than this computer has. */
+"tooBig";
+
 /**  Sent while the embedded model loads into memory (its first answer). */
 export type ModelLoad = {
 	/**  The provider entry. */
 	provider: string,
 	/**  0–100. */
 	percent: number,
+};
+
+/**  What a catalog model is good for. */
+export type ModelTask = 
+/**  Conversation, summaries, writing. */
+"chat" | 
+/**  Calling Baton's tools. */
+"tools" | 
+/**  Reading images. */
+"vision";
+
+/**  The Models page: this computer, the catalog, the servers found. */
+export type ModelsOverview = {
+	/**  Installed memory in MB. */
+	ramMb: number,
+	/**  CPU cores. */
+	cores: number,
+	/**  The GPU, in words, if any. */
+	gpu: string | null,
+	/**  The catalog. */
+	models: CatalogModelView[],
+	/**  Model servers running here. */
+	localServers: LocalServerView[],
+	/**  Set when no provider was chosen and Baton picked one. */
+	firstRun: FirstRunView | null,
+	/**  The provider in use. */
+	selectedProvider: string,
 };
 
 /**  A server to add: a command Baton runs, or an address. */
@@ -657,6 +778,24 @@ export type ProviderView = {
 	isDefault: boolean,
 	/**  The entry in use. */
 	selected: boolean,
+};
+
+/**  How far a model download is (streamed while it runs). */
+export type PullProgress = {
+	/**  KB received. */
+	receivedKb: number,
+	/**  KB in all. */
+	totalKb: number,
+};
+
+/**  A finished download. */
+export type PulledView = {
+	/**  The provider entry it became. */
+	provider: string,
+	/**  False when it was already there. */
+	downloaded: boolean,
+	/**  No hash was published: the one it had was recorded. */
+	hashRecorded: boolean,
 };
 
 /**

@@ -34,6 +34,8 @@ import type {
   VoiceTiming,
   ServerSettingsView,
   ServerStatus,
+  ModelsOverview,
+  PulledView,
 } from '../lib/bindings';
 import { markdownDoc, rng, tokenize } from './content';
 
@@ -202,6 +204,72 @@ export class MockBackend {
     imap: { ok: true, message: 'Signed in; 5 folders.' },
     smtp: { ok: false, message: 'the smtp server refused the sign-in of `ana@example.org`: permanent error (535): 5.7.8 Error: authentication failed' },
   };
+  // ----------------------------------------------------- local models
+  /** What the first run picked (shown while no provider is chosen). */
+  firstRun = {
+    provider: 'local',
+    reason: 'embedded' as const,
+    why: 'no API key, model server or downloaded model was found, and the embedded model is small: its answers are basic',
+  };
+  /** The Models page; `pullStepMs` paces each 10% of a mock download. */
+  models: ModelsOverview = {
+    ramMb: 16384, cores: 8, gpu: null, selectedProvider: 'local', firstRun: null,
+    localServers: [{ kind: 'ollama', endpoint: 'http://127.0.0.1:11434', providers: ['ollama-llama3.2:latest'] }],
+    models: [
+      {
+        name: 'qwen2.5-1.5b', title: 'Qwen2.5 1.5B Instruct', sizeMb: 1066, licence: 'Apache-2.0', contextLength: 32768, parameters: '1.5 B',
+        ramMb: 1800, tasks: ['chat', 'tools'], notes: 'The best small all-rounder for laptops.', hashPublished: true, pulled: false,
+        partialPercent: null, fit: 'comfortable', hint: 'fits this computer: 1.8 GB of 16.0 GB memory, on 8 cores',
+      },
+      {
+        name: 'qwen2.5-7b', title: 'Qwen2.5 7B Instruct', sizeMb: 4466, licence: 'Apache-2.0', contextLength: 32768, parameters: '7.6 B',
+        ramMb: 6000, tasks: ['chat', 'tools'], notes: 'Strong answers; wants 8 GB of memory or a GPU.', hashPublished: true, pulled: false,
+        partialPercent: 37, fit: 'comfortable', hint: 'fits this computer: 5.9 GB of 16.0 GB memory, on 8 cores',
+      },
+      {
+        name: 'big-one', title: 'Big One 70B', sizeMb: 40000, licence: 'MIT', contextLength: 131072, parameters: '70 B',
+        ramMb: 48000, tasks: ['chat'], notes: '', hashPublished: false, pulled: false,
+        partialPercent: null, fit: 'tooBig', hint: 'too big: needs 46.9 GB, this computer has 16.0 GB',
+      },
+    ],
+  };
+  pullStepMs = 80;
+  /** A download fails with this (then it is cleared). */
+  pullError: IpcError | null = null;
+  private pulls = new Set<string>();
+
+  private modelsView(): ModelsOverview {
+    return structuredClone({ ...this.models, selectedProvider: this.current().name });
+  }
+
+  private async pullModel(name: string, ch: ChannelLike): Promise<PulledView> {
+    const m = this.models.models.find((x) => x.name === name);
+    if (!m) throw ipcError('not_found', `no model named \`${name}\` in the catalog`);
+    this.pulls.add(name);
+    const total = m.sizeMb * 1024;
+    let index = 0;
+    for (let step = (m.partialPercent ?? 0) / 10; step <= 10; step++) {
+      if (!this.pulls.has(name)) {
+        m.partialPercent = step * 10;
+        throw ipcError('download', `the download of ${name} was stopped at ${Math.round((m.sizeMb * step) / 10)} MB; run it again to resume`);
+      }
+      internals().runCallback(ch.id, { index: index++, message: { receivedKb: Math.round((total * step) / 10), totalKb: total } });
+      await sleep(this.pullStepMs);
+    }
+    internals().runCallback(ch.id, { index: index++, end: true });
+    this.pulls.delete(name);
+    if (this.pullError) {
+      const e = this.pullError;
+      this.pullError = null;
+      m.partialPercent = null;
+      throw e;
+    }
+    m.pulled = true;
+    m.partialPercent = null;
+    this.providers = [...this.providers, { name, dialect: 'local', model: m.title, endpoint: '', apiKeyEnv: null, ready: true, status: 'ready', custom: true, isDefault: false, selected: false }];
+    return { provider: name, downloaded: true, hashRecorded: !m.hashPublished };
+  }
+
   // ----------------------------------------------------- plugins & MCP
   mcp: McpOverview = {
     servers: [
@@ -628,7 +696,29 @@ export class MockBackend {
       }
       case 'app_info': {
         const p = this.current();
-        return { version: '0.1.0-mock', provider: p.name, model: p.model, workspace: this.settings.workspace, warnings: [] };
+        const firstRun = this.settings.provider === null ? structuredClone(this.firstRun) : null;
+        return { version: '0.1.0-mock', provider: p.name, model: p.model, workspace: this.settings.workspace, warnings: [], firstRun };
+      }
+      case 'models_overview':
+        return this.modelsView();
+      case 'rescan_local_servers':
+        await sleep(60);
+        return this.modelsView();
+      case 'pull_model':
+        return this.pullModel(args.name as string, args.onProgress as ChannelLike);
+      case 'cancel_pull': {
+        const running = this.pulls.has(args.name as string);
+        this.pulls.delete(args.name as string);
+        return running;
+      }
+      case 'remove_model': {
+        const m = this.models.models.find((x) => x.name === args.name);
+        if (!m) throw ipcError('not_found', `no model named \`${String(args.name)}\` in the catalog`);
+        const had = m.pulled || m.partialPercent !== null;
+        m.pulled = false;
+        m.partialPercent = null;
+        this.providers = this.providers.filter((p) => p.name !== m.name);
+        return had;
       }
       case 'get_settings':
         return structuredClone(this.settings);

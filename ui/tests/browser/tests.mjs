@@ -1456,3 +1456,60 @@ test(
   },
   { viewport: { width: 1280, height: 800 }, hash: '#big=2000' },
 );
+
+test('first run: the card says which provider Baton picked and why, opens settings, and stays dismissed', async ({ page, out }) => {
+  await page.waitForSelector(sel('onboarding'));
+  assert.match(await page.textContent(sel('onboarding')), /Baton picked local because no API key, model server or downloaded model was found/);
+  await page.screenshot({ path: join(out, 'onboarding-1280x800-light.png') });
+  await page.click(sel('onboarding-settings'));
+  await page.waitForSelector(sel('models-settings'));
+  await page.click(sel('close-settings'));
+  await page.click(sel('onboarding-dismiss'));
+  assert.equal(await page.locator(sel('onboarding')).count(), 0);
+  await page.reload();
+  await page.waitForSelector(sel('empty-state'));
+  assert.equal(await page.locator(sel('onboarding')).count(), 0, 'dismissed for good');
+});
+
+test('models: the catalog with fit hints, a download with progress, Stop then Resume, Use and Delete; servers found here', async ({ page, out }) => {
+  await page.click(sel('open-settings'));
+  await page.waitForSelector(sel('catalog-model'));
+  const item = (name) => `${sel('catalog-model')}[data-name="${name}"]`;
+  assert.match(await page.textContent(sel('models-hardware')), /16\.0 GB memory · 8 cores · no GPU/);
+  assert.match(await page.textContent(sel('local-server')), /ollama.*127\.0\.0\.1:11434.*ollama-llama3\.2:latest/);
+  assert.equal(await page.textContent(`${item('big-one')} ${sel('model-fit')}`), 'Too big');
+  assert.match(await page.textContent(`${item('big-one')}`), /No published SHA-256/);
+  assert.equal((await page.textContent(`${item('qwen2.5-7b')} ${sel('model-pull')}`)).trim(), 'Resume (37%)');
+  // A download shows its progress, and Stop keeps what arrived.
+  await page.evaluate(() => { window.__mock.pullStepMs = 150; });
+  await page.click(`${item('qwen2.5-1.5b')} ${sel('model-pull')}`);
+  await page.waitForSelector(`${item('qwen2.5-1.5b')} ${sel('pull-progress')}`);
+  await page.waitForFunction(() => Number(document.querySelector('[data-name="qwen2.5-1.5b"] [role="progressbar"]')?.getAttribute('aria-valuenow')) >= 20);
+  await page.locator(sel('models-settings')).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(out, 'settings-models-pulling.png') });
+  await page.click(`${item('qwen2.5-1.5b')} ${sel('pull-stop')}`);
+  await page.waitForSelector(`${item('qwen2.5-1.5b')} ${sel('model-problem')}`);
+  assert.match(await page.textContent(`${item('qwen2.5-1.5b')} ${sel('model-problem')}`), /stopped at .* run it again to resume/);
+  assert.match(await page.textContent(`${item('qwen2.5-1.5b')} ${sel('model-pull')}`), /Resume \(\d+%\)/);
+  // Resumed to the end: a provider to use.
+  await page.evaluate(() => { window.__mock.pullStepMs = 20; });
+  await page.click(`${item('qwen2.5-1.5b')} ${sel('model-pull')}`);
+  await page.waitForSelector(`${item('qwen2.5-1.5b')} ${sel('model-pulled')}`);
+  const pulls = await page.evaluate(() => window.__mock.calls.filter((c) => c.cmd === 'pull_model').length);
+  assert.equal(pulls, 2);
+  await page.click(`${item('qwen2.5-1.5b')} ${sel('model-use')}`);
+  await page.waitForFunction(() => window.__mock.settings.provider === 'qwen2.5-1.5b');
+  await page.waitForFunction(() => /In use: qwen2\.5-1\.5b/.test(document.querySelector('[data-testid="models-hardware"]')?.textContent ?? ''));
+  assert.equal(await page.locator(`${item('qwen2.5-1.5b')} ${sel('model-use')}`).count(), 0, 'the one in use has no Use button');
+  // Delete removes it (and its provider).
+  await page.click(`${item('qwen2.5-1.5b')} ${sel('model-delete')}`);
+  await page.waitForSelector(`${item('qwen2.5-1.5b')} ${sel('model-pull')}`);
+  assert.equal(await page.evaluate(() => window.__mock.providers.some((p) => p.name === 'qwen2.5-1.5b')), false);
+  // A failed download says why.
+  await page.evaluate(() => { window.__mock.pullError = { code: 'download', message: 'qwen2.5-7b-instruct-q4_k_m.gguf arrived with SHA-256 00ff, not the published 65b8: the download is corrupt', details: null }; });
+  await page.click(`${item('qwen2.5-7b')} ${sel('model-pull')}`);
+  await page.waitForSelector(`${item('qwen2.5-7b')} ${sel('model-problem')}`);
+  assert.match(await page.textContent(`${item('qwen2.5-7b')} ${sel('model-problem')}`), /not the published/);
+  await page.locator(sel('models-settings')).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(out, 'settings-models.png') });
+});

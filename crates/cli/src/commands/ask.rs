@@ -25,6 +25,9 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
     let attachments = (args.json && !files.is_empty()).then(|| ctx.attachment_context(&files));
     let agent = ctx.agent_def(args.agent.as_deref())?;
     let cfg = ctx.agent_provider(&agent, args.provider.as_deref())?;
+    if verbose || std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        crate::context::note_first_run(ctx, args.provider.as_deref().or(agent.provider.as_deref()));
+    }
     let options = ConversationOptions {
         agent: Some(agent.name.clone()),
         provider: Some(cfg.name.clone()),

@@ -46,6 +46,7 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
     // The agent named here, else the one the saved conversation talks to.
     let agent = ctx.agent_def(args.agent.or(conversation.session().await.agent).as_deref())?;
     let base = ctx.agent_provider(&agent, args.provider.as_deref())?;
+    crate::context::note_first_run(ctx, args.provider.as_deref().or(agent.provider.as_deref()));
     let interactive = std::io::stdin().is_terminal();
     if interactive {
         eprintln!(

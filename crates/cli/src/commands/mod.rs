@@ -8,6 +8,7 @@ mod config;
 mod convert;
 mod index;
 mod mcp;
+mod model_catalog;
 mod models;
 mod orchestrate;
 mod providers;
@@ -27,14 +28,24 @@ use crate::args::{Cli, Command};
 
 /// Runs the parsed command.
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let ctx = crate::context::load(&cli.global)?;
+    let discover = matches!(
+        cli.command,
+        Command::Ask(_)
+            | Command::Chat(_)
+            | Command::Providers { .. }
+            | Command::Agents { .. }
+            | Command::Voice(_)
+            | Command::Serve(_)
+            | Command::Orchestrate(_)
+    );
+    let ctx = crate::context::load(&cli.global, discover).await?;
     let verbose = cli.global.verbose > 0;
     let done = match cli.command {
         Command::Ask(a) => ask::run(&ctx, a, verbose).await,
         Command::Chat(a) => chat::run(&ctx, a, verbose).await,
         Command::Tools(a) => tools::run(&ctx, a).await,
         Command::Agents { json } => agents::run(&ctx, json),
-        Command::Models { json } => models::run(&ctx, json),
+        Command::Models(a) => models::run(&ctx, a).await,
         Command::Providers { json } => providers::run(&ctx, json).await,
         Command::Config(c) => config::run(&ctx, c),
         Command::Secret(c) => secret::run(&ctx, c),

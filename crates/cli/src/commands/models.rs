@@ -1,6 +1,6 @@
 //! `baton models`: the models folder: GGUF language models (and which
 //! provider entries use them) and ggml Whisper speech models (and which
-//! one voice uses).
+//! one voice uses); `catalog`, `pull` and `rm` are in `model_catalog`.
 
 use std::process::ExitCode;
 
@@ -9,7 +9,18 @@ use baton_local::{list_models, resolve_model_path};
 use baton_voice::stt::whisper_models;
 use serde_json::json;
 
+use super::model_catalog;
+use crate::args::{ModelsArgs, ModelsCommand};
 use crate::context::Context;
+
+pub async fn run(ctx: &Context, a: ModelsArgs) -> anyhow::Result<ExitCode> {
+    match a.action {
+        None => list(ctx, a.json),
+        Some(ModelsCommand::Catalog) => model_catalog::catalog(ctx, a.json),
+        Some(ModelsCommand::Pull { name }) => model_catalog::pull(ctx, &name, a.json).await,
+        Some(ModelsCommand::Rm { name }) => model_catalog::remove(ctx, &name),
+    }
+}
 
 fn users(ctx: &Context, path: &std::path::Path) -> Vec<String> {
     ctx.providers
@@ -36,7 +47,7 @@ fn speech_models(ctx: &Context) -> Vec<(std::path::PathBuf, u64, bool)> {
         .collect()
 }
 
-pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
+fn list(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
     let dir = &ctx.paths.models_dir;
     let models = list_models(dir);
     let speech = speech_models(ctx);
@@ -56,7 +67,7 @@ pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
     println!("models folder: {}", dir.display());
     if models.is_empty() {
         println!(
-            "no .gguf files; run `make setup` (or scripts/fetch-model.sh) to fetch the default model"
+            "no .gguf files; run `make setup` (or scripts/fetch-model.sh) to fetch the default model, or `baton models catalog` to pick one to download"
         );
     }
     for m in &models {

@@ -1,0 +1,163 @@
+//! The Models page: the catalog with this computer's fit, downloads with
+//! progress and Stop, deleting, and the model servers found here; and the
+//! first run's choice for the onboarding card.
+
+use baton_engine::{CatalogModel, ChoiceReason, Engine};
+use baton_models::{Fit, Hardware, Task};
+use tauri::State;
+use tauri::ipc::Channel;
+use tokio_util::sync::CancellationToken;
+
+use crate::dto::{
+    CatalogModelView, FirstRunReason, FirstRunView, LocalServerView, ModelFit, ModelTask,
+    ModelsOverview, PullProgress, PulledView,
+};
+use crate::error::IpcResult;
+use crate::state::{AppState, lock};
+
+const MB: u64 = 1 << 20;
+
+fn mb(bytes: u64) -> u32 {
+    u32::try_from(bytes / MB).unwrap_or(u32::MAX)
+}
+
+fn model_view(m: CatalogModel) -> CatalogModelView {
+    let e = m.entry;
+    CatalogModelView {
+        size_mb: mb(e.size),
+        partial_percent: m.partial_bytes.map(|p| (p * 100 / e.size.max(1)) as u32),
+        ram_mb: u32::try_from(e.ram_mb).unwrap_or(u32::MAX),
+        tasks: e
+            .tasks
+            .iter()
+            .map(|t| match t {
+                Task::Chat => ModelTask::Chat,
+                Task::Tools => ModelTask::Tools,
+                Task::Vision => ModelTask::Vision,
+            })
+            .collect(),
+        hash_published: e.sha256.is_some(),
+        fit: match m.fit {
+            Fit::Gpu => ModelFit::Gpu,
+            Fit::Comfortable => ModelFit::Comfortable,
+            Fit::Tight => ModelFit::Tight,
+            Fit::TooBig => ModelFit::TooBig,
+        },
+        name: e.name,
+        title: e.title,
+        licence: e.licence,
+        context_length: e.context_length,
+        parameters: e.parameters,
+        notes: e.notes,
+        pulled: m.pulled,
+        hint: m.hint,
+    }
+}
+
+/// The first run's choice, for the onboarding card.
+pub(crate) fn first_run(engine: &Engine) -> Option<FirstRunView> {
+    engine.first_run_choice().map(|c| FirstRunView {
+        provider: c.provider.clone(),
+        reason: match c.reason {
+            ChoiceReason::KeyedCloud => FirstRunReason::KeyedCloud,
+            ChoiceReason::LocalServer => FirstRunReason::LocalServer,
+            ChoiceReason::PulledModel => FirstRunReason::PulledModel,
+            ChoiceReason::Embedded => FirstRunReason::Embedded,
+        },
+        why: c.why.clone(),
+    })
+}
+
+fn overview(engine: &Engine) -> ModelsOverview {
+    let hardware = Hardware::detect();
+    ModelsOverview {
+        ram_mb: mb(hardware.ram_bytes),
+        cores: hardware.cores,
+        gpu: hardware
+            .gpu
+            .as_ref()
+            .map(|g| format!("{} ({:.1} GB)", g.name, g.vram_bytes as f64 / 1e9)),
+        models: engine
+            .catalog_models(&hardware)
+            .into_iter()
+            .map(model_view)
+            .collect(),
+        local_servers: engine
+            .local_servers()
+            .iter()
+            .map(|s| LocalServerView {
+                kind: s.label().to_string(),
+                endpoint: s.endpoint.clone(),
+                providers: s
+                    .models
+                    .iter()
+                    .map(|m| baton_engine::local_server_entry_name(s, m))
+                    .collect(),
+            })
+            .collect(),
+        first_run: first_run(engine),
+        selected_provider: engine.selected_provider().to_string(),
+    }
+}
+
+/// This computer, the catalog and the model servers found here.
+#[tauri::command]
+#[specta::specta]
+pub async fn models_overview(state: State<'_, AppState>) -> IpcResult<ModelsOverview> {
+    Ok(overview(&state.engine()))
+}
+
+/// Looks for model servers on this computer again.
+#[tauri::command]
+#[specta::specta]
+pub async fn rescan_local_servers(state: State<'_, AppState>) -> IpcResult<ModelsOverview> {
+    state.rediscover().await?;
+    Ok(overview(&state.engine()))
+}
+
+/// Downloads a catalog model (resuming an interrupted one), streaming
+/// progress; it then is a provider.
+#[tauri::command]
+#[specta::specta]
+pub async fn pull_model(
+    state: State<'_, AppState>,
+    name: String,
+    on_progress: Channel<PullProgress>,
+) -> IpcResult<PulledView> {
+    let stop = CancellationToken::new();
+    lock(&state.pulls).insert(name.clone(), stop.clone());
+    let engine = state.engine();
+    let result = engine
+        .pull_model(&name, stop, move |p| {
+            let _ = on_progress.send(PullProgress {
+                received_kb: u32::try_from(p.received >> 10).unwrap_or(u32::MAX),
+                total_kb: u32::try_from(p.total >> 10).unwrap_or(u32::MAX),
+            });
+        })
+        .await;
+    lock(&state.pulls).remove(&name);
+    let pulled = result?;
+    state.reload().await?;
+    Ok(PulledView {
+        provider: pulled.provider,
+        downloaded: pulled.downloaded,
+        hash_recorded: pulled.hash_recorded,
+    })
+}
+
+/// Stops a download (what arrived is kept for a resume); whether one ran.
+#[tauri::command]
+#[specta::specta]
+pub async fn cancel_pull(state: State<'_, AppState>, name: String) -> IpcResult<bool> {
+    let stop = lock(&state.pulls).remove(&name);
+    Ok(stop.map(|s| s.cancel()).is_some())
+}
+
+/// Deletes a downloaded model and its provider entry; whether a file was there.
+#[tauri::command]
+#[specta::specta]
+pub async fn remove_model(state: State<'_, AppState>, name: String) -> IpcResult<bool> {
+    let found = state.engine().remove_model(&name)?;
+    state.reload().await?;
+    Ok(found)
+}
