@@ -36,6 +36,10 @@ echo "== orchestration: a team of 5 agents vs the same model calls as plain turn
 cargo bench -p baton-engine --bench team 2>&1 | grep -E '^(orchestration|200 ms)' || true
 
 echo
+echo "== local models: a catalog download vs curl from the same loopback server; start-up with the local-server probes vs without =="
+cargo bench -p baton-engine --bench models 2>&1 | grep -E '^(pull throughput|start-up with)' || true
+
+echo
 echo "== baton ask start-up vs curl (release build, scripted server) =="
 cargo build --release -p baton-cli -p baton-scripted-llm -p baton-index --bins 2>&1 | tail -1
 "$CARGO_TARGET_DIR/release/baton-bench-ask" --baton "$CARGO_TARGET_DIR/release/baton" --runs 30

@@ -8,7 +8,8 @@
 //
 // Screenshots go to --out (default target/e2e-screenshots).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readdirSync, symlinkSync, writeFileSync, readFileSync, rmSync, statSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { App, children, ensureDisplay, freePort, log, parseArgs, sleep, start, startDriver, stopAll, until } from './lib.mjs';
@@ -59,8 +60,40 @@ writeFileSync(
     ],
   }),
 );
-// Plugins are read again 1 s after the Tools folder changes (30 s by default).
-writeFileSync(path.join(config, 'setup.json'), JSON.stringify({ provider: 'scripted', workspace, pluginsReloadSecs: 1 }));
+// Plugins are read again 1 s after the Tools folder changes (30 s by default);
+// the scripted server also plays an Ollama running on this computer.
+writeFileSync(
+  path.join(config, 'setup.json'),
+  JSON.stringify({ provider: 'scripted', workspace, pluginsReloadSecs: 1, localServers: [{ kind: 'ollama', endpoint: LLM }] }),
+);
+await fetch(`${LLM}/_control/models`, { method: 'POST', body: JSON.stringify(['e2e-model']) });
+
+// ---- the models folder: the real models (linked), downloads land here ----
+const REAL_MODELS = process.env.BATON_MODELS_DIR ?? path.join(process.env.HOME, '.local/share/baton/models');
+const models = path.join(tmp, 'models');
+mkdirSync(models, { recursive: true });
+for (const f of readdirSync(REAL_MODELS)) symlinkSync(path.join(REAL_MODELS, f), path.join(models, f));
+// A catalog entry of the user's, served from loopback: the embedded model's file.
+const EMBEDDED = readFileSync(path.join(REAL_MODELS, 'SmolLM2-135M-Instruct.Q4_1.gguf'));
+const fileServer = http.createServer((req, res) => {
+  if (req.url !== '/smol-e2e.gguf') {
+    res.writeHead(404).end();
+    return;
+  }
+  res.writeHead(200, { 'content-length': EMBEDDED.length });
+  res.end(EMBEDDED);
+});
+await new Promise((r) => fileServer.listen(0, '127.0.0.1', r));
+writeFileSync(
+  path.join(config, 'models-catalog.json'),
+  JSON.stringify({
+    models: [{
+      name: 'smol-e2e', title: 'Smol e2e', file: 'smol-e2e.gguf', url: `http://127.0.0.1:${fileServer.address().port}/smol-e2e.gguf`,
+      size: EMBEDDED.length, sha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53', sha256Source: 'scripts/fetch-model.sh',
+      licence: 'Apache-2.0', contextLength: 8192, parameters: '135 M', ramMb: 300, tasks: ['chat'],
+    }],
+  }),
+);
 // A plugin written with the official Python MCP SDK (PyPI `mcp`, in the fixtures venv).
 const VENV_PYTHON = path.join(process.env.BATON_FIXTURES_VENV ?? path.join(process.env.HOME, '.cache/baton-fixtures-venv'), 'bin/python');
 const WORD_TOOLS = path.join(ROOT, 'crates/mcp/tests/servers/word_tools.py');
@@ -103,8 +136,9 @@ const appEnv = {
   HOME: path.join(tmp, 'home'),
   BATON_LOG: 'info,pdf_oxide=warn',
   PULSE_SERVER,
-  // The embedded model file, fetched by `make setup`.
-  BATON_MODELS_DIR: process.env.BATON_MODELS_DIR ?? path.join(process.env.HOME, '.local/share/baton/models'),
+  // The embedded model file (fetched by `make setup`), linked into a
+  // models folder of this run's own.
+  BATON_MODELS_DIR: models,
   // The Diagnostics toolbox: `block_for` (a slow call that ignores
   // cancellation) and `post_note` (an external action: an HTTP POST).
   BATON_DIAGNOSTIC_TOOLS: '1',
@@ -422,6 +456,27 @@ try {
     await app.click('[data-testid=team-close]');
   });
 
+  await step('a catalog model downloads from the Models page, becomes a provider, and is deleted', async () => {
+    await app.click('[data-testid=open-settings]');
+    const item = '[data-testid=catalog-model][data-name="smol-e2e"]';
+    await until('the catalog', () => js(`return !!document.querySelector('${item}')`));
+    const servers = await js(`return document.querySelector('[data-testid=local-servers]').textContent`);
+    if (!servers.includes('ollama-e2e-model')) throw new Error('the Ollama on this computer is not listed: ' + servers);
+    await app.click(`${item} [data-testid=model-pull]`);
+    await until('the download', () => js(`return !!document.querySelector('${item} [data-testid=model-pulled]')`), 60000);
+    const file = path.join(models, 'smol-e2e.gguf');
+    if (statSync(file).size !== EMBEDDED.length) throw new Error('the downloaded file has the wrong size');
+    const names = await app.jsAsync(`const done = arguments[arguments.length - 1];
+      window.__TAURI_INTERNALS__.invoke('list_providers').then((ps) => done(ps.map((p) => p.name)), (e) => done([String(e)]));`);
+    if (!names.includes('smol-e2e') || !names.includes('ollama-e2e-model')) throw new Error('providers: ' + names.join(', '));
+    await js(`document.querySelector('${item}').scrollIntoView()`);
+    await screenshot('08c-models');
+    await app.click(`${item} [data-testid=model-delete]`);
+    await until('the delete', () => js(`return !!document.querySelector('${item} [data-testid=model-pull]')`));
+    if (existsSync(file)) throw new Error('the model file is still there');
+    await app.click('[data-testid=close-settings]');
+  });
+
   await step('a spoken question is answered aloud', async () => {
     const words = 'You have two meetings tomorrow. The first one is at nine.';
     await script([{ kind: 'reply', text: words, textPieces: 10, eventDelayMs: 20 }]);
@@ -495,6 +550,7 @@ try {
 } finally {
   await app.close();
   stopAll();
+  fileServer.close();
   rmSync(tmp, { recursive: true, force: true });
 }
 if (failures) {

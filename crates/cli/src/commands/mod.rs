@@ -34,6 +34,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             | Command::Chat(_)
             | Command::Providers { .. }
             | Command::Agents { .. }
+            | Command::Config(_)
             | Command::Voice(_)
             | Command::Serve(_)
             | Command::Orchestrate(_)
