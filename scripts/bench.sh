@@ -62,7 +62,15 @@ echo "== embedded model (SmolLM2-135M Q4_1, 2 threads, greedy): Baton's local pr
 export BATON_MODELS_DIR
 if ! python3 -c "import llama_cpp" 2>/dev/null; then
   echo "installing llama-cpp-python from source (one time, several minutes)"
-  python3 -m pip install --quiet --no-binary llama-cpp-python "llama-cpp-python==0.3.36"
+  # Built for this CPU's vector extensions but without AMX: llama.cpp's AMX
+  # kernels crash (SIGSEGV in ggml_backend_amx_mul_mat) on this VM's CPU,
+  # which reports AMX, so GGML_NATIVE (which turns AMX on) cannot be used.
+  cpu_flags=$(grep -m1 '^flags' /proc/cpuinfo || true)
+  cmake_args="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
+  for pair in avx512f:AVX512 avx512vbmi:AVX512_VBMI avx512_vnni:AVX512_VNNI avx512_bf16:AVX512_BF16 avx_vnni:AVX_VNNI; do
+    if grep -qw "${pair%%:*}" <<<"$cpu_flags"; then cmake_args+=" -DGGML_${pair##*:}=ON"; fi
+  done
+  CMAKE_ARGS="$cmake_args" python3 -m pip install --quiet --no-binary llama-cpp-python "llama-cpp-python==0.3.36"
 fi
 # The dev profile builds llama.cpp optimized (dependencies run at opt-level 2,
 # cmake in Release), so this reuses the test build instead of a second one.
@@ -90,6 +98,11 @@ for k, label in [("promptTokensPerSec", "prompt processing tokens/s"),
     print(f"  {label:<42} Baton {b:8.1f}   llama-cpp-python {p:8.1f}   ratio {b / p:.2f}")
 PY
 rm -f "$runs"
+
+echo
+echo "== embedded model answers: 30 simple questions, Baton's prompt vs llama-cpp-python with the model's own template =="
+cargo build --release -p baton-cli 2>&1 | tail -1
+python3 scripts/eval_small_model.py --baton "$CARGO_TARGET_DIR/release/baton"
 
 echo
 echo "== tool-call validity with and without the grammar (30 FileTool prompts, embedded model) =="

@@ -58,6 +58,9 @@ pub struct AgentConfig {
     /// user said so in the settings (`email.confirmSend: false` → the
     /// mail toolbox).
     pub confirm_exempt: Vec<String>,
+    /// A small local model: without tools it gets a short system prompt
+    /// that asks for the fact in one sentence ([`crate::BRIEF_PROMPT`]).
+    pub brief_answers: bool,
 }
 
 impl Default for AgentConfig {
@@ -76,6 +79,7 @@ impl Default for AgentConfig {
             can_ask: false,
             reads_images: false,
             confirm_exempt: Vec::new(),
+            brief_answers: false,
         }
     }
 }
@@ -90,6 +94,7 @@ impl AgentConfig {
             json_mode: cfg.json_mode,
             context_window: cfg.context_window,
             reads_images: cfg.ocr,
+            brief_answers: cfg.dialect == baton_llm::Dialect::Local,
             ..Self::default()
         }
     }
@@ -295,6 +300,9 @@ impl Agent {
 
     /// The system prompt this agent sends.
     pub fn system_prompt(&self) -> String {
+        if self.config.brief_answers && self.catalog.is_empty() && self.subagents.is_empty() {
+            return crate::prompt::brief_prompt(self.config.instructions.as_deref());
+        }
         let tools = self.config.mode == InteractionMode::Api || !self.catalog.is_empty();
         let catalog = if tools {
             self.catalog.clone()

@@ -26,7 +26,7 @@ pub use commands::{
 pub use compact::{CompactionPolicy, CompactionReport, compact};
 pub use confirm::{ConfirmPolicy, Confirmations, Pending, Questions};
 pub use events::{AgentEvent, AgentPath, EventSink, EventStream, TurnEvent, TurnOutcome};
-pub use prompt::{DATA_NOTICE, system_prompt};
+pub use prompt::{BRIEF_PROMPT, DATA_NOTICE, system_prompt};
 pub use reply::{ModelReply, parse_reply};
 pub use session::{Session, SessionError, SessionInfo, SessionStore};
 pub use stop::StopReason;

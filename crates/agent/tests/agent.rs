@@ -926,3 +926,39 @@ async fn the_budget_spans_the_parent_and_two_subagents() {
         .count();
     assert_eq!(calls, results);
 }
+
+/// A small local model without tools is sent the brief prompt; with
+/// tools, or as another dialect, the general one.
+#[tokio::test]
+async fn the_brief_prompt_goes_to_a_local_model_without_tools_only() {
+    let local: ProviderConfig = serde_json::from_value(serde_json::json!({
+        "name": "local", "dialect": "local", "modelPath": "m.gguf", "contextWindow": 8192
+    }))
+    .unwrap();
+    let config = AgentConfig::for_provider(&local);
+    assert!(config.brief_answers);
+    let remote: ProviderConfig = serde_json::from_value(serde_json::json!({
+        "name": "r", "dialect": "openai", "endpoint": "http://127.0.0.1:9/v1", "model": "m", "contextWindow": 8192
+    }))
+    .unwrap();
+    assert!(!AgentConfig::for_provider(&remote).brief_answers);
+
+    let server = ScriptedServer::start().await.unwrap();
+    let bare = Agent::new(
+        provider(&server, true, false),
+        Catalog::new(),
+        config.clone(),
+    );
+    assert!(bare.system_prompt().starts_with(baton_agent::BRIEF_PROMPT));
+    let dir = workspace();
+    let with_tools = Agent::new(
+        provider(&server, true, false),
+        file_catalog(dir.path()),
+        config,
+    );
+    let p = with_tools.system_prompt();
+    assert!(
+        p.contains("careful assistant") && p.contains("## Steps"),
+        "{p}"
+    );
+}

@@ -78,19 +78,29 @@ fn curl_once(url: &str, out: &std::path::Path) -> f64 {
     started.elapsed().as_secs_f64()
 }
 
+/// Only receiving the body with reqwest (nothing written or hashed): what
+/// the HTTP client alone reaches against this server.
+async fn receive_once(url: &str) -> f64 {
+    let started = Instant::now();
+    let mut body = reqwest::get(url).await.unwrap();
+    while body.chunk().await.unwrap().is_some() {}
+    started.elapsed().as_secs_f64()
+}
+
 async fn pulls(paths: &BatonPaths, url: &str, size: usize) {
     let engine = Engine::load_with(paths.clone(), Overrides::default()).unwrap();
     let curl_out = paths.models_dir.join("curl.gguf");
     std::fs::create_dir_all(&paths.models_dir).unwrap();
-    let (mut ours, mut curls) = (Vec::new(), Vec::new());
+    let (mut ours, mut curls, mut bare) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..PULLS {
         ours.push(pull_once(&engine, paths).await);
         curls.push(curl_once(url, &curl_out));
+        bare.push(receive_once(url).await);
     }
     let mb = size as f64 / 1e6;
-    let (o, c) = (mb / median(ours), mb / median(curls));
+    let (o, c, r) = (mb / median(ours), mb / median(curls), mb / median(bare));
     println!(
-        "pull throughput ({mb:.0} MB, loopback, medians of {PULLS}): Baton {o:.0} MB/s (SHA-256 checked), curl {c:.0} MB/s, ratio {:.2}",
+        "pull throughput ({mb:.0} MB, loopback, medians of {PULLS}): Baton {o:.0} MB/s (SHA-256 checked), curl {c:.0} MB/s, ratio {:.2}; reqwest only receiving: {r:.0} MB/s",
         o / c
     );
 }
