@@ -73,6 +73,15 @@ impl Engine {
     /// Adds the servers' models as providers and makes the first-run
     /// choice (also used by [`Engine::reload`], without probing again).
     pub(crate) fn apply_discovery(&mut self, found: Vec<FoundServer>) {
+        // The entries of servers found before go; those running now come back.
+        let stale: Vec<String> = self
+            .found_servers
+            .iter()
+            .flat_map(server_entry_names)
+            .collect();
+        self.providers
+            .providers
+            .retain(|p| !stale.contains(&p.name));
         let entries: Vec<Value> = found.iter().flat_map(server_entries).collect();
         let text = json!({ "providers": entries }).to_string();
         match ProvidersFile::parse(&text, "local model servers", false) {
@@ -139,8 +148,14 @@ impl Engine {
     }
 
     fn first_local_server(&self) -> Option<ProviderChoice> {
-        let server = self.found_servers.iter().find(|s| !s.models.is_empty())?;
-        let model = &server.models[0];
+        // A chat model that became an entry (not an embedding model).
+        let (server, model) = self.found_servers.iter().find_map(|s| {
+            let model = s.models.iter().find(|m| {
+                !m.to_lowercase().contains("embed")
+                    && self.providers.get(&entry_name(s, m)).is_some()
+            })?;
+            Some((s, model))
+        })?;
         Some(ProviderChoice {
             provider: entry_name(server, model),
             reason: ChoiceReason::LocalServer,
@@ -180,6 +195,14 @@ fn is_loopback(endpoint: Option<&str>) -> bool {
 /// The provider name of `model` on `server` (`ollama-llama3.2:latest`).
 pub fn entry_name(server: &FoundServer, model: &str) -> String {
     format!("{}-{model}", server.label())
+}
+
+fn server_entry_names(server: &FoundServer) -> Vec<String> {
+    server
+        .models
+        .iter()
+        .map(|m| entry_name(server, m))
+        .collect()
 }
 
 fn server_entries(server: &FoundServer) -> Vec<Value> {

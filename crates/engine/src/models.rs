@@ -88,6 +88,12 @@ impl Engine {
     ) -> Result<PulledModel, EngineError> {
         let catalog = self.model_catalog();
         let entry = catalog.get(name)?;
+        if self.providers.get(&entry.name).is_some() && !self.is_model_entry(entry) {
+            return Err(self.providers_error(format!(
+                "you have a provider named `{}` of your own; it is left as is: rename it to download this model",
+                entry.name
+            )));
+        }
         let dir = &self.paths.models_dir;
         let mut ledger = HashLedger::open(dir);
         let mut opts = PullOptions::new(dir.clone());
@@ -115,7 +121,8 @@ impl Engine {
     }
 
     /// Deletes catalog model `name` (and any part file) and its provider
-    /// entry. Returns whether a file was there.
+    /// entry; a `provider` setting that named it is cleared (the next
+    /// start picks a provider again). Returns whether a file was there.
     pub fn remove_model(&self, name: &str) -> Result<bool, EngineError> {
         let catalog = self.model_catalog();
         let entry = catalog.get(name)?;
@@ -128,7 +135,16 @@ impl Engine {
                 Err(e) => return Err(self.providers_error(format!("cannot delete {file}: {e}"))),
             }
         }
-        self.remove_user_provider(&entry.name)?;
+        if self.is_model_entry(entry) {
+            self.remove_user_provider(&entry.name)?;
+        }
+        if self.settings.provider.as_deref() == Some(entry.name.as_str()) {
+            let mut settings = self.settings.clone();
+            settings.provider = None;
+            settings
+                .save(&self.paths.settings_file())
+                .map_err(|e| self.providers_error(e.to_string()))?;
+        }
         Ok(found)
     }
 
@@ -144,6 +160,15 @@ impl Engine {
             .collect();
         pulled.sort_by_key(|e| std::cmp::Reverse(e.size));
         pulled
+    }
+
+    /// Whether the provider named like `entry` is the `local` entry of its
+    /// file (one a pull made), not another entry of the user's.
+    fn is_model_entry(&self, entry: &CatalogEntry) -> bool {
+        self.providers.get(&entry.name).is_some_and(|p| {
+            p.dialect == baton_llm::Dialect::Local
+                && p.model_path.as_deref() == Some(entry.file.as_str())
+        })
     }
 
     fn providers_error(&self, reason: String) -> EngineError {

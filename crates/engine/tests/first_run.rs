@@ -93,7 +93,8 @@ fn catalog_entry(url: &str) -> Value {
 #[tokio::test]
 async fn the_first_run_picks_key_then_server_then_pulled_then_embedded() {
     let ollama = ScriptedServer::start().await.unwrap();
-    ollama.serve_models(&["llama3.2:latest"]);
+    // An embedding model listed first is not one to chat with.
+    ollama.serve_models(&["nomic-embed-text:latest", "llama3.2:latest"]);
     let closed = closed_port_url();
     let (_dir, paths) = home(json!({"localServers": [{"kind": "ollama", "endpoint": closed}]}));
 
@@ -219,9 +220,34 @@ async fn a_found_server_answers_a_turn_and_a_removed_model_is_gone() {
         std::fs::create_dir_all(&paths.models_dir).unwrap();
         std::fs::write(paths.models_dir.join("smol-test.gguf.part"), b"partial").unwrap();
     });
+    // The provider in use is deleted: the setting is cleared, not left
+    // naming an entry that is gone.
+    let settings = json!({"provider": "smol-test", "localServers": []});
+    std::fs::write(paths.settings_file(), settings.to_string()).unwrap();
+    let e = Engine::load_with(paths.clone(), Overrides::default()).unwrap();
     assert!(e.remove_model("smol-test").unwrap(), "the part file counts");
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(paths.settings_file()).unwrap()).unwrap();
+    assert_eq!(saved["provider"], Value::Null);
     assert!(!paths.models_dir.join("smol-test.gguf.part").exists());
     assert!(!e.remove_model("smol-test").unwrap());
+
+    // A provider of the user's own with a catalog model's name is left
+    // alone: the download is refused, and rm does not delete the entry.
+    let user = json!({"providers": [{"name": "smol-test", "dialect": "openai", "endpoint": "http://127.0.0.1:9/v1", "model": "m"}]});
+    std::fs::write(paths.user_providers_file(), user.to_string()).unwrap();
+    let e = Engine::load_with(paths.clone(), Overrides::default()).unwrap();
+    let err = e
+        .pull_model("smol-test", CancellationToken::new(), |_| {})
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("of your own"), "{err}");
+    e.remove_model("smol-test").unwrap();
+    assert!(
+        std::fs::read_to_string(paths.user_providers_file())
+            .unwrap()
+            .contains("smol-test")
+    );
     assert!(
         e.remove_model("nope")
             .unwrap_err()

@@ -166,7 +166,7 @@ impl Catalog {
 /// What makes an entry unusable.
 fn check_entry(e: &CatalogEntry) -> Result<(), String> {
     let safe_file = !e.file.is_empty()
-        && !e.file.contains(['/', '\\'])
+        && !e.file.contains(['/', '\\', ':'])
         && !e.file.starts_with('.')
         && e.file.to_ascii_lowercase().ends_with(".gguf");
     if !safe_file {

@@ -62,7 +62,7 @@ impl Hardware {
 
     /// How `entry` fits here.
     pub fn fit(&self, entry: &CatalogEntry) -> Fit {
-        let need = entry.ram_mb * MB;
+        let need = entry.ram_mb.saturating_mul(MB);
         if self.gpu.as_ref().is_some_and(|g| g.vram_bytes >= need) {
             Fit::Gpu
         } else if self.ram_bytes >= need.saturating_mul(3) / 2 {
@@ -77,7 +77,7 @@ impl Hardware {
     /// The fit in words, for a catalog listing.
     pub fn hint(&self, entry: &CatalogEntry) -> String {
         let gb = |b: u64| b as f64 / (1u64 << 30) as f64;
-        let need = gb(entry.ram_mb * MB);
+        let need = gb(entry.ram_mb.saturating_mul(MB));
         match self.fit(entry) {
             Fit::Gpu => format!(
                 "fits this computer: runs on the GPU ({:.1} GB needed)",

@@ -78,7 +78,12 @@ pub async fn probe(targets: &[ServerTarget], timeout: Duration) -> Vec<FoundServ
 
 async fn probe_one(target: &ServerTarget, timeout: Duration) -> Option<FoundServer> {
     let url = reqwest::Url::parse(&target.endpoint).ok()?;
-    let addr = (url.host_str()?.to_string(), url.port_or_known_default()?);
+    // `[::1]` is the host `::1` to connect to.
+    let host = url
+        .host_str()?
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    let addr = (host.to_string(), url.port_or_known_default()?);
     let connect = tokio::net::TcpStream::connect(addr);
     tokio::time::timeout(timeout, connect).await.ok()?.ok()?;
     let found = tokio::time::timeout(timeout, list_models(target)).await;

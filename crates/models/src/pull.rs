@@ -214,9 +214,15 @@ pub async fn pull(
         last_report: None,
     };
     download.run(&mut on_progress).await?;
-    let sha256 = download
-        .part
-        .finish(entry, opts.expected_sha256.as_deref())?;
+    // Flushing a file of gigabytes to disk blocks: off the runtime.
+    let mut part = download.part;
+    let (finished, expected) = (entry.clone(), opts.expected_sha256.clone());
+    let sha256 = tokio::task::spawn_blocking(move || part.finish(&finished, expected.as_deref()))
+        .await
+        .map_err(|e| PullError::Io {
+            path: part_path.clone(),
+            source: std::io::Error::other(e),
+        })??;
     std::fs::rename(&part_path, &target).map_err(io(&target))?;
     Ok(Pulled {
         path: target,
@@ -402,12 +408,18 @@ impl Download<'_> {
         let client = client(self.opts.read_timeout);
         let mut failures = 0;
         while self.part.len < self.entry.size {
+            let before = self.part.len;
             let reason = match self.attempt(&client, on_progress).await? {
                 Attempt::Complete if self.part.len >= self.entry.size => break,
                 Attempt::Complete => "the server ended the file early".to_string(),
                 Attempt::Dropped(reason) => reason,
             };
-            failures += 1;
+            // Retries count from the last attempt that brought bytes.
+            failures = if self.part.len > before {
+                1
+            } else {
+                failures + 1
+            };
             if failures > self.opts.retries {
                 return Err(PullError::Network {
                     file: self.entry.file.clone(),
@@ -451,13 +463,18 @@ impl Download<'_> {
             Ok(r) => r,
             Err(e) => return Ok(Attempt::Dropped(describe(&e))),
         };
-        self.accept_status(&response)?;
+        if let Some(reason) = self.accept_status(&response)? {
+            return Ok(Attempt::Dropped(reason));
+        }
         self.stream(response, on_progress).await
     }
 
-    /// 206 continues the part file; 200 starts it again; anything else
-    /// but a server error is final.
-    fn accept_status(&mut self, response: &reqwest::Response) -> Result<(), PullError> {
+    /// 206 from where the part file ends continues it; 200 (or 206 from
+    /// the start) starts it again. A 206 from elsewhere, a range the
+    /// server cannot serve, or a server error: the part file starts again
+    /// (for the first two) and the request is tried again without reading
+    /// the body (`Some(reason)`). Anything else is final.
+    fn accept_status(&mut self, response: &reqwest::Response) -> Result<Option<String>, PullError> {
         let status = response.status();
         let partial_from = response
             .headers()
@@ -467,9 +484,18 @@ impl Download<'_> {
             .and_then(|v| v.split('-').next())
             .and_then(|v| v.parse::<u64>().ok());
         match status {
-            StatusCode::PARTIAL_CONTENT if partial_from == Some(self.part.len) => Ok(()),
-            StatusCode::OK | StatusCode::PARTIAL_CONTENT => self.part.restart(),
-            StatusCode::RANGE_NOT_SATISFIABLE => self.part.restart(),
+            StatusCode::PARTIAL_CONTENT if partial_from == Some(self.part.len) => Ok(None),
+            StatusCode::PARTIAL_CONTENT if partial_from == Some(0) => {
+                self.part.restart().map(|()| None)
+            }
+            StatusCode::OK => self.part.restart().map(|()| None),
+            StatusCode::PARTIAL_CONTENT | StatusCode::RANGE_NOT_SATISFIABLE => {
+                self.part.restart()?;
+                Ok(Some(
+                    "the server did not continue where the download stopped; starting again".into(),
+                ))
+            }
+            s if s.is_server_error() => Ok(Some(format!("{} answered {s}", self.entry.url))),
             s => Err(PullError::Status {
                 url: self.entry.url.clone(),
                 status: s.as_u16(),

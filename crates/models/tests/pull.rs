@@ -44,7 +44,7 @@ async fn a_cut_connection_is_resumed_with_a_range_and_the_file_checked() {
         FileServerOptions {
             bytes_per_sec: Some(200 * MB),
             cut_first_after: Some(10 * MB),
-            no_ranges: false,
+            ..Default::default()
         },
     )
     .await;
@@ -142,6 +142,37 @@ async fn a_server_without_ranges_starts_again_and_still_succeeds() {
     .unwrap();
     assert_eq!(done.sha256, EMBEDDED_MODEL_SHA256);
     assert_eq!(done.resumed_from, 0);
+}
+
+#[tokio::test]
+async fn a_range_answered_from_elsewhere_starts_the_file_again() {
+    let data = model_bytes();
+    let server = serve_file(
+        "smol.gguf",
+        data.clone(),
+        FileServerOptions {
+            cut_first_after: Some(10 * MB),
+            misaligned_ranges: true,
+            ..Default::default()
+        },
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let done = pull(
+        &entry(&server.url, data.len() as u64),
+        &options(dir.path()),
+        |_| {},
+    )
+    .await
+    .unwrap();
+    assert_eq!(done.sha256, EMBEDDED_MODEL_SHA256);
+    let ranges = server.ranges.lock().unwrap().clone();
+    assert_eq!(
+        ranges.len(),
+        3,
+        "cut, misaligned (refused), whole again: {ranges:?}"
+    );
+    assert_eq!(ranges[2], None);
 }
 
 #[tokio::test]

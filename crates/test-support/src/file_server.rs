@@ -20,6 +20,9 @@ pub struct FileServerOptions {
     pub cut_first_after: Option<u64>,
     /// Ignore `Range` (answer 200 with the whole file).
     pub no_ranges: bool,
+    /// Answer a range with a 206 from half-way to where it was asked
+    /// (a broken server or cache).
+    pub misaligned_ranges: bool,
 }
 
 /// A running server.
@@ -86,6 +89,13 @@ async fn serve(State(s): State<Arc<Shared>>, headers: HeaderMap) -> Response {
             .body(Body::empty())
             .unwrap();
     }
+    let start = start.map(|from| {
+        if s.opts.misaligned_ranges {
+            from / 2
+        } else {
+            from
+        }
+    });
     let from = start.unwrap_or(0);
     let cut = s.opts.cut_first_after.filter(|_| first);
     let body = body_stream(s.data.slice(from as usize..), s.opts.bytes_per_sec, cut);

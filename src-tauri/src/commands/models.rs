@@ -9,8 +9,8 @@ use tauri::ipc::Channel;
 use tokio_util::sync::CancellationToken;
 
 use crate::dto::{
-    CatalogModelView, FirstRunReason, FirstRunView, LocalServerView, ModelFit, ModelTask,
-    ModelsOverview, PullProgress, PulledView,
+    CatalogModelView, ErrorCode, FirstRunReason, FirstRunView, IpcError, LocalServerView, ModelFit,
+    ModelTask, ModelsOverview, PullProgress, PulledView,
 };
 use crate::error::IpcResult;
 use crate::state::{AppState, lock};
@@ -68,8 +68,14 @@ pub(crate) fn first_run(engine: &Engine) -> Option<FirstRunView> {
     })
 }
 
-fn overview(engine: &Engine) -> ModelsOverview {
-    let hardware = Hardware::detect();
+/// This computer (read off the async runtime: it may run `nvidia-smi`).
+async fn hardware() -> Hardware {
+    tauri::async_runtime::spawn_blocking(Hardware::detect)
+        .await
+        .unwrap_or_else(|_| Hardware::detect())
+}
+
+fn overview(engine: &Engine, hardware: &Hardware) -> ModelsOverview {
     ModelsOverview {
         ram_mb: mb(hardware.ram_bytes),
         cores: hardware.cores,
@@ -78,7 +84,7 @@ fn overview(engine: &Engine) -> ModelsOverview {
             .as_ref()
             .map(|g| format!("{} ({:.1} GB)", g.name, g.vram_bytes as f64 / 1e9)),
         models: engine
-            .catalog_models(&hardware)
+            .catalog_models(hardware)
             .into_iter()
             .map(model_view)
             .collect(),
@@ -104,7 +110,7 @@ fn overview(engine: &Engine) -> ModelsOverview {
 #[tauri::command]
 #[specta::specta]
 pub async fn models_overview(state: State<'_, AppState>) -> IpcResult<ModelsOverview> {
-    Ok(overview(&state.engine()))
+    Ok(overview(&state.engine(), &hardware().await))
 }
 
 /// Looks for model servers on this computer again.
@@ -112,7 +118,7 @@ pub async fn models_overview(state: State<'_, AppState>) -> IpcResult<ModelsOver
 #[specta::specta]
 pub async fn rescan_local_servers(state: State<'_, AppState>) -> IpcResult<ModelsOverview> {
     state.rediscover().await?;
-    Ok(overview(&state.engine()))
+    Ok(overview(&state.engine(), &hardware().await))
 }
 
 /// Downloads a catalog model (resuming an interrupted one), streaming
@@ -124,9 +130,24 @@ pub async fn pull_model(
     name: String,
     on_progress: Channel<PullProgress>,
 ) -> IpcResult<PulledView> {
-    let stop = CancellationToken::new();
-    lock(&state.pulls).insert(name.clone(), stop.clone());
     let engine = state.engine();
+    let name = engine
+        .model_catalog()
+        .get(&name)
+        .map_err(baton_engine::EngineError::from)?
+        .name
+        .clone();
+    let stop = CancellationToken::new();
+    {
+        let mut pulls = lock(&state.pulls);
+        if pulls.contains_key(&name) {
+            return Err(IpcError::new(
+                ErrorCode::Busy,
+                format!("{name} is already downloading"),
+            ));
+        }
+        pulls.insert(name.clone(), stop.clone());
+    }
     let result = engine
         .pull_model(&name, stop, move |p| {
             let _ = on_progress.send(PullProgress {

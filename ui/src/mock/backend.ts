@@ -718,6 +718,7 @@ export class MockBackend {
         m.pulled = false;
         m.partialPercent = null;
         this.providers = this.providers.filter((p) => p.name !== m.name);
+        if (this.settings.provider === m.name) this.settings = { ...this.settings, provider: null };
         return had;
       }
       case 'get_settings':

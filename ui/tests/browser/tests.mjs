@@ -1505,6 +1505,7 @@ test('models: the catalog with fit hints, a download with progress, Stop then Re
   await page.click(`${item('qwen2.5-1.5b')} ${sel('model-delete')}`);
   await page.waitForSelector(`${item('qwen2.5-1.5b')} ${sel('model-pull')}`);
   assert.equal(await page.evaluate(() => window.__mock.providers.some((p) => p.name === 'qwen2.5-1.5b')), false);
+  assert.equal(await page.evaluate(() => window.__mock.settings.provider), null, 'the deleted provider is no longer the setting');
   // A failed download says why.
   await page.evaluate(() => { window.__mock.pullError = { code: 'download', message: 'qwen2.5-7b-instruct-q4_k_m.gguf arrived with SHA-256 00ff, not the published 65b8: the download is corrupt', details: null }; });
   await page.click(`${item('qwen2.5-7b')} ${sel('model-pull')}`);

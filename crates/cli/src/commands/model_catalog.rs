@@ -127,15 +127,16 @@ pub async fn pull(ctx: &Context, name: &str, as_json: bool) -> anyhow::Result<Ex
 }
 
 pub fn remove(ctx: &Context, name: &str) -> anyhow::Result<ExitCode> {
-    let title = ctx.model_catalog().get(name)?.title.clone();
+    let entry = ctx.model_catalog().get(name)?.clone();
+    let title = &entry.title;
     if ctx.remove_model(name)? {
         println!("deleted {title} and its provider entry");
     } else {
         println!("{title} was not downloaded; its provider entry (if any) is gone");
     }
-    if ctx.settings.provider.as_deref() == Some(name) {
+    if ctx.settings.provider.as_deref() == Some(entry.name.as_str()) {
         eprintln!(
-            "note: the `provider` setting still names `{name}`; choose another with `baton config set provider NAME`"
+            "note: it was the provider in use; the `provider` setting is cleared, so Baton picks one again"
         );
     }
     Ok(ExitCode::SUCCESS)
