@@ -21,9 +21,10 @@ pub fn catalog(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
     let gpu = hardware.gpu.as_ref().map_or("no GPU".to_string(), |g| {
         format!("{} ({:.1} GB)", g.name, gb(g.vram_bytes))
     });
+    // Memory in binary GB, as the fit hints say it.
     println!(
         "this computer: {:.1} GB memory, {} cores, {gpu}",
-        gb(hardware.ram_bytes),
+        hardware.ram_bytes as f64 / (1u64 << 30) as f64,
         hardware.cores
     );
     for m in &models {
