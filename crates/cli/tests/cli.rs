@@ -2816,7 +2816,7 @@ async fn a_team_searches_the_internet_only_when_allowed() {
 #[tokio::test(flavor = "multi_thread")]
 async fn models_are_listed_pulled_used_and_removed() {
     use baton_test_support::{
-        EMBEDDED_MODEL_SHA256, FileServerOptions, embedded_model, serve_file,
+        FileServerOptions, embedded_catalog_entry, embedded_model, serve_file,
     };
     let env = Env::new();
     let data = bytes::Bytes::from(std::fs::read(embedded_model()).unwrap());
@@ -2824,9 +2824,7 @@ async fn models_are_listed_pulled_used_and_removed() {
     let server = serve_file("smol-test.gguf", data, FileServerOptions::default()).await;
     let config = env.path().join("config");
     std::fs::create_dir_all(&config).unwrap();
-    let entry = json!({"name": "smol-test", "title": "Smol test", "file": "smol-test.gguf", "url": server.url,
-        "size": size, "sha256": EMBEDDED_MODEL_SHA256, "sha256Source": "scripts/fetch-model.sh",
-        "licence": "Apache-2.0", "contextLength": 8192, "parameters": "135 M", "ramMb": 300, "tasks": ["chat"]});
+    let entry = embedded_catalog_entry("smol-test", "Smol test", &server.url);
     std::fs::write(
         config.join("models-catalog.json"),
         json!({"models": [entry]}).to_string(),

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use baton_config::BatonPaths;
 use baton_engine::{Engine, Overrides};
-use baton_test_support::{EMBEDDED_MODEL_SHA256, FileServerOptions, embedded_model, serve_file};
+use baton_test_support::{FileServerOptions, embedded_catalog_entry, embedded_model, serve_file};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -31,12 +31,10 @@ fn closed_port() -> u16 {
 
 /// A Baton home whose catalog has the embedded model's file at `url`, and
 /// whose local servers are four closed loopback ports.
-fn home(dir: &std::path::Path, url: &str, size: usize) -> BatonPaths {
+fn home(dir: &std::path::Path, url: &str) -> BatonPaths {
     let paths = BatonPaths::under(dir);
     std::fs::create_dir_all(&paths.config_dir).unwrap();
-    let entry = json!({"name": "bench", "title": "Bench", "file": "bench.gguf", "url": url, "size": size,
-        "sha256": EMBEDDED_MODEL_SHA256, "sha256Source": "scripts/fetch-model.sh", "licence": "Apache-2.0",
-        "contextLength": 8192, "parameters": "135 M", "ramMb": 300, "tasks": ["chat"]});
+    let entry = embedded_catalog_entry("bench", "Bench", url);
     std::fs::write(
         paths.config_dir.join("models-catalog.json"),
         json!({"models": [entry]}).to_string(),
@@ -138,7 +136,7 @@ fn main() {
         let size = data.len();
         let server = serve_file("bench.gguf", data, FileServerOptions::default()).await;
         let dir = tempfile::tempdir().unwrap();
-        let paths = home(dir.path(), &server.url, size);
+        let paths = home(dir.path(), &server.url);
         pulls(&paths, &server.url, size).await;
         starts(&paths).await;
     });

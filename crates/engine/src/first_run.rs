@@ -47,14 +47,7 @@ impl Engine {
     /// `default` in their providers file, or a providers file given on
     /// the command line.
     pub fn provider_chosen(&self) -> bool {
-        if self.settings.provider.is_some() || self.overrides.providers.is_some() {
-            return true;
-        }
-        std::fs::read_to_string(self.paths.user_providers_file())
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .and_then(|v| v.get("default").and_then(Value::as_str).map(str::to_string))
-            .is_some_and(|d| !d.trim().is_empty())
+        self.settings.provider.is_some() || self.default_chosen
     }
 
     /// Looks for model servers on this computer (unless the
@@ -75,7 +68,7 @@ impl Engine {
     pub(crate) fn apply_discovery(&mut self, found: Vec<FoundServer>) {
         // The entries of servers found before go; those running now come back.
         let stale: Vec<String> = self
-            .found_servers
+            .local_servers()
             .iter()
             .flat_map(server_entry_names)
             .collect();
@@ -94,7 +87,7 @@ impl Engine {
             }
             Err(e) => tracing::warn!("local model servers left out: {e}"),
         }
-        self.found_servers = found;
+        self.found_servers = Some(found);
         self.choice = None;
         if !self.provider_chosen() {
             let choice = self.pick_provider();
@@ -106,7 +99,7 @@ impl Engine {
 
     /// The model servers found on this computer.
     pub fn local_servers(&self) -> &[FoundServer] {
-        &self.found_servers
+        self.found_servers.as_deref().unwrap_or_default()
     }
 
     /// The provider picked because none was chosen, and why.
@@ -149,7 +142,7 @@ impl Engine {
 
     fn first_local_server(&self) -> Option<ProviderChoice> {
         // A chat model that became an entry (not an embedding model).
-        let (server, model) = self.found_servers.iter().find_map(|s| {
+        let (server, model) = self.local_servers().iter().find_map(|s| {
             let model = s.models.iter().find(|m| {
                 !m.to_lowercase().contains("embed")
                     && self.providers.get(&entry_name(s, m)).is_some()

@@ -119,10 +119,14 @@ pub struct Engine {
     mail: OnceLock<Arc<baton_mail::MailClient>>,
     /// The MCP servers of `mcp.json` (started on first use).
     mcp: OnceLock<Arc<baton_mcp::McpHub>>,
-    /// Model servers found running on this computer.
-    found_servers: Vec<baton_models::FoundServer>,
+    /// Model servers found running on this computer; `None` until
+    /// [`Engine::discover`] looked.
+    found_servers: Option<Vec<baton_models::FoundServer>>,
     /// The provider picked because none was chosen.
     choice: Option<ProviderChoice>,
+    /// The providers files chose the default (see
+    /// [`baton_llm::LoadedProviders::default_chosen`]).
+    default_chosen: bool,
 }
 
 /// How long an MCP tool may run.
@@ -176,8 +180,9 @@ impl Engine {
             printer: OnceLock::new(),
             mail: OnceLock::new(),
             mcp: OnceLock::new(),
-            found_servers: Vec::new(),
+            found_servers: None,
             choice: None,
+            default_chosen: providers.default_chosen,
         })
     }
 
@@ -187,8 +192,8 @@ impl Engine {
     /// the first-run choice is made again.
     pub fn reload(&self) -> Result<Self, EngineError> {
         let mut engine = Self::load_with(self.paths.clone(), self.overrides.clone())?;
-        if !self.found_servers.is_empty() || self.choice.is_some() {
-            engine.apply_discovery(self.found_servers.clone());
+        if let Some(found) = &self.found_servers {
+            engine.apply_discovery(found.clone());
         }
         Ok(engine)
     }

@@ -8,7 +8,9 @@ use baton_config::BatonPaths;
 use baton_engine::{ChoiceReason, ConversationOptions, Engine, Overrides, UserMessage};
 use baton_models::{ServerKind, ServerTarget, probe};
 use baton_scripted_llm::{Reply, ScriptedServer};
-use baton_test_support::{EMBEDDED_MODEL_SHA256, FileServerOptions, embedded_model, serve_file};
+use baton_test_support::{
+    EMBEDDED_MODEL_SHA256, FileServerOptions, embedded_catalog_entry, embedded_model, serve_file,
+};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -84,10 +86,7 @@ async fn engine(paths: &BatonPaths) -> Engine {
 
 /// A user catalog entry for the embedded model's file, served on loopback.
 fn catalog_entry(url: &str) -> Value {
-    let size = std::fs::metadata(embedded_model()).unwrap().len();
-    json!({"name": "smol-test", "title": "Smol test", "file": "smol-test.gguf", "url": url, "size": size,
-           "sha256": EMBEDDED_MODEL_SHA256, "sha256Source": "scripts/fetch-model.sh",
-           "licence": "Apache-2.0", "contextLength": 8192, "parameters": "135 M", "ramMb": 300, "tasks": ["chat"]})
+    embedded_catalog_entry("smol-test", "Smol test", url)
 }
 
 #[tokio::test]

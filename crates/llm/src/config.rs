@@ -288,6 +288,9 @@ pub struct LoadedProviders {
     pub file: ProvidersFile,
     /// Plain-words warnings.
     pub warnings: Vec<String>,
+    /// The default was chosen: a providers file given explicitly, or a
+    /// `default` in the user's overrides.
+    pub default_chosen: bool,
 }
 
 impl ProvidersFile {
@@ -358,6 +361,7 @@ impl ProvidersFile {
     /// Loads and layers the files named in `opts`.
     pub fn load(opts: &LoadOptions) -> Result<LoadedProviders, ProvidersError> {
         let mut warnings = Vec::new();
+        let mut default_chosen = opts.explicit.is_some();
         let mut file = if let Some(path) = &opts.explicit {
             let (f, notices) = Self::read(path, true)?;
             warnings.extend(notices);
@@ -380,6 +384,7 @@ impl ProvidersFile {
             match Self::read(path, false) {
                 Ok((user, notices)) => {
                     warnings.extend(notices);
+                    default_chosen |= !user.default.trim().is_empty();
                     file.overlay(user);
                 }
                 Err(e) => warnings.push(format!("{e}; your provider overrides are ignored")),
@@ -388,7 +393,11 @@ impl ProvidersFile {
         for w in &warnings {
             tracing::warn!("{w}");
         }
-        Ok(LoadedProviders { file, warnings })
+        Ok(LoadedProviders {
+            file,
+            warnings,
+            default_chosen,
+        })
     }
 
     /// Applies overrides: entries replace those of the same name, new ones

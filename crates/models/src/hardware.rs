@@ -60,6 +60,13 @@ impl Hardware {
         }
     }
 
+    /// This computer as first seen by this process (memory, cores and
+    /// GPUs do not change while it runs; `nvidia-smi` is asked once).
+    pub fn detected() -> &'static Hardware {
+        static SEEN: std::sync::OnceLock<Hardware> = std::sync::OnceLock::new();
+        SEEN.get_or_init(Self::detect)
+    }
+
     /// How `entry` fits here.
     pub fn fit(&self, entry: &CatalogEntry) -> Fit {
         let need = entry.ram_mb.saturating_mul(MB);

@@ -19,7 +19,5 @@ mod pull;
 
 pub use catalog::{Catalog, CatalogEntry, CatalogError, HashLedger, Task};
 pub use hardware::{Fit, Gpu, Hardware};
-pub use probe::{
-    BATON_SERVER_HEADER, FoundServer, ServerKind, ServerTarget, default_targets, probe,
-};
+pub use probe::{BATON_SERVER_HEADER, FoundServer, ServerKind, ServerTarget, probe};
 pub use pull::{Progress, PullError, PullOptions, Pulled, pull};

@@ -14,11 +14,6 @@ pub use baton_config::LocalServerKind as ServerKind;
 /// Where a server is looked for.
 pub type ServerTarget = LocalServer;
 
-/// The usual addresses (see [`baton_config::default_local_servers`]).
-pub fn default_targets() -> Vec<ServerTarget> {
-    baton_config::default_local_servers()
-}
-
 /// A server that answered, with the models it serves.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -6,13 +6,22 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use baton_models::{Catalog, CatalogEntry, Progress, PullError, PullOptions, pull};
-use baton_test_support::{EMBEDDED_MODEL_SHA256, FileServerOptions, embedded_model, serve_file};
+use baton_test_support::{
+    EMBEDDED_MODEL_SHA256, FileServer, FileServerOptions, embedded_model, serve_file,
+};
 use bytes::Bytes;
 
 const MB: u64 = 1 << 20;
 
 fn model_bytes() -> Bytes {
     Bytes::from(std::fs::read(embedded_model()).unwrap())
+}
+
+/// The embedded model's bytes, served as `/smol.gguf` with `opts`.
+async fn serve_model(opts: FileServerOptions) -> (Bytes, FileServer) {
+    let data = model_bytes();
+    let server = serve_file("smol.gguf", data.clone(), opts).await;
+    (data, server)
 }
 
 fn entry(url: &str, size: u64) -> CatalogEntry {
@@ -37,16 +46,11 @@ fn part(dir: &Path) -> PathBuf {
 
 #[tokio::test]
 async fn a_cut_connection_is_resumed_with_a_range_and_the_file_checked() {
-    let data = model_bytes();
-    let server = serve_file(
-        "smol.gguf",
-        data.clone(),
-        FileServerOptions {
-            bytes_per_sec: Some(200 * MB),
-            cut_first_after: Some(10 * MB),
-            ..Default::default()
-        },
-    )
+    let (data, server) = serve_model(FileServerOptions {
+        bytes_per_sec: Some(200 * MB),
+        cut_first_after: Some(10 * MB),
+        ..Default::default()
+    })
     .await;
     let dir = tempfile::tempdir().unwrap();
     let seen = Arc::new(Mutex::new(Vec::<Progress>::new()));
@@ -82,15 +86,10 @@ async fn a_cut_connection_is_resumed_with_a_range_and_the_file_checked() {
 
 #[tokio::test]
 async fn stop_keeps_the_part_file_and_the_next_pull_resumes_it() {
-    let data = model_bytes();
-    let server = serve_file(
-        "smol.gguf",
-        data.clone(),
-        FileServerOptions {
-            bytes_per_sec: Some(40 * MB),
-            ..Default::default()
-        },
-    )
+    let (data, server) = serve_model(FileServerOptions {
+        bytes_per_sec: Some(40 * MB),
+        ..Default::default()
+    })
     .await;
     let dir = tempfile::tempdir().unwrap();
     let e = entry(&server.url, data.len() as u64);
@@ -121,16 +120,11 @@ async fn stop_keeps_the_part_file_and_the_next_pull_resumes_it() {
 
 #[tokio::test]
 async fn a_server_without_ranges_starts_again_and_still_succeeds() {
-    let data = model_bytes();
-    let server = serve_file(
-        "smol.gguf",
-        data.clone(),
-        FileServerOptions {
-            cut_first_after: Some(5 * MB),
-            no_ranges: true,
-            ..Default::default()
-        },
-    )
+    let (data, server) = serve_model(FileServerOptions {
+        cut_first_after: Some(5 * MB),
+        no_ranges: true,
+        ..Default::default()
+    })
     .await;
     let dir = tempfile::tempdir().unwrap();
     let done = pull(
@@ -146,16 +140,11 @@ async fn a_server_without_ranges_starts_again_and_still_succeeds() {
 
 #[tokio::test]
 async fn a_range_answered_from_elsewhere_starts_the_file_again() {
-    let data = model_bytes();
-    let server = serve_file(
-        "smol.gguf",
-        data.clone(),
-        FileServerOptions {
-            cut_first_after: Some(10 * MB),
-            misaligned_ranges: true,
-            ..Default::default()
-        },
-    )
+    let (data, server) = serve_model(FileServerOptions {
+        cut_first_after: Some(10 * MB),
+        misaligned_ranges: true,
+        ..Default::default()
+    })
     .await;
     let dir = tempfile::tempdir().unwrap();
     let done = pull(
@@ -177,8 +166,7 @@ async fn a_range_answered_from_elsewhere_starts_the_file_again() {
 
 #[tokio::test]
 async fn a_wrong_hash_deletes_what_arrived_and_says_so() {
-    let data = model_bytes();
-    let server = serve_file("smol.gguf", data.clone(), FileServerOptions::default()).await;
+    let (data, server) = serve_model(FileServerOptions::default()).await;
     let dir = tempfile::tempdir().unwrap();
     let mut opts = options(dir.path());
     opts.expected_sha256 = Some("0".repeat(64));
@@ -224,21 +212,20 @@ async fn no_server_and_a_missing_file_fail_in_words() {
     assert!(err.to_string().contains("answered 404"), "{err}");
 }
 
-/// A small tmpfs (mounting needs root, as CI and this machine have).
+/// A small tmpfs (mounting needs root, which `make test` has here and
+/// on CI: without it this test fails, saying so).
 struct Tmpfs(tempfile::TempDir);
 
 impl Tmpfs {
-    fn mount(mb: u64) -> Option<Self> {
+    fn mount(mb: u64) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let ok = std::process::Command::new("mount")
             .args(["-t", "tmpfs", "-o", &format!("size={mb}m"), "tmpfs"])
             .arg(dir.path())
             .status()
             .is_ok_and(|s| s.success());
-        if !ok {
-            eprintln!("skipped: cannot mount a tmpfs here (needs root)");
-        }
-        ok.then_some(Self(dir))
+        assert!(ok, "cannot mount a {mb} MB tmpfs (this test needs root)");
+        Self(dir)
     }
 }
 
@@ -252,9 +239,8 @@ impl Drop for Tmpfs {
 
 #[tokio::test]
 async fn a_full_disk_is_found_before_the_download_and_during_it() {
-    let Some(disk) = Tmpfs::mount(12) else { return };
-    let data = model_bytes();
-    let server = serve_file("smol.gguf", data.clone(), FileServerOptions::default()).await;
+    let disk = Tmpfs::mount(12);
+    let (data, server) = serve_model(FileServerOptions::default()).await;
     let err = pull(
         &entry(&server.url, data.len() as u64),
         &options(disk.0.path()),

@@ -55,3 +55,13 @@ pub fn embedded_model() -> PathBuf {
     );
     path
 }
+
+/// A catalog entry (`models-catalog.json`) named `name` (shown as
+/// `title`) for the embedded model's file, downloaded from `url` as
+/// `<name>.gguf`.
+pub fn embedded_catalog_entry(name: &str, title: &str, url: &str) -> serde_json::Value {
+    let size = std::fs::metadata(embedded_model()).map_or(0, |m| m.len());
+    serde_json::json!({"name": name, "title": title, "file": format!("{name}.gguf"),
+        "url": url, "size": size, "sha256": EMBEDDED_MODEL_SHA256, "sha256Source": "scripts/fetch-model.sh",
+        "licence": "Apache-2.0", "contextLength": 8192, "parameters": "135 M", "ramMb": 300, "tasks": ["chat"]})
+}

@@ -68,11 +68,12 @@ pub(crate) fn first_run(engine: &Engine) -> Option<FirstRunView> {
     })
 }
 
-/// This computer (read off the async runtime: it may run `nvidia-smi`).
+/// This computer (seen once per process, off the async runtime: it may
+/// run `nvidia-smi`).
 async fn hardware() -> Hardware {
-    tauri::async_runtime::spawn_blocking(Hardware::detect)
+    tauri::async_runtime::spawn_blocking(|| Hardware::detected().clone())
         .await
-        .unwrap_or_else(|_| Hardware::detect())
+        .unwrap_or_else(|_| Hardware::detected().clone())
 }
 
 fn overview(engine: &Engine, hardware: &Hardware) -> ModelsOverview {
