@@ -252,6 +252,8 @@ pub struct SessionSummary {
     pub message_count: u32,
     /// The named agent it talks to (`None`: the default).
     pub agent: Option<String>,
+    /// How many of its exchanges were spoken (a voice conversation).
+    pub voice_turns: u32,
 }
 
 /// A whole conversation, as the chat view shows it.
@@ -281,6 +283,20 @@ pub struct MessageView {
     pub tool_calls: Vec<ToolCallView>,
     /// Names of files attached to it (user messages).
     pub attachments: Vec<String>,
+    /// Said aloud in a voice conversation (user messages), and how fast
+    /// the answer was heard.
+    pub spoken: Option<SpokenView>,
+}
+
+/// How a spoken message was answered.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct SpokenView {
+    /// From the end of speech to the answer's first sound (ms), when it
+    /// was played.
+    pub first_audio_ms: Option<u32>,
+    /// Whether the user talked over the answer.
+    pub interrupted: bool,
 }
 
 /// One finished tool call.
@@ -623,6 +639,9 @@ pub struct VoiceStarted {
     pub microphone: String,
     /// Hands-free (`false`) or push-to-talk.
     pub push_to_talk: bool,
+    /// The conversation the turns are saved in (it shows in the sidebar
+    /// and can be continued by typing).
+    pub session_id: String,
 }
 
 /// Latency parts of one answer, in milliseconds.

@@ -28,6 +28,6 @@ pub use confirm::{ConfirmPolicy, Confirmations, Pending, Questions};
 pub use events::{AgentEvent, AgentPath, EventSink, EventStream, TurnEvent, TurnOutcome};
 pub use prompt::{BRIEF_PROMPT, DATA_NOTICE, system_prompt};
 pub use reply::{ModelReply, parse_reply};
-pub use session::{Session, SessionError, SessionInfo, SessionStore};
+pub use session::{Session, SessionError, SessionInfo, SessionStore, VoiceTurn};
 pub use stop::StopReason;
 pub use subagent::{SubagentFactory, SubagentSpec};

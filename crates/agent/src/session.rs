@@ -28,6 +28,29 @@ pub struct Session {
     /// message is then answered on its own and nothing is added).
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub history_enabled: bool,
+    /// The exchanges that were spoken, with their timing (a voice
+    /// conversation, or a chat continued by voice).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub voice: Vec<VoiceTurn>,
+}
+
+/// One spoken exchange: which user message was said aloud, and how fast
+/// the answer was heard.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VoiceTurn {
+    /// The index in `history` of the user message that was spoken.
+    pub message: usize,
+    /// Transcribing the speech (milliseconds).
+    pub stt_ms: f64,
+    /// From the end of the user's speech to the answer's first sound
+    /// (`None`: nothing was played).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_audio_ms: Option<f64>,
+    /// The sentences spoken aloud.
+    pub sentences: usize,
+    /// Whether the user talked over the answer (or stopped it).
+    pub interrupted: bool,
 }
 
 fn yes() -> bool {
@@ -55,6 +78,7 @@ impl Session {
             instructions: None,
             agent: None,
             history_enabled: true,
+            voice: Vec::new(),
         }
     }
 
@@ -84,6 +108,8 @@ pub struct SessionInfo {
     pub messages: usize,
     /// The named agent it talks to (`None`: the default).
     pub agent: Option<String>,
+    /// How many exchanges were spoken ([`Session::voice`]).
+    pub voice_turns: usize,
 }
 
 /// What a list needs from a session file.
@@ -95,6 +121,8 @@ struct SessionHead {
     history: Count,
     #[serde(default)]
     agent: Option<String>,
+    #[serde(default)]
+    voice: Count,
 }
 
 /// The length of a JSON array, its elements skipped.
@@ -254,6 +282,7 @@ impl SessionStore {
                     modified,
                     messages: s.history.0,
                     agent: s.agent,
+                    voice_turns: s.voice.0,
                 })
             })
             .collect();

@@ -280,9 +280,16 @@ pub struct TranscribeArgs {
 /// `baton voice`.
 #[derive(Args, Debug)]
 pub struct VoiceArgs {
-    /// Provider entry that answers (default: the selected one).
+    /// Provider entry that answers (default: the agent's).
     #[arg(long)]
     pub provider: Option<String>,
+    /// The named agent that answers, tools included (default: the
+    /// session's, else the `agent` setting).
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Continue this saved conversation (a chat) by voice.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
     /// List the microphones and speakers, then exit.
     #[arg(long)]
     pub list_devices: bool,

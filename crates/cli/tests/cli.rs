@@ -1460,9 +1460,13 @@ async fn voice_loop_hears_a_question_and_speaks_the_streamed_answer_sentence_by_
     let req = server.requests()[0].json();
     let last = req["messages"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["role"], "user");
-    assert_eq!(
-        last["content"].as_str().unwrap_or_default().trim(),
-        transcript.trim()
+    // The transcript, then the turn's context (time, workspace): the
+    // agent answers with its tools, as in a typed chat.
+    let content = last["content"].as_str().unwrap_or_default();
+    assert!(content.starts_with(transcript.trim()), "{content}");
+    assert!(
+        req["tools"].as_array().is_some_and(|t| !t.is_empty()),
+        "{req}"
     );
     // Three sentences spoken in order, the first while text still arrived.
     let spoken: Vec<&str> = evs
@@ -1489,6 +1493,12 @@ async fn voice_loop_hears_a_question_and_speaks_the_streamed_answer_sentence_by_
     assert_eq!(turn["interrupted"], false);
     let timing = &turn["timing"];
     assert!(timing["firstAudioMs"].as_f64().unwrap() > 0.0, "{timing}");
+    // Saved like a chat, with the spoken message's timing.
+    let id = summary["session"].as_str().unwrap();
+    let file = env.path().join(format!("data/sessions/{id}.json"));
+    let saved: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(saved["voice"].as_array().map(Vec::len), Some(1), "{saved}");
+    assert!(saved["voice"][0]["firstAudioMs"].as_f64().unwrap() > 0.0);
     // The speaker's recording is a WAV that says the three sentences, in
     // order (tiny.en mishears some of eSpeak's words, so key phrases).
     assert_says_in_order(&transcribe(&env, &spk).await, &ANSWER_PHRASES);

@@ -245,6 +245,34 @@ impl Conversation {
         self.session.lock().await.clone()
     }
 
+    /// Keeps the timing of a spoken exchange with the session: `turn`
+    /// belongs to the last user message that says `transcript` and has
+    /// none yet (saved when the conversation is). Waits for a running
+    /// turn to end. `false` when no such message exists (the words
+    /// answered a confirmation, or the turn was stopped before it began).
+    pub async fn note_voice_turn(
+        &self,
+        transcript: &str,
+        mut turn: baton_agent::VoiceTurn,
+    ) -> Result<bool, EngineError> {
+        let mut session = self.session.lock().await;
+        let said = transcript.trim();
+        let found = session.history.iter().enumerate().rev().find(|(i, m)| {
+            matches!(m, Message::User { .. })
+                && m.text().trim() == said
+                && !session.voice.iter().any(|v| v.message == *i)
+        });
+        let Some((index, _)) = found else {
+            return Ok(false);
+        };
+        turn.message = index;
+        session.voice.push(turn);
+        if self.options.persist {
+            self.engine.session_store().save(&session)?;
+        }
+        Ok(true)
+    }
+
     /// Builds the agent now, so a provider that cannot be opened (a
     /// missing key) is reported before the first message.
     pub async fn ready(&self) -> Result<(), EngineError> {

@@ -46,7 +46,7 @@ pub use models::{CatalogModel, PulledModel};
 pub use now::{Clock, NowContext};
 pub use readiness::local_readiness;
 pub use restore::{RestoreFileError, RestoredFile};
-pub use voice::{AgentResponder, VOICE_INSTRUCTIONS};
+pub use voice::{AgentResponder, VOICE_INSTRUCTIONS, spoken_action, spoken_yes_no, tool_cue};
 
 /// What a front door may override when loading the engine.
 #[derive(Debug, Clone, Default)]

@@ -7,20 +7,18 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use baton_agent::{AgentEvent, StopReason};
-use baton_llm::Message;
 use baton_llm::speech::SpeechClient;
 use baton_voice::audio::decode_bytes;
 use baton_voice::stt::{
     SttError, WhisperWorker, WorkerOptions, find_worker_binary, whisper_models,
 };
-use baton_voice::{
-    EspeakTts, ListenMode, LoopOptions, Responder, Speech, TextToSpeech, TtsError, VadOptions,
-};
-use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
+use baton_voice::{EspeakTts, ListenMode, LoopOptions, Speech, TextToSpeech, TtsError, VadOptions};
 
-use crate::{ConfirmMode, Conversation, ConversationOptions, Engine, EngineError, UserMessage};
+use crate::{ConfirmMode, Conversation, ConversationOptions, Engine, EngineError};
+
+mod responder;
+
+pub use responder::{AgentResponder, spoken_action, spoken_yes_no, tool_cue};
 
 /// What an agent is told when its answers are spoken.
 pub const VOICE_INSTRUCTIONS: &str = "You are talking with the user by voice: your answer is read \
@@ -28,22 +26,25 @@ aloud as you write it. Answer in short, plain spoken sentences; no tables, code 
 unless asked.";
 
 impl Engine {
-    /// The agent that answers in a voice conversation: the provider entry
-    /// `provider` (else the selected one), no tools, told that its words
-    /// are spoken.
+    /// The conversation a voice session talks to: saved session `session`
+    /// (a chat continued by voice) or a new one, with agent `agent` (else
+    /// the session's or the default) or the provider entry `provider`, its
+    /// tools included. Each turn is saved like a chat's; external actions
+    /// ask the user, who answers by voice ([`AgentResponder`]).
     pub fn voice_conversation(
         self: &Arc<Self>,
+        session: Option<&str>,
+        agent: Option<&str>,
         provider: Option<&str>,
     ) -> Result<Conversation, EngineError> {
         let options = ConversationOptions {
+            agent: agent.map(str::to_string),
             provider: provider.map(str::to_string),
-            tools: false,
             instructions: Some(VOICE_INSTRUCTIONS.to_string()),
-            persist: false,
-            confirm: ConfirmMode::Refuse("a voice conversation cannot confirm it".into()),
+            confirm: ConfirmMode::Ask,
             ..ConversationOptions::default()
         };
-        self.open_conversation(None, options)
+        self.open_conversation(session, options)
     }
 
     /// The ggml Whisper model to use: the one named in settings, else the
@@ -167,62 +168,5 @@ impl TextToSpeech for EndpointTts {
         let pcm = decode_bytes(wav, &format!("{}.wav", self.name))
             .map_err(|e| TtsError::Synthesis(e.to_string()))?;
         Ok(Speech::from_f32(&pcm.samples, pcm.sample_rate))
-    }
-}
-
-/// A conversation as the voice loop's [`Responder`]: each transcript is
-/// sent as a message and the answer's text is forwarded as it streams;
-/// history is kept across turns.
-pub struct AgentResponder {
-    conversation: Conversation,
-}
-
-impl AgentResponder {
-    /// Answers through `conversation`.
-    pub fn new(conversation: Conversation) -> Self {
-        Self { conversation }
-    }
-
-    /// The conversation so far.
-    pub async fn history(&self) -> Vec<Message> {
-        self.conversation.session().await.history
-    }
-}
-
-impl Responder for AgentResponder {
-    fn respond(&self, prompt: String, cancel: CancellationToken) -> mpsc::Receiver<String> {
-        let (tx, rx) = mpsc::channel(64);
-        let mut turn = self.conversation.send(UserMessage::text(prompt));
-        tokio::spawn(async move {
-            let stop = turn.stopper();
-            let stopped = cancel.clone();
-            // Barge-in cancels the voice loop's token: stop the turn too.
-            tokio::spawn(async move {
-                stopped.cancelled().await;
-                stop.cancel();
-            });
-            while let Some(e) = turn.next().await {
-                let top = e.agent.depth == 0;
-                match e.event {
-                    AgentEvent::TextDelta { text } if top => {
-                        // The voice loop went away: nobody hears the rest.
-                        let gone = tx.send(text).await.is_err();
-                        if gone {
-                            turn.stopper().cancel();
-                        }
-                    }
-                    AgentEvent::Finished(o) => {
-                        if let StopReason::Error(err) = &o.stop
-                            && !cancel.is_cancelled()
-                        {
-                            tracing::warn!("the voice answer failed: {err}");
-                            let _ = tx.send(format!("Sorry, I could not answer: {err}")).await;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        });
-        rx
     }
 }

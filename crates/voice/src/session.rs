@@ -28,6 +28,10 @@ pub trait Responder: Send + Sync {
     /// receiver as it is produced and the channel closes at the end.
     /// Cancelling `cancel` stops the model call.
     fn respond(&self, prompt: String, cancel: CancellationToken) -> mpsc::Receiver<String>;
+
+    /// An answer is over (spoken to the end, or cut short): what was
+    /// heard, said and how fast, to keep with the conversation.
+    fn finished(&self, _record: &TurnRecord) {}
 }
 
 /// How utterances are cut.
@@ -322,10 +326,11 @@ impl Jobs {
     }
 
     /// Stops the answer in flight and keeps its record.
-    async fn cancel_answer(&mut self, turns: &mut Vec<TurnRecord>) {
+    async fn cancel_answer(&mut self, turns: &mut Vec<TurnRecord>, responder: &dyn Responder) {
         if let Some(old) = self.answer.take() {
             old.cancel.cancel();
             if let Ok(rec) = old.task.await {
+                responder.finished(&rec);
                 turns.push(rec);
             }
         }
@@ -486,7 +491,10 @@ impl VoiceLoop {
             }
             Done::Partial(_) | Done::Final(None) | Done::Answer(None) => {}
             Done::Final(Some(f)) => self.on_transcript(f, jobs).await,
-            Done::Answer(Some(rec)) => self.turns.push(rec),
+            Done::Answer(Some(rec)) => {
+                self.parts.responder.finished(&rec);
+                self.turns.push(rec);
+            }
         }
     }
 
@@ -519,7 +527,8 @@ impl VoiceLoop {
             self.carried = Some(text);
             return;
         }
-        jobs.cancel_answer(&mut self.turns).await;
+        jobs.cancel_answer(&mut self.turns, self.parts.responder.as_ref())
+            .await;
         jobs.answer = Some(start_answer(
             &self.parts,
             &self.options,
@@ -537,7 +546,8 @@ impl VoiceLoop {
 
     /// The loop ends: the answer is stopped, a draft dropped.
     async fn finish(mut self, mut jobs: Jobs) -> Vec<TurnRecord> {
-        jobs.cancel_answer(&mut self.turns).await;
+        jobs.cancel_answer(&mut self.turns, self.parts.responder.as_ref())
+            .await;
         if let Some(p) = jobs.partial.take() {
             p.abort();
         }

@@ -1,9 +1,10 @@
 //! The conversations sidebar over the engine's session store.
 
+use baton_agent::VoiceTurn;
 use baton_llm::{ContentPart, Message};
 use tauri::State;
 
-use crate::dto::{IpcError, MessageView, SessionSummary, SessionView, ToolCallView};
+use crate::dto::{IpcError, MessageView, SessionSummary, SessionView, SpokenView, ToolCallView};
 use crate::error::IpcResult;
 use crate::state::AppState;
 
@@ -18,6 +19,7 @@ fn summary(info: baton_agent::SessionInfo) -> SessionSummary {
         title: info.title,
         message_count: info.messages as u32,
         agent: info.agent,
+        voice_turns: info.voice_turns.min(u32::MAX as usize) as u32,
     }
 }
 
@@ -54,7 +56,7 @@ pub fn load_session(state: State<'_, AppState>, id: String) -> IpcResult<Session
         id: session.id,
         title: session.title,
         agent: session.agent,
-        messages: view_messages(&session.history),
+        messages: view_messages(&session.history, &session.voice),
     })
 }
 
@@ -105,12 +107,24 @@ pub fn user_prompt(content: &[ContentPart]) -> String {
         .join("\n")
 }
 
+/// How message `index` was spoken, if it was.
+fn spoken_view(voice: &[VoiceTurn], index: usize) -> Option<SpokenView> {
+    voice
+        .iter()
+        .find(|v| v.message == index)
+        .map(|v| SpokenView {
+            first_audio_ms: v.first_audio_ms.map(|ms| ms.clamp(0.0, 1e9) as u32),
+            interrupted: v.interrupted,
+        })
+}
+
 /// The stored history as chat messages: the user's own words (attachment
 /// blocks become names), and each answer with the tool calls made on the
-/// way, their results paired by call id.
-pub fn view_messages(history: &[Message]) -> Vec<MessageView> {
+/// way, their results paired by call id; spoken messages (`voice`) say
+/// so.
+pub fn view_messages(history: &[Message], voice: &[VoiceTurn]) -> Vec<MessageView> {
     let mut out: Vec<MessageView> = Vec::new();
-    for m in history {
+    for (index, m) in history.iter().enumerate() {
         match m {
             Message::System { .. } => {}
             Message::User { content } => {
@@ -128,6 +142,7 @@ pub fn view_messages(history: &[Message]) -> Vec<MessageView> {
                     text: message.to_string(),
                     tool_calls: Vec::new(),
                     attachments: names,
+                    spoken: spoken_view(voice, index),
                 });
             }
             Message::Assistant {
@@ -142,6 +157,7 @@ pub fn view_messages(history: &[Message]) -> Vec<MessageView> {
                         text: String::new(),
                         tool_calls: Vec::new(),
                         attachments: Vec::new(),
+                        spoken: None,
                     });
                 }
                 let view = out.last_mut().expect("pushed above");
@@ -220,7 +236,7 @@ mod tests {
             },
         );
         history.insert(5, Message::tool("c1", "read_file", "no such file", true));
-        let view = view_messages(&history);
+        let view = view_messages(&history, &[]);
         assert_eq!(view.len(), 2);
         assert_eq!(view[1].tool_calls.len(), 2);
         assert!(!view[1].tool_calls[0].is_error);

@@ -164,12 +164,15 @@ fn to_dto(e: VoiceEvent) -> VoiceEventDto {
     }
 }
 
-/// Starts a voice conversation with the selected provider on the chosen
-/// microphone and speaker.
+/// Starts a voice conversation on the chosen microphone and speaker:
+/// saved conversation `session` continued by voice (else a new one), with
+/// agent `agent` (else the session's or the default), tools included.
 #[tauri::command]
 #[specta::specta]
 pub async fn voice_start(
     state: State<'_, AppState>,
+    session: Option<String>,
+    agent: Option<String>,
     on_event: Channel<VoiceEventDto>,
 ) -> IpcResult<VoiceStarted> {
     if lock(&state.voice).is_some() {
@@ -179,8 +182,9 @@ pub async fn voice_start(
         ));
     }
     let engine = state.engine();
-    let conversation = engine.voice_conversation(None)?;
+    let conversation = engine.voice_conversation(session.as_deref(), agent.as_deref(), None)?;
     conversation.ready().await?;
+    let session_id = conversation.session_id().await;
     let tts = engine.tts_engine()?;
     let options = engine.voice_loop_options();
     let voice = engine.settings.voice.clone();
@@ -198,6 +202,7 @@ pub async fn voice_start(
         tts: tts.name().to_string(),
         microphone: mic.name.clone(),
         push_to_talk: options.mode == baton_voice::ListenMode::PushToTalk,
+        session_id,
     };
     let (ctl_tx, ctl_rx) = mpsc::channel(16);
     *lock(&state.voice) = Some(ctl_tx);

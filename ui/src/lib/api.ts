@@ -193,8 +193,9 @@ export const api = {
   voiceSettings: (): Promise<VoiceSettingsView> => call(commands.voiceSettings()),
   saveVoiceSettings: (settings: VoiceSettingsView): Promise<VoiceSettingsView> => call(commands.saveVoiceSettings(settings)),
   /** Starts a conversation; its events arrive on `onEvent` until `stopped`. */
-  voiceStart: (onEvent: (e: VoiceEventDto) => void): Promise<VoiceStarted> =>
-    call(commands.voiceStart(new Channel<VoiceEventDto>(onEvent))),
+  /** A voice conversation: chat `sessionId` continued by voice, else a new one with `agent`. */
+  voiceStart: (sessionId: string | null, agent: string | null, onEvent: (e: VoiceEventDto) => void): Promise<VoiceStarted> =>
+    call(commands.voiceStart(sessionId, agent, new Channel<VoiceEventDto>(onEvent))),
   voiceTalk: (pressed: boolean): Promise<null> => call(commands.voiceTalk(pressed)),
   voiceStopSpeaking: (): Promise<null> => call(commands.voiceStopSpeaking()),
   voiceStop: (): Promise<null> => call(commands.voiceStop()),

@@ -143,10 +143,11 @@ export const commands = {
 	/**  Validates and saves the voice settings (atomically), then reloads. */
 	saveVoiceSettings: (settings: VoiceSettingsView) => typedError<VoiceSettingsView, IpcError>(__TAURI_INVOKE("save_voice_settings", { settings })),
 	/**
-	 *  Starts a voice conversation with the selected provider on the chosen
-	 *  microphone and speaker.
+	 *  Starts a voice conversation on the chosen microphone and speaker:
+	 *  saved conversation `session` continued by voice (else a new one), with
+	 *  agent `agent` (else the session's or the default), tools included.
 	 */
-	voiceStart: (onEvent: Channel<VoiceEventDto>) => typedError<VoiceStarted, IpcError>(__TAURI_INVOKE("voice_start", { onEvent })),
+	voiceStart: (session: string | null, agent: string | null, onEvent: Channel<VoiceEventDto>) => typedError<VoiceStarted, IpcError>(__TAURI_INVOKE("voice_start", { session, agent, onEvent })),
 	/**  Push-to-talk: the talk button was pressed (`true`) or released. */
 	voiceTalk: (pressed: boolean) => typedError<null, IpcError>(__TAURI_INVOKE("voice_talk", { pressed })),
 	/**  Stops the answer being spoken (and its model call). */
@@ -693,6 +694,11 @@ export type MessageView = {
 	toolCalls: ToolCallView[],
 	/**  Names of files attached to it (user messages). */
 	attachments: string[],
+	/**
+	 *  Said aloud in a voice conversation (user messages), and how fast
+	 *  the answer was heard.
+	 */
+	spoken: SpokenView | null,
 };
 
 /**  How a catalog model fits this computer. */
@@ -866,6 +872,8 @@ export type SessionSummary = {
 	messageCount: number,
 	/**  The named agent it talks to (`None`: the default). */
 	agent: string | null,
+	/**  How many of its exchanges were spoken (a voice conversation). */
+	voiceTurns: number,
 };
 
 /**  A whole conversation, as the chat view shows it. */
@@ -901,6 +909,17 @@ export type SettingsView = {
 	skipIndexingOnStartup: boolean,
 	/**  Provider entry used for OCR (`null`: automatic). */
 	ocrProvider: string | null,
+};
+
+/**  How a spoken message was answered. */
+export type SpokenView = {
+	/**
+	 *  From the end of speech to the answer's first sound (ms), when it
+	 *  was played.
+	 */
+	firstAudioMs: number | null,
+	/**  Whether the user talked over the answer. */
+	interrupted: boolean,
 };
 
 /**  One part of a team's plan. */
@@ -1128,6 +1147,11 @@ export type VoiceStarted = {
 	microphone: string,
 	/**  Hands-free (`false`) or push-to-talk. */
 	pushToTalk: boolean,
+	/**
+	 *  The conversation the turns are saved in (it shows in the sidebar
+	 *  and can be continued by typing).
+	 */
+	sessionId: string,
 };
 
 /**  Latency parts of one answer, in milliseconds. */

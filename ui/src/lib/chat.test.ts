@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent } from './bindings';
-import { answerConfirmation, answerQuestion, applyEvents, assistantMessage, finishTurn, fromView, isSystemOnly, lastIndexOfRole, messageText, prettyJson, reopenConfirmation, reopenQuestion, userMessage, type ConfirmPart, type QuestionPart, type TurnState } from './chat';
+import { answerConfirmation, answerQuestion, applyEvents, assistantMessage, finishTurn, fromView, isSystemOnly, lastIndexOfRole, messageText, prettyJson, reopenConfirmation, reopenQuestion, spokenNote, userMessage, type ConfirmPart, type QuestionPart, type TurnState } from './chat';
 
 const start = (): TurnState => ({ sessionId: null, title: null, message: assistantMessage(true), done: false });
 const fold = (evs: ChatEvent[], batch = 1): TurnState => {
@@ -257,10 +257,10 @@ describe("subagents' questions", () => {
 
 describe('message helpers', () => {
   it('maps stored messages (tools before text)', () => {
-    const m = fromView({ role: 'assistant', text: 'Answer', toolCalls: [{ id: '1', name: 't', arguments: '{}', result: null, isError: false }], attachments: [] });
+    const m = fromView({ role: 'assistant', text: 'Answer', toolCalls: [{ id: '1', name: 't', arguments: '{}', result: null, isError: false }], attachments: [], spoken: null });
     expect(m.parts.map((p) => p.kind)).toEqual(['tool', 'text']);
     expect(m.streaming).toBe(false);
-    expect(fromView({ role: 'user', text: 'q', toolCalls: [], attachments: ['a.pdf'] }).attachments).toEqual(['a.pdf']);
+    expect(fromView({ role: 'user', text: 'q', toolCalls: [], attachments: ['a.pdf'], spoken: null }).attachments).toEqual(['a.pdf']);
   });
 
   it('text, roles, system-only', () => {
@@ -277,5 +277,13 @@ describe('message helpers', () => {
     expect(prettyJson('{"a":[1,2]}')).toBe('{\n  "a": [\n    1,\n    2\n  ]\n}');
     expect(prettyJson('not json')).toBe('not json');
     expect(prettyJson(null)).toBe('');
+  });
+});
+
+describe('spoken messages', () => {
+  it('say how fast the answer was heard and whether it was cut', () => {
+    expect(spokenNote({ firstAudioMs: 640, interrupted: false })).toBe('spoken · answer heard after 0.6 s');
+    expect(spokenNote({ firstAudioMs: null, interrupted: true })).toBe('spoken · interrupted');
+    expect(fromView({ role: 'user', text: 'q', toolCalls: [], attachments: [], spoken: { firstAudioMs: 700, interrupted: false } }).spoken?.firstAudioMs).toBe(700);
   });
 });

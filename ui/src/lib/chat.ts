@@ -1,6 +1,6 @@
 // The chat message model and the reducer that folds streamed ChatEvents into
 // it. Pure functions; no DOM.
-import type { ChatEvent, MessageView, TurnEnd } from './bindings';
+import type { ChatEvent, MessageView, SpokenView, TurnEnd } from './bindings';
 
 export type ToolPart = {
   kind: 'tool';
@@ -65,6 +65,8 @@ export interface ChatMessage {
   /** Why the turn ended (assistant messages). */
   reason: TurnEnd | null;
   usage: { input: number; output: number } | null;
+  /** Said aloud in a voice conversation (user messages). */
+  spoken?: SpokenView | null;
 }
 
 let nextKey = 1;
@@ -81,6 +83,14 @@ export function assistantMessage(streaming = true): ChatMessage {
 }
 
 /** A message as stored, in the chat model (tool calls come before the answer text). */
+/** How a spoken message reads under it: "spoken · answer heard after 0.6 s · interrupted". */
+export function spokenNote(s: SpokenView): string {
+  const parts = ['spoken'];
+  if (s.firstAudioMs !== null) parts.push(`answer heard after ${(s.firstAudioMs / 1000).toFixed(1)} s`);
+  if (s.interrupted) parts.push('interrupted');
+  return parts.join(' · ');
+}
+
 export function fromView(v: MessageView): ChatMessage {
   const parts: Part[] = v.toolCalls.map((t) => ({
     kind: 'tool' as const,
@@ -101,6 +111,7 @@ export function fromView(v: MessageView): ChatMessage {
     streaming: false,
     reason: null,
     usage: null,
+    spoken: v.spoken,
   };
 }
 

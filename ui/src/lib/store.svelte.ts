@@ -337,8 +337,9 @@ export class Store {
     this.focusComposer++;
   }
 
-  async openSession(id: string): Promise<void> {
-    if (id === this.sessionId && !this.loadingSession) return;
+  /** Shows conversation `id`; `reload` reads it again even when it is the open one (voice added to it). */
+  async openSession(id: string, reload = false): Promise<void> {
+    if (id === this.sessionId && !this.loadingSession && !reload) return;
     if (this.streaming) void this.stop();
     const view = ++this.view;
     this.loadingSession = true;

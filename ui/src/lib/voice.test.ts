@@ -16,7 +16,7 @@ import {
   type VoiceState,
 } from './voice';
 
-const info = { stt: 'whisper tiny.en', tts: 'espeak', microphone: 'USB mic', pushToTalk: false };
+const info = { stt: 'whisper tiny.en', tts: 'espeak', microphone: 'USB mic', pushToTalk: false, sessionId: 'v1' };
 const timing: VoiceTiming = { vadTailMs: 600, sttMs: 120, firstSentenceMs: 300, ttsMs: 40, firstAudioMs: 1080 };
 const running = (): VoiceState => voiceStarted(voiceStarting(idleVoice()), info);
 const fold = (evs: VoiceEventDto[], batch = 1, s: VoiceState = running()): VoiceState => {

@@ -29,7 +29,14 @@ export class VoiceSession {
     return this.state.phase !== 'idle';
   }
 
-  async start(): Promise<void> {
+  /** Called after each spoken answer (the conversation was saved). */
+  onTurn: (() => void) | null = null;
+
+  /** The saved conversation the turns go to (known once started; kept after the end). */
+  sessionId: string | null = null;
+
+  /** Starts: chat `sessionId` continued by voice, else a new one with `agent`. */
+  async start(sessionId: string | null = null, agent: string | null = null): Promise<void> {
     if (this.running || this.disposed) return;
     const gen = ++this.gen;
     this.failure = null;
@@ -38,10 +45,11 @@ export class VoiceSession {
     this.talking = false;
     this.state = voiceStarting(this.state);
     try {
-      const info = await api.voiceStart((ev) => this.onEvent(gen, ev));
+      const info = await api.voiceStart(sessionId, agent, (ev) => this.onEvent(gen, ev));
       if (gen !== this.gen) return;
       this.flush();
       this.state = voiceStarted(this.state, info);
+      this.sessionId = info.sessionId;
       if (this.stopWanted || this.disposed) await this.stop();
     } catch (e) {
       if (gen !== this.gen) return;
@@ -109,6 +117,7 @@ export class VoiceSession {
   private onEvent(gen: number, ev: VoiceEventDto): void {
     if (gen !== this.gen) return;
     this.queue.push(ev);
+    if (ev.type === 'answerDone') this.onTurn?.();
     if (ev.type === 'stopped' || this.queue.length >= MAX_QUEUE) {
       this.flush();
       return;

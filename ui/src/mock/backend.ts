@@ -81,6 +81,9 @@ export interface VoiceScript {
 
 interface VoiceRun {
   ch: ChannelLike;
+  /** The session the spoken turns are kept in. */
+  session: string;
+  agent: string | null;
   index: number;
   pushToTalk: boolean;
   loud: boolean;
@@ -365,16 +368,17 @@ export class MockBackend {
   constructor() {
     const now = Date.now();
     this.addSession('Rust ownership basics', now - 3_600_000, [
-      { role: 'user', text: 'Explain ownership in Rust in two sentences.', toolCalls: [], attachments: [] },
+      { role: 'user', text: 'Explain ownership in Rust in two sentences.', toolCalls: [], attachments: [], spoken: null },
       {
         role: 'assistant',
         text: 'Every value in Rust has a single **owner**; when the owner goes out of scope the value is dropped.\n\nBorrowing (`&T`, `&mut T`) lets code use a value without taking ownership.\n\n```rust\nfn len(s: &String) -> usize { s.len() }\n```',
         toolCalls: [],
         attachments: [],
+        spoken: null,
       },
     ]);
     this.addSession('Trip planning: Lisbon', now - 86_400_000, [
-      { role: 'user', text: 'Find the notes about my Lisbon trip.', toolCalls: [], attachments: ['itinerary.pdf'] },
+      { role: 'user', text: 'Find the notes about my Lisbon trip.', toolCalls: [], attachments: ['itinerary.pdf'], spoken: null },
       {
         role: 'assistant',
         text: 'Here is what I found in your workspace:\n\n| Day | Plan |\n|---|---|\n| 1 | Alfama walk |\n| 2 | Sintra |\n| 3 | Belém |',
@@ -382,6 +386,7 @@ export class MockBackend {
           { id: 'c1', name: 'workspace.search', arguments: '{"query":"Lisbon trip"}', result: '{"hits":3}', isError: false },
         ],
         attachments: [],
+        spoken: null,
       },
     ], 'researcher');
   }
@@ -398,17 +403,18 @@ export class MockBackend {
     const messages: MessageView[] = [];
     for (let i = 0; i < n; i++) {
       if (i % 2 === 0) {
-        messages.push({ role: 'user', text: `Question ${i / 2 + 1}: how does part ${i} of the index work?`, toolCalls: [], attachments: [] });
+        messages.push({ role: 'user', text: `Question ${i / 2 + 1}: how does part ${i} of the index work?`, toolCalls: [], attachments: [], spoken: null });
       } else {
         const tools: ToolCallView[] = i % 7 === 1 ? [{ id: `t${i}`, name: 'workspace.search', arguments: `{"query":"part ${i}"}`, result: '{"hits":2}', isError: false }] : [];
-        messages.push({ role: 'assistant', text: markdownDoc(40 + Math.floor(r() * 120), i), toolCalls: tools, attachments: [] });
+        messages.push({ role: 'assistant', text: markdownDoc(40 + Math.floor(r() * 120), i), toolCalls: tools, attachments: [], spoken: null });
       }
     }
     return this.addSession(title, Date.now(), messages);
   }
 
   summary(s: Session): SessionSummary {
-    return { id: s.id, title: s.title, updatedMs: s.updatedMs, messageCount: s.messages.length, agent: s.agent };
+    const voiceTurns = s.messages.filter((m) => m.spoken !== null).length;
+    return { id: s.id, title: s.title, updatedMs: s.updatedMs, messageCount: s.messages.length, agent: s.agent, voiceTurns };
   }
 
   async emitAttachments(list?: AttachmentView[]): Promise<void> {
@@ -801,7 +807,7 @@ export class MockBackend {
       case 'save_voice_settings':
         return this.saveVoice(args.settings as VoiceSettingsView);
       case 'voice_start':
-        return this.voiceStart(args.onEvent as ChannelLike);
+        return this.voiceStart(args.onEvent as ChannelLike, (args.session as string | null) ?? null, (args.agent as string | null) ?? null);
       case 'voice_talk': {
         const run = this.runningVoice();
         this.voiceTalk(run, args.pressed as boolean);
@@ -1000,7 +1006,7 @@ export class MockBackend {
     internals().runCallback(run.ch.id, { index: run.index++, message: ev });
   }
 
-  private async voiceStart(ch: ChannelLike): Promise<VoiceStarted> {
+  private async voiceStart(ch: ChannelLike, sessionId: string | null, agent: string | null): Promise<VoiceStarted> {
     if (this.voiceRun) throw ipcError('busy', 'a voice conversation is already running');
     await sleep(120); // opening the devices and the speech engines
     if (this.voiceStartError) {
@@ -1008,9 +1014,14 @@ export class MockBackend {
       this.voiceStartError = null;
       throw e;
     }
+    if (sessionId && !this.sessions.get(sessionId)) throw ipcError('not_found', 'That chat no longer exists.');
+    // Like the engine: the session is saved once something was said.
+    const session = sessionId ?? `s${this.seq++}`;
     const r = rng(9);
     const run: VoiceRun = {
       ch,
+      session,
+      agent,
       index: 0,
       pushToTalk: this.voice.pushToTalk,
       loud: false,
@@ -1032,6 +1043,7 @@ export class MockBackend {
       tts: this.voice.ttsEngine === 'espeak' ? 'eSpeak NG' : this.voice.ttsEngine,
       microphone: mic?.name ?? 'default microphone',
       pushToTalk: run.pushToTalk,
+      sessionId: session,
     };
   }
 
@@ -1105,9 +1117,23 @@ export class MockBackend {
       }
     }
     const interrupted = cut();
+    this.keepVoiceTurn(run, sc.answer.join(''), interrupted, spoke ? (sc.timing?.firstAudioMs ?? null) : null);
     this.sendVoice(run, { type: 'answerDone', interrupted, timing: spoke ? sc.timing : null });
     run.answering = false;
     run.stopSpeaking = false;
+  }
+
+  /** The spoken exchange joins the voice conversation's session (as the engine saves it). */
+  private keepVoiceTurn(run: VoiceRun, answer: string, interrupted: boolean, firstAudioMs: number | null): void {
+    const sc = this.voiceScript;
+    let s = this.sessions.get(run.session);
+    if (!s) {
+      s = { id: run.session, title: sc.transcript.slice(0, 48), updatedMs: Date.now(), messages: [], deleted: false, agent: run.agent };
+      this.sessions.set(run.session, s);
+    }
+    s.messages.push({ role: 'user', text: sc.transcript, toolCalls: [], attachments: [], spoken: { firstAudioMs, interrupted } });
+    s.messages.push({ role: 'assistant', text: answer, toolCalls: [], attachments: [], spoken: null });
+    s.updatedMs = Date.now();
   }
 
   private endVoice(run: VoiceRun): void {
@@ -1180,7 +1206,7 @@ export class MockBackend {
     const names = this.attachments.filter((a) => req.attachmentIds.includes(a.id)).map((a) => a.name);
     this.attachments = this.attachments.filter((a) => !req.attachmentIds.includes(a.id));
     if (req.attachmentIds.length) void this.emitAttachments();
-    s.messages.push({ role: 'user', text: req.text, toolCalls: [], attachments: names });
+    s.messages.push({ role: 'user', text: req.text, toolCalls: [], attachments: names, spoken: null });
     if (agent !== null) s.agent = agent;
     // Slash commands never reach the model (nothing to load).
     return this.run(s, this.scriptFor(req), ch, !req.text.trim().startsWith('/'));
@@ -1241,7 +1267,7 @@ export class MockBackend {
     send({ type: 'usage', inputTokens: 640, outputTokens: Math.ceil(text.length / 4) });
     send({ type: 'done', reason });
     internals().runCallback(ch.id, { index: index++, end: true });
-    if (reason !== 'command') s.messages.push({ role: 'assistant', text, toolCalls: [...tools.values()], attachments: [] });
+    if (reason !== 'command') s.messages.push({ role: 'assistant', text, toolCalls: [...tools.values()], attachments: [], spoken: null });
     s.updatedMs = Date.now();
     this.turnActive = false;
     return { sessionId: s.id, title: s.title, reason };

@@ -1093,6 +1093,38 @@ test('voice: hands-free conversation — level, draft, transcript, answer, speak
   await page.click(sel('voice-back'));
   await page.waitForSelector(sel('composer'));
   assert.equal(await page.locator(sel('voice-panel')).count(), 0);
+  // A new conversation (no chat was open), saved like a chat: it opens, each
+  // spoken question marked, and the sidebar shows it as a voice conversation.
+  assert.deepEqual((await voiceCalls(page, 'voice_start'))[0].session, null);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="spoken-badge"]').length === 2);
+  assert.equal(await page.textContent(sel('chat-title')), 'What is the weather in Lisbon today?');
+  const badges = (await page.locator(sel('spoken-badge')).allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
+  assert.match(badges[0], /^spoken · answer heard after 1\.1 s · interrupted$/);
+  assert.equal(badges[1], 'spoken · answer heard after 1.1 s');
+  const sid = await page.evaluate(() => [...window.__mock.sessions.keys()].at(-1));
+  assert.equal(await page.locator(`${sel('session-item')}[data-id="${sid}"] ${sel('session-voice')}`).count(), 1);
+});
+
+test('voice: an open chat is continued by voice, and the spoken turn joins it', async ({ page }) => {
+  await page.waitForSelector(`${sel('session-item')}[data-id="s1"]`);
+  await page.click(`${sel('session-item')}[data-id="s1"] button.open`);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="message"]').length === 2);
+  await page.evaluate(() => {
+    window.__mock.voiceAutoMs = 100;
+    window.__mock.voiceSentenceMs = 60;
+  });
+  await page.click(sel('voice-open'));
+  await page.waitForSelector(`${sel('voice-turn')}[data-role="assistant"][data-streaming="false"]`);
+  const start = (await voiceCalls(page, 'voice_start'))[0];
+  assert.equal(start.session, 's1');
+  await page.click(sel('voice-end'));
+  await waitPhase(page, 'idle');
+  await page.click(sel('voice-back'));
+  // Back in the same chat: its two typed messages, then the spoken exchange.
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="message"]').length === 4);
+  assert.equal(await page.locator(sel('spoken-badge')).count(), 1);
+  assert.equal(await page.textContent(sel('chat-title')), 'Rust ownership basics');
+  assert.equal(await page.locator(`${sel('session-item')}[data-id="s1"] ${sel('session-voice')}`).count(), 1);
 });
 
 test('voice: push-to-talk — press/release, pointer leave and Space send the right calls', async ({ page }) => {

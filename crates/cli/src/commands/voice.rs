@@ -42,9 +42,14 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
     if args.list_devices {
         return list_devices();
     }
-    let conversation = ctx.voice_conversation(args.provider.as_deref())?;
+    let conversation = ctx.voice_conversation(
+        args.session.as_deref(),
+        args.agent.as_deref(),
+        args.provider.as_deref(),
+    )?;
     conversation.ready().await?;
     let responder = Arc::new(AgentResponder::new(conversation));
+    let session = responder.session_id().await;
     let tts = ctx.tts_engine()?;
     // Loading the model blocks for a moment; nothing else runs yet.
     let stt = ctx.start_stt()?;
@@ -58,7 +63,8 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
         println!(
             "{}",
             json!({"kind": "ready", "stt": baton_voice::stt::SpeechToText::name(&stt),
-                   "tts": tts.name(), "microphone": mic.as_ref().map(|m| m.name.clone())})
+                   "tts": tts.name(), "microphone": mic.as_ref().map(|m| m.name.clone()),
+                   "session": session})
         );
     }
     let parts = VoiceParts {
@@ -82,7 +88,12 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
         save_recording(&speaker, path).await?;
     }
     if args.json {
-        println!("{}", json!({"kind": "summary", "turns": turns}));
+        println!(
+            "{}",
+            json!({"kind": "summary", "session": session, "turns": turns})
+        );
+    } else if !turns.is_empty() {
+        eprintln!("saved as conversation {session}; `baton chat --session {session}` continues it");
     }
     Ok(ExitCode::SUCCESS)
 }
