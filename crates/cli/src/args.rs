@@ -275,6 +275,9 @@ pub struct TranscribeArgs {
     /// Run the encoder over whisper's full 30 s window (slower on short clips).
     #[arg(long)]
     pub full_window: bool,
+    /// The spoken language: a Whisper code (`en`, `de`, `fr`…) or `auto` (default: voice.language). Other than English needs a multilingual model (`make setup` fetches ggml-base-q8_0.bin).
+    #[arg(long, value_name = "CODE")]
+    pub language: Option<String>,
 }
 
 /// `baton voice`.

@@ -1411,6 +1411,41 @@ async fn transcribe_reads_any_format_and_rate_and_explains_bad_files() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn transcribe_hears_german_with_the_multilingual_model_and_refuses_an_english_one() {
+    let env = Env::new();
+    let wav = env.path().join("de.wav");
+    let speech = baton_voice::TextToSpeech::synthesize(
+        &baton_voice::EspeakTts::new("de", 150),
+        "Guten Morgen. Wie spät ist es?",
+    )
+    .unwrap();
+    speech.write_wav(&wav).unwrap();
+    let mut c = env.cmd();
+    c.env("BATON_MODELS_DIR", models_dir());
+    c.args(["transcribe", "--json", "--language", "de"])
+        .arg(&wav);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert!(v["model"].as_str().unwrap().contains("ggml-base"), "{v}");
+    let words = baton_voice::stt::normalize_words(v["text"].as_str().unwrap()).join(" ");
+    assert!(words.contains("guten morgen"), "{words}");
+    // An English-only model would hear English words: refused in words.
+    let mut c = env.cmd();
+    c.env("BATON_MODELS_DIR", models_dir());
+    c.args(["transcribe", "--language", "de", "--model"])
+        .arg(models_dir().join("ggml-tiny.en-q8_0.bin"))
+        .arg(&wav);
+    let o = run(c, None).await;
+    assert_ne!(o.code, 0);
+    assert!(
+        o.stderr.contains("understands only English") && o.stderr.contains("ggml-base-q8_0.bin"),
+        "{}",
+        o.stderr
+    );
+}
+
 const ANSWER: &str = "You have two meetings tomorrow. The first one is with Alice in the morning. \
     The second one is with the design team after lunch.";
 

@@ -46,7 +46,9 @@ pub use models::{CatalogModel, PulledModel};
 pub use now::{Clock, NowContext};
 pub use readiness::local_readiness;
 pub use restore::{RestoreFileError, RestoredFile};
-pub use voice::{AgentResponder, VOICE_INSTRUCTIONS, spoken_action, spoken_yes_no, tool_cue};
+pub use voice::{
+    AgentResponder, VOICE_INSTRUCTIONS, check_stt_language, spoken_action, spoken_yes_no, tool_cue,
+};
 
 /// What a front door may override when loading the engine.
 #[derive(Debug, Clone, Default)]

@@ -10,7 +10,8 @@ use std::time::Duration;
 use baton_llm::speech::SpeechClient;
 use baton_voice::audio::decode_bytes;
 use baton_voice::stt::{
-    SttError, WhisperWorker, WorkerOptions, find_worker_binary, whisper_models,
+    MULTILINGUAL_MODEL, SttError, WhisperWorker, WorkerOptions, find_worker_binary,
+    is_multilingual, whisper_models, whisper_models_for,
 };
 use baton_voice::{EspeakTts, ListenMode, LoopOptions, Speech, TextToSpeech, TtsError, VadOptions};
 
@@ -22,8 +23,8 @@ pub use responder::{AgentResponder, spoken_action, spoken_yes_no, tool_cue};
 
 /// What an agent is told when its answers are spoken.
 pub const VOICE_INSTRUCTIONS: &str = "You are talking with the user by voice: your answer is read \
-aloud as you write it. Answer in short, plain spoken sentences; no tables, code blocks or lists \
-unless asked.";
+aloud as you write it. Answer in short, plain spoken sentences, in the language the user speaks; \
+no tables, code blocks or lists unless asked.";
 
 impl Engine {
     /// The conversation a voice session talks to: saved session `session`
@@ -48,8 +49,16 @@ impl Engine {
     }
 
     /// The ggml Whisper model to use: the one named in settings, else the
-    /// best one in the models folder.
+    /// best one in the models folder for the voice language (an English
+    /// one for English, a multilingual one for any other or `auto`).
     pub fn stt_model(&self) -> Result<PathBuf, SttError> {
+        self.stt_model_for(self.settings.voice.language.trim())
+    }
+
+    /// The ggml Whisper model for `language` (a Whisper code or `auto`):
+    /// the one named in settings if it understands it, else the best one
+    /// in the models folder that does.
+    pub fn stt_model_for(&self, language: &str) -> Result<PathBuf, SttError> {
         let dir = &self.paths.models_dir;
         if let Some(name) = &self.settings.voice.stt_model {
             let path = if PathBuf::from(name).is_absolute() {
@@ -57,19 +66,26 @@ impl Engine {
             } else {
                 dir.join(name)
             };
-            return if path.is_file() {
-                Ok(path)
-            } else {
+            return if !path.is_file() {
                 Err(SttError::ModelLoad {
                     path,
                     reason: "the file named by the voice.sttModel setting does not exist".into(),
                 })
+            } else {
+                check_stt_language(&path, language).map(|()| path)
             };
         }
-        whisper_models(dir)
-            .into_iter()
-            .next()
-            .ok_or_else(|| SttError::NoModel { dir: dir.clone() })
+        if let Some(best) = whisper_models_for(dir, language).into_iter().next() {
+            return Ok(best);
+        }
+        Err(if whisper_models(dir).is_empty() {
+            SttError::NoModel { dir: dir.clone() }
+        } else {
+            SttError::NoModelForLanguage {
+                dir: dir.clone(),
+                language: language.to_string(),
+            }
+        })
     }
 
     /// The worker options the settings ask for, with their model.
@@ -101,7 +117,11 @@ impl Engine {
         let v = &self.settings.voice;
         let name = v.tts_engine.trim();
         if name.is_empty() || name.eq_ignore_ascii_case("espeak") {
-            let tts = EspeakTts::new(v.tts_voice.as_deref().unwrap_or("en-us"), v.tts_rate);
+            let voice = v
+                .tts_voice
+                .clone()
+                .unwrap_or_else(|| espeak_voice(&v.language));
+            let tts = EspeakTts::new(&voice, v.tts_rate);
             return Ok(Arc::new(tts));
         }
         let cfg = self.provider_config(Some(name))?;
@@ -144,6 +164,32 @@ impl Engine {
             },
             ..LoopOptions::default()
         }
+    }
+}
+
+/// Refuses an English-only Whisper model for another language (it would
+/// hear English words in anything said).
+pub fn check_stt_language(model: &std::path::Path, language: &str) -> Result<(), SttError> {
+    if language == "en" || is_multilingual(model) {
+        return Ok(());
+    }
+    Err(SttError::ModelLoad {
+        path: model.to_path_buf(),
+        reason: format!(
+            "it understands only English and the language is `{language}`: pick a multilingual \
+             model (make setup fetches {MULTILINGUAL_MODEL})"
+        ),
+    })
+}
+
+/// The eSpeak NG voice for a voice language: its code (eSpeak NG names
+/// most voices so), American English for English and `auto`.
+fn espeak_voice(language: &str) -> String {
+    match language.trim() {
+        "" | "en" | "auto" => "en-us".into(),
+        "jw" => "jv".into(),
+        "no" | "nn" => "nb".into(),
+        other => other.into(),
     }
 }
 

@@ -169,3 +169,42 @@ async fn a_chat_continued_by_voice_keeps_its_history_and_gets_the_voice_instruct
     // Tools are offered to a voice conversation.
     assert!(request.contains("\"tools\""), "{request}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_speech_model_follows_the_language() {
+    let server = ScriptedServer::start().await.unwrap();
+    let setup = Setup::new(&server);
+    let models = setup.root().join("data/models");
+    std::fs::create_dir_all(&models).unwrap();
+    // ggml's magic number is all a models list looks at.
+    let ggml =
+        |name: &str| std::fs::write(models.join(name), 0x6767_6d6cu32.to_le_bytes()).unwrap();
+    ggml("ggml-tiny.en-q8_0.bin");
+    let engine = setup.engine();
+    let name = |p: std::path::PathBuf| p.file_name().unwrap().to_string_lossy().into_owned();
+    assert_eq!(
+        name(engine.stt_model_for("en").unwrap()),
+        "ggml-tiny.en-q8_0.bin"
+    );
+    let err = engine.stt_model_for("de").unwrap_err().to_string();
+    assert!(
+        err.contains("`de`")
+            && err.contains("understand only English")
+            && err.contains("make setup"),
+        "{err}"
+    );
+    ggml("ggml-base-q8_0.bin");
+    assert_eq!(
+        name(engine.stt_model_for("de").unwrap()),
+        "ggml-base-q8_0.bin"
+    );
+    assert_eq!(
+        name(engine.stt_model_for("auto").unwrap()),
+        "ggml-base-q8_0.bin"
+    );
+    // English keeps the small, fast English model.
+    assert_eq!(
+        name(engine.stt_model_for("en").unwrap()),
+        "ggml-tiny.en-q8_0.bin"
+    );
+}

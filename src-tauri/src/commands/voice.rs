@@ -6,15 +6,15 @@ use std::sync::Arc;
 
 use baton_engine::AgentResponder;
 use baton_voice::audio::{Microphone, input_devices, open_speaker, output_devices};
-use baton_voice::stt::whisper_models;
+use baton_voice::stt::{MULTILINGUAL_MODEL, WHISPER_LANGUAGES, is_multilingual, whisper_models};
 use baton_voice::{Control, VoiceEvent, VoiceParts, run_voice_loop};
 use tauri::State;
 use tauri::ipc::Channel;
 use tokio::sync::mpsc;
 
 use crate::dto::{
-    AudioDevice, AudioDevices, ErrorCode, IpcError, VoiceEventDto, VoiceSettingsView, VoiceStarted,
-    VoiceTiming,
+    AudioDevice, AudioDevices, ErrorCode, IpcError, VoiceEventDto, VoiceLanguage,
+    VoiceSettingsView, VoiceStarted, VoiceTiming,
 };
 use crate::error::IpcResult;
 use crate::state::{AppState, lock};
@@ -66,6 +66,20 @@ fn voice_view(engine: &baton_engine::Engine) -> VoiceSettingsView {
             .filter(|p| p.voice.is_some())
             .map(|p| p.name.clone()),
     );
+    let models = whisper_models(&engine.paths.models_dir);
+    let multilingual = models.iter().any(|m| is_multilingual(m));
+    let languages = std::iter::once(("auto", "Detect the language"))
+        .chain(WHISPER_LANGUAGES.iter().copied())
+        .map(|(code, name)| VoiceLanguage {
+            code: code.into(),
+            name: name.into(),
+            available: if code == "en" {
+                !models.is_empty()
+            } else {
+                multilingual
+            },
+        })
+        .collect();
     VoiceSettingsView {
         push_to_talk: v.push_to_talk,
         input_device: v.input_device.clone(),
@@ -75,11 +89,13 @@ fn voice_view(engine: &baton_engine::Engine) -> VoiceSettingsView {
         tts_rate: v.tts_rate,
         stt_model: v.stt_model.clone(),
         end_silence_ms: v.end_silence_ms.min(u64::from(u32::MAX)) as u32,
+        language: v.language.clone(),
         tts_engines,
-        stt_models: whisper_models(&engine.paths.models_dir)
+        stt_models: models
             .iter()
             .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .collect(),
+        languages,
     }
 }
 
@@ -90,6 +106,56 @@ pub fn voice_settings(state: State<'_, AppState>) -> IpcResult<VoiceSettingsView
     Ok(voice_view(&state.engine()))
 }
 
+/// Why `settings` cannot be saved, given the choices in `current`.
+fn check_voice(settings: &VoiceSettingsView, current: &VoiceSettingsView) -> Result<(), String> {
+    if !current.tts_engines.contains(&settings.tts_engine) {
+        return Err(format!(
+            "there is no speech engine named `{}`",
+            settings.tts_engine
+        ));
+    }
+    if let Some(m) = &settings.stt_model
+        && !current.stt_models.contains(m)
+    {
+        return Err(format!(
+            "there is no Whisper model `{m}` in the models folder"
+        ));
+    }
+    if !(80..=450).contains(&settings.tts_rate) {
+        return Err("the speaking rate must be 80–450 words per minute".into());
+    }
+    if !(200..=5000).contains(&settings.end_silence_ms) {
+        return Err("the pause that ends speech must be 200–5000 ms".into());
+    }
+    check_language(settings, current)
+}
+
+/// The language must be Whisper's, and a model must understand it.
+fn check_language(settings: &VoiceSettingsView, current: &VoiceSettingsView) -> Result<(), String> {
+    let code = settings.language.as_str();
+    let Some(language) = current.languages.iter().find(|l| l.code == code) else {
+        return Err(format!("Whisper does not know the language `{code}`"));
+    };
+    if code == "en" {
+        return Ok(());
+    }
+    if let Some(m) = &settings.stt_model
+        && !is_multilingual(std::path::Path::new(m))
+    {
+        return Err(format!(
+            "{m} understands only English: pick a multilingual model for {}",
+            language.name
+        ));
+    }
+    if !language.available {
+        return Err(format!(
+            "no Whisper model here understands {}: run `make setup` (it fetches {MULTILINGUAL_MODEL})",
+            language.name
+        ));
+    }
+    Ok(())
+}
+
 /// Validates and saves the voice settings (atomically), then reloads.
 #[tauri::command]
 #[specta::specta]
@@ -98,31 +164,7 @@ pub async fn save_voice_settings(
     settings: VoiceSettingsView,
 ) -> IpcResult<VoiceSettingsView> {
     let engine = state.engine();
-    let current = voice_view(&engine);
-    if !current.tts_engines.contains(&settings.tts_engine) {
-        return Err(IpcError::invalid(format!(
-            "there is no speech engine named `{}`",
-            settings.tts_engine
-        )));
-    }
-    if let Some(m) = &settings.stt_model
-        && !current.stt_models.contains(m)
-    {
-        return Err(IpcError::invalid(format!(
-            "there is no Whisper model `{m}` in {}",
-            engine.paths.models_dir.display()
-        )));
-    }
-    if !(80..=450).contains(&settings.tts_rate) {
-        return Err(IpcError::invalid(
-            "the speaking rate must be 80–450 words per minute",
-        ));
-    }
-    if !(200..=5000).contains(&settings.end_silence_ms) {
-        return Err(IpcError::invalid(
-            "the pause that ends speech must be 200–5000 ms",
-        ));
-    }
+    check_voice(&settings, &voice_view(&engine)).map_err(IpcError::invalid)?;
     let mut s = engine.settings.clone();
     let v = &mut s.voice;
     v.push_to_talk = settings.push_to_talk;
@@ -133,6 +175,7 @@ pub async fn save_voice_settings(
     v.tts_rate = settings.tts_rate;
     v.stt_model = settings.stt_model;
     v.end_silence_ms = u64::from(settings.end_silence_ms);
+    v.language = settings.language;
     s.save(&engine.paths.settings_file())?;
     state.reload().await?;
     Ok(voice_view(&state.engine()))

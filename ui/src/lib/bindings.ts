@@ -1113,6 +1113,16 @@ message: string } |
 /**  The conversation ended. */
 { type: "stopped" };
 
+/**  A language voice mode can listen to. */
+export type VoiceLanguage = {
+	/**  Whisper's code (`de`), or `auto`. */
+	code: string,
+	/**  Its name in English. */
+	name: string,
+	/**  Whether a Whisper model in the models folder can transcribe it. */
+	available: boolean,
+};
+
 /**  Voice settings as the panel edits them, with the choices available. */
 export type VoiceSettingsView = {
 	/**  Hold-to-talk instead of hands-free. */
@@ -1131,10 +1141,17 @@ export type VoiceSettingsView = {
 	sttModel: string | null,
 	/**  Silence that ends an utterance, ms. */
 	endSilenceMs: number,
+	/**  The spoken language: a Whisper code (`en`, `de`, …) or `auto`. */
+	language?: string,
 	/**  Speech engines to choose from (read-only). */
 	ttsEngines?: string[],
 	/**  Whisper models in the models folder (read-only). */
 	sttModels?: string[],
+	/**
+	 *  The languages to choose from (read-only): Whisper's, those a model
+	 *  present can transcribe marked.
+	 */
+	languages?: VoiceLanguage[],
 };
 
 /**  What a started voice conversation uses. */

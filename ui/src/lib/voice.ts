@@ -266,6 +266,7 @@ export function voiceSettingsToSave(v: VoiceSettingsView): VoiceSettingsView {
     ttsRate: v.ttsRate,
     sttModel: v.sttModel || null,
     endSilenceMs: v.endSilenceMs,
+    language: v.language,
   };
 }
 

@@ -315,9 +315,12 @@ export class MockBackend {
     ttsRate: 175,
     sttModel: null,
     endSilenceMs: 700,
+    language: 'en',
   };
   voiceEngines = ['espeak', 'openai'];
-  voiceModels = ['ggml-base.en-q5_0.bin', 'ggml-tiny.en.bin'];
+  voiceModels = ['ggml-base.en-q5_0.bin', 'ggml-tiny.en.bin', 'ggml-base-q8_0.bin'];
+  /** A few of Whisper's languages (the Rust side lists all 99). */
+  voiceLanguages: [string, string][] = [['auto', 'Detect the language'], ['en', 'English'], ['de', 'German'], ['fr', 'French'], ['es', 'Spanish']];
   audioDevices: AudioDevices = {
     inputs: [
       { id: 'alsa_input.pci-0000_00_1f.3.analog-stereo', name: 'Built-in Audio Analog Stereo', isDefault: true },
@@ -968,7 +971,9 @@ export class MockBackend {
   }
 
   private voiceView(): VoiceSettingsView {
-    return { ...structuredClone(this.voice), ttsEngines: [...this.voiceEngines], sttModels: [...this.voiceModels] };
+    const multilingual = this.voiceModels.some((m) => !/\.en[.-]/.test(m));
+    const languages = this.voiceLanguages.map(([code, name]) => ({ code, name, available: code === 'en' ? this.voiceModels.length > 0 : multilingual }));
+    return { ...structuredClone(this.voice), ttsEngines: [...this.voiceEngines], sttModels: [...this.voiceModels], languages };
   }
 
   private saveVoice(v: VoiceSettingsView): VoiceSettingsView {
@@ -977,6 +982,11 @@ export class MockBackend {
       throw ipcError('invalid_input', `there is no Whisper model \`${v.sttModel}\` in /home/ada/.local/share/baton/models`);
     if (!(v.ttsRate >= 80 && v.ttsRate <= 450)) throw ipcError('invalid_input', 'the speaking rate must be 80–450 words per minute');
     if (!(v.endSilenceMs >= 200 && v.endSilenceMs <= 5000)) throw ipcError('invalid_input', 'the pause that ends speech must be 200–5000 ms');
+    const lang = (this.voiceView().languages ?? []).find((l) => l.code === v.language);
+    if (!lang) throw ipcError('invalid_input', `Whisper does not know the language \`${v.language}\``);
+    if (v.language !== 'en' && v.sttModel !== null && /\.en[.-]/.test(v.sttModel))
+      throw ipcError('invalid_input', `${v.sttModel} understands only English: pick a multilingual model for ${lang.name}`);
+    if (!lang.available) throw ipcError('invalid_input', `no Whisper model here understands ${lang.name}: run \`make setup\` (it fetches ggml-base-q8_0.bin)`);
     this.voice = {
       pushToTalk: v.pushToTalk,
       inputDevice: v.inputDevice || null,
@@ -986,6 +996,7 @@ export class MockBackend {
       ttsRate: v.ttsRate,
       sttModel: v.sttModel,
       endSilenceMs: v.endSilenceMs,
+      language: v.language,
     };
     return this.voiceView();
   }

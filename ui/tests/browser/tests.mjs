@@ -1192,7 +1192,8 @@ test('voice: settings — devices, mode, engine, rate, model, pause; validation;
   const options = (id) => page.$$eval(`${sel(id)} option`, (os) => os.map((o) => o.textContent));
   assert.deepEqual(await options('voice-input'), ['System default', 'Built-in Audio Analog Stereo (default)', 'Jabra Evolve2 65']);
   assert.deepEqual(await options('voice-output'), ['System default', 'Built-in Audio Analog Stereo (default)', 'Jabra Evolve2 65']);
-  assert.deepEqual(await options('voice-stt-model'), ['Best available', 'ggml-base.en-q5_0.bin', 'ggml-tiny.en.bin']);
+  assert.deepEqual(await options('voice-stt-model'), ['Best available', 'ggml-base.en-q5_0.bin', 'ggml-tiny.en.bin', 'ggml-base-q8_0.bin']);
+  assert.deepEqual(await options('voice-language'), ['Detect the language', 'English', 'German', 'French', 'Spanish']);
   assert.deepEqual(await options('voice-tts-engine'), ['eSpeak NG (on this computer)', 'openai']);
   assert.equal(await page.inputValue(sel('voice-input')), '');
   assert.equal(await page.isChecked(sel('voice-mode-handsfree')), true);
@@ -1224,9 +1225,20 @@ test('voice: settings — devices, mode, engine, rate, model, pause; validation;
     ttsRate: 220,
     sttModel: 'ggml-tiny.en.bin',
     endSilenceMs: 900,
+    language: 'en',
   };
   assert.deepEqual((await voiceCalls(page, 'save_voice_settings')).at(-1).settings, saved);
   assert.deepEqual(await page.evaluate(() => window.__mock.voice), saved);
+  // Another language: refused in words with an English-only model, kept with the best available one.
+  await page.selectOption(sel('voice-language'), 'de');
+  assert.match(await page.textContent(`${sel('voice-settings')} .hint`), /answers in the language you speak/);
+  await page.click(sel('voice-settings-save'));
+  await page.waitForSelector(`${sel('voice-settings')} ${sel('error')}`);
+  assert.match(await page.textContent(`${sel('voice-settings')} ${sel('error')}`), /ggml-tiny\.en\.bin understands only English: pick a multilingual model for German/);
+  await page.selectOption(sel('voice-stt-model'), '');
+  await page.click(sel('voice-settings-save'));
+  await page.waitForFunction(() => window.__mock.voice.language === 'de');
+  assert.equal(await page.evaluate(() => window.__mock.voice.sttModel), null);
   // Errors from the Rust side are shown too.
   await page.evaluate(() => (window.__mock.voiceEngines = ['espeak']));
   await page.click(sel('voice-settings-save'));
@@ -1251,7 +1263,8 @@ test('voice: settings — devices, mode, engine, rate, model, pause; validation;
   assert.match(await page.textContent(`${sel('voice-input')} option:checked`), /not connected/);
   assert.equal(await page.inputValue(sel('voice-tts-rate')), '220');
   assert.equal(await page.inputValue(sel('voice-tts-voice')), 'alloy');
-  assert.equal(await page.inputValue(sel('voice-stt-model')), 'ggml-tiny.en.bin');
+  assert.equal(await page.inputValue(sel('voice-stt-model')), '');
+  assert.equal(await page.inputValue(sel('voice-language')), 'de');
 });
 
 test('voice: no microphone is said in plain words, with details; then it can start again', async ({ page, out }) => {

@@ -11,7 +11,120 @@ mod worker;
 use std::path::PathBuf;
 
 pub use wer::{normalize_words, word_error_rate};
-pub use worker::{WhisperWorker, WorkerOptions, find_worker_binary, whisper_models};
+pub use worker::{
+    MULTILINGUAL_MODEL, WhisperWorker, WorkerOptions, find_worker_binary, is_multilingual,
+    whisper_models, whisper_models_for,
+};
+
+/// The languages Whisper transcribes (its codes, in its own order: by how
+/// much training audio it had), with their English names. `auto` (detect)
+/// is allowed too, with a multilingual model.
+pub const WHISPER_LANGUAGES: &[(&str, &str)] = &[
+    ("en", "English"),
+    ("zh", "Chinese"),
+    ("de", "German"),
+    ("es", "Spanish"),
+    ("ru", "Russian"),
+    ("ko", "Korean"),
+    ("fr", "French"),
+    ("ja", "Japanese"),
+    ("pt", "Portuguese"),
+    ("tr", "Turkish"),
+    ("pl", "Polish"),
+    ("ca", "Catalan"),
+    ("nl", "Dutch"),
+    ("ar", "Arabic"),
+    ("sv", "Swedish"),
+    ("it", "Italian"),
+    ("id", "Indonesian"),
+    ("hi", "Hindi"),
+    ("fi", "Finnish"),
+    ("vi", "Vietnamese"),
+    ("he", "Hebrew"),
+    ("uk", "Ukrainian"),
+    ("el", "Greek"),
+    ("ms", "Malay"),
+    ("cs", "Czech"),
+    ("ro", "Romanian"),
+    ("da", "Danish"),
+    ("hu", "Hungarian"),
+    ("ta", "Tamil"),
+    ("no", "Norwegian"),
+    ("th", "Thai"),
+    ("ur", "Urdu"),
+    ("hr", "Croatian"),
+    ("bg", "Bulgarian"),
+    ("lt", "Lithuanian"),
+    ("la", "Latin"),
+    ("mi", "Maori"),
+    ("ml", "Malayalam"),
+    ("cy", "Welsh"),
+    ("sk", "Slovak"),
+    ("te", "Telugu"),
+    ("fa", "Persian"),
+    ("lv", "Latvian"),
+    ("bn", "Bengali"),
+    ("sr", "Serbian"),
+    ("az", "Azerbaijani"),
+    ("sl", "Slovenian"),
+    ("kn", "Kannada"),
+    ("et", "Estonian"),
+    ("mk", "Macedonian"),
+    ("br", "Breton"),
+    ("eu", "Basque"),
+    ("is", "Icelandic"),
+    ("hy", "Armenian"),
+    ("ne", "Nepali"),
+    ("mn", "Mongolian"),
+    ("bs", "Bosnian"),
+    ("kk", "Kazakh"),
+    ("sq", "Albanian"),
+    ("sw", "Swahili"),
+    ("gl", "Galician"),
+    ("mr", "Marathi"),
+    ("pa", "Punjabi"),
+    ("si", "Sinhala"),
+    ("km", "Khmer"),
+    ("sn", "Shona"),
+    ("yo", "Yoruba"),
+    ("so", "Somali"),
+    ("af", "Afrikaans"),
+    ("oc", "Occitan"),
+    ("ka", "Georgian"),
+    ("be", "Belarusian"),
+    ("tg", "Tajik"),
+    ("sd", "Sindhi"),
+    ("gu", "Gujarati"),
+    ("am", "Amharic"),
+    ("yi", "Yiddish"),
+    ("lo", "Lao"),
+    ("uz", "Uzbek"),
+    ("fo", "Faroese"),
+    ("ht", "Haitian Creole"),
+    ("ps", "Pashto"),
+    ("tk", "Turkmen"),
+    ("nn", "Nynorsk"),
+    ("mt", "Maltese"),
+    ("sa", "Sanskrit"),
+    ("lb", "Luxembourgish"),
+    ("my", "Myanmar"),
+    ("bo", "Tibetan"),
+    ("tl", "Tagalog"),
+    ("mg", "Malagasy"),
+    ("as", "Assamese"),
+    ("tt", "Tatar"),
+    ("haw", "Hawaiian"),
+    ("ln", "Lingala"),
+    ("ha", "Hausa"),
+    ("ba", "Bashkir"),
+    ("jw", "Javanese"),
+    ("su", "Sundanese"),
+];
+
+/// Whether `code` is a language Whisper knows, or `auto`.
+pub fn is_whisper_language(code: &str) -> bool {
+    code == "auto" || WHISPER_LANGUAGES.iter().any(|(c, _)| *c == code)
+}
 
 /// Samples per second every transcriber takes.
 pub const STT_SAMPLE_RATE: u32 = 16_000;
@@ -63,6 +176,18 @@ pub enum SttError {
     NoModel {
         /// The models folder.
         dir: PathBuf,
+    },
+    /// The models folder has Whisper models, but none for the language.
+    #[error(
+        "no speech-to-text model for the language `{language}` in {dir}: the models there \
+         understand only English; run `make setup` (it converts the multilingual Whisper base, \
+         ggml-base-q8_0.bin), or set the voice language to English"
+    )]
+    NoModelForLanguage {
+        /// The models folder.
+        dir: PathBuf,
+        /// The language asked for.
+        language: String,
     },
     /// The model file would not load.
     #[error("cannot load the speech model {path}: {reason}")]

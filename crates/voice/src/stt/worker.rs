@@ -104,6 +104,31 @@ pub fn find_worker_binary() -> Result<PathBuf, SttError> {
     })
 }
 
+/// The multilingual model `make setup` fetches, preferred for languages
+/// other than English.
+pub const MULTILINGUAL_MODEL: &str = "ggml-base-q8_0.bin";
+
+/// Whether a ggml Whisper model understands languages other than English
+/// (OpenAI's English-only models are named `*.en*`).
+pub fn is_multilingual(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    !name.contains(".en.") && !name.contains(".en-")
+}
+
+/// The Whisper models in `dir` that can transcribe `language` (a code,
+/// or `auto`), best first: for English the preferred small English ones
+/// ([`whisper_models`]); for any other, the multilingual ones, the one
+/// `make setup` fetches first.
+pub fn whisper_models_for(dir: &Path, language: &str) -> Vec<PathBuf> {
+    let all = whisper_models(dir);
+    if language == "en" {
+        return all;
+    }
+    let mut found: Vec<PathBuf> = all.into_iter().filter(|p| is_multilingual(p)).collect();
+    found.sort_by_key(|p| p.file_name().is_none_or(|n| n != MULTILINGUAL_MODEL));
+    found
+}
+
 /// The ggml Whisper models in `dir`, preferred first (see
 /// [`PREFERRED_MODELS`]), then by name.
 pub fn whisper_models(dir: &Path) -> Vec<PathBuf> {
