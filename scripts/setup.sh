@@ -15,7 +15,7 @@ APT_PACKAGES=(
   chromium                                # UI browser tests (Playwright drives Debian's Chromium)
   espeak-ng libespeak-ng-dev              # offline text-to-speech
   libasound2-dev alsa-utils libasound2-plugins  # sound devices (cpal on ALSA, routed to PulseAudio)
-  pulseaudio pulseaudio-utils             # a private sound server for the real-audio tests
+  pulseaudio pulseaudio-utils sox         # a private sound server for the real-audio tests; sox makes its room echo
   flac vorbis-tools lame                  # FLAC, Ogg Vorbis and MP3 files for the audio decoding tests
   dovecot-imapd dovecot-lmtpd postfix openssl  # real IMAP and SMTP servers for the e-mail tests (started per test)
   redis-server                            # sessions shared by several `baton serve` (the tests start their own)

@@ -622,6 +622,9 @@ pub struct VoiceSettingsView {
     /// The spoken language: a Whisper code (`en`, `de`, …) or `auto`.
     #[serde(default = "english")]
     pub language: String,
+    /// Take the speaker's sound out of the microphone (for loudspeakers).
+    #[serde(default = "yes")]
+    pub echo_cancellation: bool,
     /// Speech engines to choose from (read-only).
     #[serde(default)]
     pub tts_engines: Vec<String>,
@@ -636,6 +639,10 @@ pub struct VoiceSettingsView {
 
 fn english() -> String {
     "en".into()
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// A language voice mode can listen to.

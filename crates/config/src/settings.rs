@@ -226,6 +226,10 @@ pub struct VoiceSettings {
     /// How often a draft transcript is made while talking, in
     /// milliseconds (0: never).
     pub partial_every_ms: u64,
+    /// Take the speaker's sound out of the microphone (acoustic echo
+    /// cancellation), so the answer played on loudspeakers does not
+    /// interrupt itself.
+    pub echo_cancellation: bool,
 }
 
 impl Default for VoiceSettings {
@@ -243,6 +247,7 @@ impl Default for VoiceSettings {
             push_to_talk: false,
             end_silence_ms: 700,
             partial_every_ms: 1000,
+            echo_cancellation: true,
         }
     }
 }

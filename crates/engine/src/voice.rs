@@ -155,6 +155,7 @@ impl Engine {
                 end_silence: Duration::from_millis(v.end_silence_ms.clamp(200, 5000)),
                 ..VadOptions::default()
             },
+            echo_cancellation: v.echo_cancellation,
             partial_every: (v.partial_every_ms > 0)
                 .then(|| Duration::from_millis(v.partial_every_ms)),
             mode: if v.push_to_talk {

@@ -62,6 +62,9 @@ pub struct LoopOptions {
     pub splitter: SplitterOptions,
     /// How often to report the input level.
     pub level_every: Duration,
+    /// Take the speaker's sound out of the microphone
+    /// ([`cancel_echo`](crate::audio::cancel_echo)).
+    pub echo_cancellation: bool,
 }
 
 impl Default for LoopOptions {
@@ -73,6 +76,7 @@ impl Default for LoopOptions {
             mode: ListenMode::HandsFree,
             splitter: SplitterOptions::default(),
             level_every: Duration::from_millis(50),
+            echo_cancellation: true,
         }
     }
 }
@@ -169,6 +173,10 @@ pub enum VoiceEvent {
     BargeIn {
         /// From the interruption to silence (ms) — the device's share.
         silenced_ms: f64,
+        /// From the first voiced moment of the user's speech, by the
+        /// microphone's clock, to silence (ms): how long the user talked
+        /// over the answer (0 for the Stop button).
+        speech_ms: f64,
     },
     /// Something failed; the loop goes on listening.
     Error {
@@ -224,6 +232,11 @@ impl History {
     }
 }
 
+/// The length of `n` samples at the microphone's rate.
+fn duration_of(n: u64) -> Duration {
+    Duration::from_secs_f64(n as f64 / f64::from(STT_SAMPLE_RATE))
+}
+
 fn samples_of(d: Duration) -> u64 {
     (d.as_secs_f64() * f64::from(STT_SAMPLE_RATE)) as u64
 }
@@ -243,6 +256,18 @@ pub async fn run_voice_loop(
     mut control: mpsc::Receiver<Control>,
     events: mpsc::UnboundedSender<VoiceEvent>,
 ) -> Vec<TurnRecord> {
+    if options.echo_cancellation {
+        mic = match crate::audio::cancel_echo(mic, &parts.speaker) {
+            Ok(clean) => clean,
+            Err(e) => {
+                // `mic` went to the canceller; nothing can be heard.
+                let _ = events.send(VoiceEvent::Error {
+                    message: e.to_string(),
+                });
+                return Vec::new();
+            }
+        };
+    }
     let mut state = VoiceLoop::new(parts, options, events);
     let mut jobs = Jobs::default();
     let (mut mic_open, mut control_open) = (true, true);
@@ -260,7 +285,7 @@ pub async fn run_voice_loop(
             },
             ctl = control.recv(), if control_open => match ctl {
                 Some(Control::Quit) => {
-                    state.barge_in(&mut jobs).await;
+                    state.barge_in(&mut jobs, Duration::ZERO).await;
                     break;
                 }
                 Some(ctl) => state.on_control(ctl, &mut jobs).await,
@@ -388,11 +413,13 @@ impl VoiceLoop {
         self.report_level(chunk, now);
         self.history.samples.extend_from_slice(chunk);
         if self.options.mode == ListenMode::HandsFree {
+            self.vad.set_speaking(self.echo_expected());
             let pcm: Vec<i16> = chunk.iter().copied().map(f32_to_i16).collect();
             for ev in self.vad.push(&pcm) {
                 match ev {
                     VadEvent::SpeechStart(at) => {
-                        self.start_utterance(at.saturating_sub(self.preroll), jobs)
+                        let heard = duration_of(self.history.end().saturating_sub(at));
+                        self.start_utterance(at.saturating_sub(self.preroll), heard, jobs)
                             .await;
                     }
                     VadEvent::SpeechEnd(at) => self.end_utterance_at(at, now, jobs),
@@ -405,6 +432,14 @@ impl VoiceLoop {
                 .history
                 .trim(self.history.end().saturating_sub(self.preroll * 2)),
         }
+    }
+
+    /// Whether the speaker is playing, or played within the time its sound
+    /// takes to come back through a room and the devices' buffers.
+    fn echo_expected(&self) -> bool {
+        const ECHO_TAIL: Duration = Duration::from_millis(500);
+        let queue = self.parts.speaker.queue();
+        queue.queued() > 0 || queue.last_played().is_some_and(|t| t.elapsed() < ECHO_TAIL)
     }
 
     fn report_level(&mut self, chunk: &[f32], now: Instant) {
@@ -421,8 +456,8 @@ impl VoiceLoop {
     }
 
     /// The user starts talking (voice detected, or the talk button).
-    async fn start_utterance(&mut self, from: u64, jobs: &mut Jobs) {
-        self.barge_in(jobs).await;
+    async fn start_utterance(&mut self, from: u64, heard: Duration, jobs: &mut Jobs) {
+        self.barge_in(jobs, heard).await;
         self.utterance_start = Some(from);
         self.last_partial = Instant::now();
         self.emit(VoiceEvent::SpeechStarted);
@@ -477,10 +512,10 @@ impl VoiceLoop {
         match ctl {
             Control::Talk(true) => {
                 let from = self.history.end().saturating_sub(self.preroll);
-                self.start_utterance(from, jobs).await;
+                self.start_utterance(from, Duration::ZERO, jobs).await;
             }
             Control::Talk(false) => self.end_utterance_now(jobs),
-            Control::StopSpeaking | Control::Quit => self.barge_in(jobs).await,
+            Control::StopSpeaking | Control::Quit => self.barge_in(jobs, Duration::ZERO).await,
         }
     }
 
@@ -540,8 +575,8 @@ impl VoiceLoop {
     }
 
     /// Speech or Stop interrupts the answer.
-    async fn barge_in(&self, jobs: &mut Jobs) {
-        barge_in(&mut jobs.answer, &self.parts, &|e| self.emit(e)).await;
+    async fn barge_in(&self, jobs: &mut Jobs, heard: Duration) {
+        barge_in(&mut jobs.answer, &self.parts, heard, &|e| self.emit(e)).await;
     }
 
     /// The loop ends: the answer is stopped, a draft dropped.
@@ -582,6 +617,7 @@ fn spawn_final(
 async fn barge_in(
     answer: &mut Option<ActiveAnswer>,
     parts: &VoiceParts,
+    heard: Duration,
     emit: &impl Fn(VoiceEvent),
 ) {
     let playing = parts.speaker.is_playing();
@@ -589,8 +625,10 @@ async fn barge_in(
         if playing {
             let at = Instant::now();
             parts.speaker.queue().stop();
+            let silenced = at.elapsed();
             emit(VoiceEvent::BargeIn {
-                silenced_ms: ms(at.elapsed()),
+                silenced_ms: ms(silenced),
+                speech_ms: ms(heard + silenced),
             });
         }
         return;
@@ -602,6 +640,7 @@ async fn barge_in(
     let silenced = wait_silent(&parts.speaker, at).await;
     emit(VoiceEvent::BargeIn {
         silenced_ms: ms(silenced),
+        speech_ms: ms(heard + silenced),
     });
 }
 

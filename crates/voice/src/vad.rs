@@ -19,6 +19,12 @@ pub struct VadOptions {
     pub min_speech: Duration,
     /// Silence that ends an utterance.
     pub end_silence: Duration,
+    /// Voiced time needed to start an utterance while Baton speaks (a
+    /// barge-in): longer, so a burst of leftover echo does not count.
+    pub barge_in_speech: Duration,
+    /// While Baton speaks, a frame is voice only this loud or louder (RMS,
+    /// 0–1): the echo left after cancellation is far quieter than a voice.
+    pub barge_in_level: f32,
 }
 
 impl Default for VadOptions {
@@ -27,6 +33,8 @@ impl Default for VadOptions {
             threshold: 0.5,
             min_speech: Duration::from_millis(64),
             end_silence: Duration::from_millis(700),
+            barge_in_speech: Duration::from_millis(160),
+            barge_in_level: 0.006,
         }
     }
 }
@@ -56,6 +64,9 @@ pub struct VoiceActivity {
     /// Consecutive unvoiced frames (during speech) and the last voiced end.
     silent_run: usize,
     last_voice_end: u64,
+    /// Baton is speaking: starts need [`VadOptions::barge_in_speech`] of
+    /// voice at [`VadOptions::barge_in_level`].
+    speaking: bool,
 }
 
 impl VoiceActivity {
@@ -71,7 +82,14 @@ impl VoiceActivity {
             run_start: 0,
             silent_run: 0,
             last_voice_end: 0,
+            speaking: false,
         }
+    }
+
+    /// Whether Baton's answer is playing (or just stopped): a start then
+    /// needs a longer, louder run of voice.
+    pub fn set_speaking(&mut self, speaking: bool) {
+        self.speaking = speaking;
     }
 
     /// Whether an utterance is in progress.
@@ -86,7 +104,15 @@ impl VoiceActivity {
     /// Feeds 16 kHz mono samples (any count); returns what changed.
     pub fn push(&mut self, samples: &[i16]) -> Vec<VadEvent> {
         let mut events = Vec::new();
-        let start_frames = Self::frames(self.options.min_speech).max(1);
+        let (start_frames, min_level) = if self.speaking {
+            (
+                Self::frames(self.options.barge_in_speech),
+                self.options.barge_in_level,
+            )
+        } else {
+            (Self::frames(self.options.min_speech), 0.0)
+        };
+        let start_frames = start_frames.max(1);
         let end_frames = Self::frames(self.options.end_silence).max(1);
         let mut rest = samples;
         while !rest.is_empty() {
@@ -96,7 +122,8 @@ impl VoiceActivity {
             if self.pending.len() < FRAME {
                 break;
             }
-            let voiced = self.detector.predict_i16(&self.pending) >= self.options.threshold;
+            let loud = self.in_speech || min_level <= 0.0 || rms(&self.pending) >= min_level;
+            let voiced = loud && self.detector.predict_i16(&self.pending) >= self.options.threshold;
             self.pending.clear();
             let frame_start = self.position;
             self.position += FRAME as u64;
@@ -139,6 +166,12 @@ impl VoiceActivity {
             Vec::new()
         }
     }
+}
+
+/// Root-mean-square level of 16-bit samples, 0–1.
+fn rms(frame: &[i16]) -> f32 {
+    let sum: f64 = frame.iter().map(|&s| f64::from(s) * f64::from(s)).sum();
+    ((sum / frame.len().max(1) as f64).sqrt() / 32768.0) as f32
 }
 
 #[cfg(test)]

@@ -90,6 +90,7 @@ fn voice_view(engine: &baton_engine::Engine) -> VoiceSettingsView {
         stt_model: v.stt_model.clone(),
         end_silence_ms: v.end_silence_ms.min(u64::from(u32::MAX)) as u32,
         language: v.language.clone(),
+        echo_cancellation: v.echo_cancellation,
         tts_engines,
         stt_models: models
             .iter()
@@ -176,6 +177,7 @@ pub async fn save_voice_settings(
     v.stt_model = settings.stt_model;
     v.end_silence_ms = u64::from(settings.end_silence_ms);
     v.language = settings.language;
+    v.echo_cancellation = settings.echo_cancellation;
     s.save(&engine.paths.settings_file())?;
     state.reload().await?;
     Ok(voice_view(&state.engine()))

@@ -1143,6 +1143,8 @@ export type VoiceSettingsView = {
 	endSilenceMs: number,
 	/**  The spoken language: a Whisper code (`en`, `de`, …) or `auto`. */
 	language?: string,
+	/**  Take the speaker's sound out of the microphone (for loudspeakers). */
+	echoCancellation?: boolean,
 	/**  Speech engines to choose from (read-only). */
 	ttsEngines?: string[],
 	/**  Whisper models in the models folder (read-only). */

@@ -267,6 +267,7 @@ export function voiceSettingsToSave(v: VoiceSettingsView): VoiceSettingsView {
     sttModel: v.sttModel || null,
     endSilenceMs: v.endSilenceMs,
     language: v.language,
+    echoCancellation: v.echoCancellation,
   };
 }
 

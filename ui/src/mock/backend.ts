@@ -316,6 +316,7 @@ export class MockBackend {
     sttModel: null,
     endSilenceMs: 700,
     language: 'en',
+    echoCancellation: true,
   };
   voiceEngines = ['espeak', 'openai'];
   voiceModels = ['ggml-base.en-q5_0.bin', 'ggml-tiny.en.bin', 'ggml-base-q8_0.bin'];
@@ -997,6 +998,7 @@ export class MockBackend {
       sttModel: v.sttModel,
       endSilenceMs: v.endSilenceMs,
       language: v.language,
+      echoCancellation: v.echoCancellation,
     };
     return this.voiceView();
   }

@@ -1205,6 +1205,8 @@ test('voice: settings — devices, mode, engine, rate, model, pause; validation;
   await page.fill(sel('voice-tts-rate'), '500');
   await page.fill(sel('voice-end-silence'), '150');
   await page.selectOption(sel('voice-stt-model'), 'ggml-tiny.en.bin');
+  assert.equal(await page.isChecked(sel('voice-echo')), true);
+  await page.uncheck(sel('voice-echo'));
   await page.click(sel('voice-settings-save'));
   await page.waitForSelector(sel('voice-problem'));
   const problems = await page.$$eval(sel('voice-problem'), (es) => es.map((e) => e.textContent));
@@ -1226,6 +1228,7 @@ test('voice: settings — devices, mode, engine, rate, model, pause; validation;
     sttModel: 'ggml-tiny.en.bin',
     endSilenceMs: 900,
     language: 'en',
+    echoCancellation: false,
   };
   assert.deepEqual((await voiceCalls(page, 'save_voice_settings')).at(-1).settings, saved);
   assert.deepEqual(await page.evaluate(() => window.__mock.voice), saved);

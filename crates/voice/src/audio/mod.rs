@@ -3,6 +3,7 @@
 
 mod decode;
 mod device;
+mod echo;
 mod playback;
 mod resample;
 mod source;
@@ -11,7 +12,8 @@ use std::path::PathBuf;
 
 pub use decode::{Pcm, decode_bytes, decode_file};
 pub use device::{DeviceInfo, Microphone, input_devices, open_speaker, output_devices};
-pub use playback::{PlaybackQueue, Speaker};
+pub use echo::cancel_echo;
+pub use playback::{PlaybackQueue, Speaker, Tap};
 pub use resample::{StreamResampler, resample};
 pub use source::{AudioChunks, paced_source};
 

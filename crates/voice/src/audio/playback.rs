@@ -22,7 +22,13 @@ struct State {
     /// When the last sample of sound was handed to the device.
     last_played: Option<Instant>,
     stops: u64,
+    /// Told every piece handed to the device (silence included): the echo
+    /// canceller's reference.
+    tap: Option<Tap>,
 }
+
+/// Receives what the device plays, on the device's thread: must not block.
+pub type Tap = Box<dyn FnMut(&[f32]) + Send>;
 
 /// Samples waiting to be played, at one rate, shared by the producer and
 /// the device.
@@ -63,6 +69,9 @@ impl PlaybackQueue {
             *o = v;
         }
         out[n..].fill(0.0);
+        if let Some(tap) = s.tap.as_mut() {
+            tap(out);
+        }
         if n > 0 {
             let now = Instant::now();
             s.first_played.get_or_insert(now);
@@ -70,6 +79,12 @@ impl PlaybackQueue {
             s.played += n as u64;
         }
         n
+    }
+
+    /// Sets (or with `None` removes) what is told each piece the device
+    /// plays.
+    pub fn set_tap(&self, tap: Option<Tap>) {
+        self.lock().tap = tap;
     }
 
     /// Drops everything queued: the device is silent from its next pull.
