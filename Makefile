@@ -22,6 +22,7 @@ setup:
 	@scripts/setup.sh
 	@scripts/fetch-model.sh
 	@scripts/fetch-whisper.sh
+	@scripts/fetch-piper.sh
 
 ## ui-deps: the web UI's npm packages (npm ci only when the lock file changed)
 ui-deps:

@@ -156,6 +156,11 @@ print(f"baton say: {bt*1000:.0f} ms for {ba:.1f} s of speech (real-time factor {
 PY
 
 echo
+echo "== text to speech: the natural voice (Piper en_US-joe-medium on ONNX Runtime) vs eSpeak NG, same 12 sentences: first audio of a sentence, real-time factor, Whisper tiny.en's word error rate =="
+cargo build --release -p baton-stt --bins 2>&1 | tail -1
+cargo bench -p baton-voice --bench tts 2>/dev/null | grep -v '^ *Running'
+
+echo
 echo "== speech to text: whisper.cpp (f16, q8_0, q5_0; 30 s or fitted encoder window) vs faster-whisper int8, same 30 clips, 2 threads, greedy =="
 cargo build --release -p baton-stt --bins 2>&1 | tail -1
 "$CARGO_TARGET_DIR/release/baton-stt-bench" --models "$BATON_MODELS_DIR" --threads 2 --beam-size 1 2>/dev/null

@@ -61,6 +61,7 @@ impl From<baton_engine::EngineError> for IpcError {
             E::Agent { .. } => ErrorCode::Config,
             E::ModelCatalog(_) => ErrorCode::NotFound,
             E::Pull(_) => ErrorCode::Download,
+            E::Speech(_) => ErrorCode::Audio,
             E::Session(baton_agent::SessionError::NotFound(_)) => ErrorCode::NotFound,
             E::Session(baton_agent::SessionError::BadName(_)) => ErrorCode::InvalidInput,
             E::Session(_) => ErrorCode::Io,

@@ -313,6 +313,9 @@ pub struct SayArgs {
     /// Write a WAV file (16-bit mono) instead of playing on the speaker.
     #[arg(long, short = 'o', value_name = "FILE.wav")]
     pub out: Option<PathBuf>,
+    /// Speech engine: `espeak`, `piper` (the natural offline voice) or a provider entry with a voice (default: voice.ttsEngine).
+    #[arg(long, value_name = "NAME")]
+    pub engine: Option<String>,
     /// eSpeak NG voice (`en-us`, `en-gb`, `de`, `fr`, …).
     #[arg(long, default_value = "en-us")]
     pub voice: String,

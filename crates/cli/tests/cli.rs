@@ -1412,6 +1412,51 @@ async fn transcribe_reads_any_format_and_rate_and_explains_bad_files() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn say_speaks_with_the_natural_voice_more_clearly_than_espeak() {
+    let env = Env::new();
+    let text = "Revenue grew by twelve percent compared with the previous quarter. \
+                Should I send the summary to the whole team?";
+    let mut errors = Vec::new();
+    for engine in ["piper", "espeak"] {
+        let wav = env.path().join(format!("{engine}.wav"));
+        let mut c = env.cmd();
+        c.env("BATON_MODELS_DIR", models_dir());
+        c.args(["say", "--engine", engine, "--out"])
+            .arg(&wav)
+            .arg(text);
+        let o = run(c, None).await;
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        errors.push(wer(text, &transcribe(&env, &wav).await));
+    }
+    // Whisper hears the natural voice almost word for word, better than
+    // eSpeak NG's.
+    assert!(errors[0] <= 0.1 && errors[0] <= errors[1], "{errors:?}");
+    // Without the voice installed, Piper is named as missing; the default
+    // engine falls back to eSpeak NG and still speaks.
+    let empty = env.path().join("no-models");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut c = env.cmd();
+    c.env("BATON_MODELS_DIR", &empty);
+    c.args(["say", "--engine", "piper", "--out"])
+        .arg(env.path().join("x.wav"))
+        .arg("Hello.");
+    let o = run(c, None).await;
+    assert_ne!(o.code, 0);
+    assert!(
+        o.stderr.contains("no Piper voice") && o.stderr.contains("make setup"),
+        "{}",
+        o.stderr
+    );
+    let mut c = env.cmd();
+    c.env("BATON_MODELS_DIR", &empty);
+    c.args(["say", "--out"])
+        .arg(env.path().join("y.wav"))
+        .arg("Hello.");
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn transcribe_hears_german_with_the_multilingual_model_and_refuses_an_english_one() {
     let env = Env::new();
     let wav = env.path().join("de.wav");

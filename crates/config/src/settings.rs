@@ -207,8 +207,10 @@ pub struct VoiceSettings {
     pub threads: Option<usize>,
     /// Beam width of the final transcript (1 = greedy, fastest).
     pub beam_size: usize,
-    /// Text-to-speech engine: "espeak" (offline), or the name of a
-    /// provider entry with an OpenAI-compatible `/v1/audio/speech`.
+    /// Text-to-speech engine: "auto" (the natural Piper voice when
+    /// installed, else eSpeak NG), "piper", "espeak" (both offline), or the
+    /// name of a provider entry with an OpenAI-compatible
+    /// `/v1/audio/speech`.
     pub tts_engine: String,
     /// Voice name (eSpeak NG voice such as "en-us", or the endpoint's
     /// voice such as "alloy").
@@ -239,7 +241,7 @@ impl Default for VoiceSettings {
             language: "en".into(),
             threads: None,
             beam_size: 1,
-            tts_engine: "espeak".into(),
+            tts_engine: "auto".into(),
             tts_voice: None,
             tts_rate: 175,
             input_device: None,

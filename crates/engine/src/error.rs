@@ -59,4 +59,7 @@ pub enum EngineError {
     /// A download failed.
     #[error(transparent)]
     Pull(#[from] baton_models::PullError),
+    /// The speech engine could not start.
+    #[error(transparent)]
+    Speech(#[from] baton_voice::TtsError),
 }

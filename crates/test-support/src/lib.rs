@@ -38,15 +38,35 @@ pub const EMBEDDED_MODEL: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 pub const EMBEDDED_MODEL_SHA256: &str =
     "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53";
 
-/// The embedded model in the models folder (`BATON_MODELS_DIR`, else
-/// `~/.local/share/baton/models`); panics with what to run when missing.
-pub fn embedded_model() -> PathBuf {
-    let dir = std::env::var_os("BATON_MODELS_DIR")
+/// The models folder `make setup` fills (`BATON_MODELS_DIR`, else
+/// `~/.local/share/baton/models`).
+pub fn models_dir() -> PathBuf {
+    std::env::var_os("BATON_MODELS_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
                 .join(".local/share/baton/models")
-        });
+        })
+}
+
+/// The Piper voice and ONNX Runtime's library `make setup` fetches
+/// (scripts/fetch-piper.sh); panics with what to run when missing.
+pub fn piper_voice() -> (PathBuf, PathBuf) {
+    let dir = models_dir();
+    let voice = dir.join("piper/en_US-joe-medium.onnx");
+    let runtime = dir.join("onnxruntime/libonnxruntime.so.1.32.0");
+    assert!(
+        voice.exists() && runtime.exists(),
+        "the Piper voice or ONNX Runtime is missing in {}: run `make setup`",
+        dir.display()
+    );
+    (voice, runtime)
+}
+
+/// The embedded model in the models folder ([`models_dir`]); panics with
+/// what to run when missing.
+pub fn embedded_model() -> PathBuf {
+    let dir = models_dir();
     let path = dir.join(EMBEDDED_MODEL);
     assert!(
         path.exists(),

@@ -21,5 +21,5 @@ pub use speak::{
     AudioSink, RecordingSink, SpeakReport, SpeakStep, speak_stream, speak_stream_observed,
 };
 pub use splitter::{SentenceSplitter, SplitterOptions};
-pub use tts::{EspeakTts, Speech, TextToSpeech, TtsError};
+pub use tts::{EspeakTts, PiperTts, Speech, TextToSpeech, TtsError};
 pub use vad::{FRAME, VAD_SAMPLE_RATE, VadEvent, VadOptions, VoiceActivity};

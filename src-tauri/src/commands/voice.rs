@@ -57,7 +57,10 @@ pub async fn voice_devices() -> IpcResult<AudioDevices> {
 
 fn voice_view(engine: &baton_engine::Engine) -> VoiceSettingsView {
     let v = &engine.settings.voice;
-    let mut tts_engines = vec!["espeak".to_string()];
+    let mut tts_engines = vec!["auto".to_string(), "espeak".to_string()];
+    if !engine.piper_voices().is_empty() {
+        tts_engines.push("piper".into());
+    }
     tts_engines.extend(
         engine
             .providers

@@ -310,7 +310,7 @@ export class MockBackend {
     pushToTalk: false,
     inputDevice: null,
     outputDevice: null,
-    ttsEngine: 'espeak',
+    ttsEngine: 'auto',
     ttsVoice: null,
     ttsRate: 175,
     sttModel: null,
@@ -318,7 +318,7 @@ export class MockBackend {
     language: 'en',
     echoCancellation: true,
   };
-  voiceEngines = ['espeak', 'openai'];
+  voiceEngines = ['auto', 'espeak', 'piper', 'openai'];
   voiceModels = ['ggml-base.en-q5_0.bin', 'ggml-tiny.en.bin', 'ggml-base-q8_0.bin'];
   /** A few of Whisper's languages (the Rust side lists all 99). */
   voiceLanguages: [string, string][] = [['auto', 'Detect the language'], ['en', 'English'], ['de', 'German'], ['fr', 'French'], ['es', 'Spanish']];
@@ -1053,7 +1053,7 @@ export class MockBackend {
     const mic = this.audioDevices.inputs.find((d) => d.id === this.voice.inputDevice) ?? this.audioDevices.inputs.find((d) => d.isDefault);
     return {
       stt: `whisper.cpp (${this.voice.sttModel ?? this.voiceModels[0]})`,
-      tts: this.voice.ttsEngine === 'espeak' ? 'eSpeak NG' : this.voice.ttsEngine,
+      tts: this.voice.ttsEngine === 'espeak' ? 'eSpeak NG' : ['auto', 'piper'].includes(this.voice.ttsEngine) ? 'piper (en_US-joe-medium)' : this.voice.ttsEngine,
       microphone: mic?.name ?? 'default microphone',
       pushToTalk: run.pushToTalk,
       sessionId: session,

@@ -1194,7 +1194,7 @@ test('voice: settings — devices, mode, engine, rate, model, pause; validation;
   assert.deepEqual(await options('voice-output'), ['System default', 'Built-in Audio Analog Stereo (default)', 'Jabra Evolve2 65']);
   assert.deepEqual(await options('voice-stt-model'), ['Best available', 'ggml-base.en-q5_0.bin', 'ggml-tiny.en.bin', 'ggml-base-q8_0.bin']);
   assert.deepEqual(await options('voice-language'), ['Detect the language', 'English', 'German', 'French', 'Spanish']);
-  assert.deepEqual(await options('voice-tts-engine'), ['eSpeak NG (on this computer)', 'openai']);
+  assert.deepEqual(await options('voice-tts-engine'), ['Best on this computer (natural voice if installed)', 'eSpeak NG (on this computer)', 'Piper natural voice (on this computer)', 'openai']);
   assert.equal(await page.inputValue(sel('voice-input')), '');
   assert.equal(await page.isChecked(sel('voice-mode-handsfree')), true);
   await page.selectOption(sel('voice-input'), 'alsa_input.usb-Jabra_Evolve2');
@@ -1247,7 +1247,7 @@ test('voice: settings — devices, mode, engine, rate, model, pause; validation;
   await page.click(sel('voice-settings-save'));
   await page.waitForSelector(`${sel('voice-settings')} ${sel('error')}`);
   assert.match(await page.textContent(`${sel('voice-settings')} ${sel('error')}`), /no speech engine named `openai`/);
-  await page.evaluate(() => (window.__mock.voiceEngines = ['espeak', 'openai']));
+  await page.evaluate(() => (window.__mock.voiceEngines = ['auto', 'espeak', 'piper', 'openai']));
   await page.click(sel('voice-settings-close'));
   // A new conversation uses them: push-to-talk now.
   await page.click(sel('voice-end'));

@@ -13,10 +13,12 @@ use crate::args::SayArgs;
 use crate::context::Context;
 
 pub async fn run(ctx: &Context, args: SayArgs) -> anyhow::Result<ExitCode> {
-    let tts: Arc<dyn TextToSpeech> = if args.voice != "en-us" || args.rate != 175 {
-        Arc::new(EspeakTts::new(&args.voice, args.rate))
-    } else {
-        ctx.tts_engine()?
+    let tts: Arc<dyn TextToSpeech> = match &args.engine {
+        Some(name) => ctx.tts_engine_named(name)?,
+        None if args.voice != "en-us" || args.rate != 175 => {
+            Arc::new(EspeakTts::new(&args.voice, args.rate))
+        }
+        None => ctx.tts_engine()?,
     };
     let mut splitter = SentenceSplitter::new(SplitterOptions::default());
     let mut sentences = splitter.push(&args.text.join(" "));

@@ -81,7 +81,10 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
     });
     let (ev_tx, ev_rx) = mpsc::unbounded_channel();
     let printer = tokio::spawn(print_events(ev_rx, args.json, verbose));
-    let turns = run_voice_loop(chunks, parts, ctx.voice_loop_options(), ctl_rx, ev_tx).await;
+    let mut options = ctx.voice_loop_options();
+    // A recording has no echo of this speaker in it.
+    options.echo_cancellation &= args.mic_file.is_none();
+    let turns = run_voice_loop(chunks, parts, options, ctl_rx, ev_tx).await;
     drop(mic);
     let _ = printer.await;
     if let Some(path) = &args.speaker_file {

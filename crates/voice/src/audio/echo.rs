@@ -25,6 +25,10 @@ const FRAME: usize = (MIC_RATE / 100) as usize;
 /// Reference frames kept ahead of the microphone at most (AEC3's render
 /// queue holds 100); beyond that the oldest are skipped.
 const MAX_AHEAD: i64 = 80;
+/// The microphone may run this many frames ahead of the reference (a
+/// device hands its sound over in bursts; AEC3 absorbs that jitter)
+/// before silence stands in for a speaker that stopped pulling.
+const MAX_BEHIND: i64 = 50;
 /// Pieces waiting for the canceller (about 5 s of 10 ms pieces).
 const QUEUE: usize = 512;
 
@@ -192,9 +196,11 @@ impl Canceller {
         let mut out = [0.0f32; FRAME];
         while self.capture.len() >= FRAME {
             let frame: Vec<f32> = self.capture.drain(..FRAME).collect();
-            // Nothing played yet (or the speaker stalled): silence is the
-            // reference, so both sides stay in step.
-            if self.ahead <= 0 {
+            // The speaker stalled (or never started): silence is the
+            // reference, so both sides stay in step. A shorter lag is the
+            // device's bursts, which AEC3 absorbs; filling it would shift
+            // the reference against the echo.
+            if self.ahead <= -MAX_BEHIND {
                 let silence = vec![0.0; self.render_frame];
                 self.feed_render(&silence);
             }

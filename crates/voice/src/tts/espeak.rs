@@ -140,6 +140,73 @@ impl TextToSpeech for EspeakTts {
     }
 }
 
+/// One clause of text as eSpeak NG's phonemes (IPA), with the punctuation
+/// that ended it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Clause {
+    /// The phonemes, in IPA with stress marks.
+    pub phonemes: String,
+    /// `.` `,` `?` `!` `:` or `;` when the clause ended with one.
+    pub punctuation: Option<char>,
+}
+
+/// `text` as phonemes of `voice`, clause by clause (what Piper voices are
+/// trained on). eSpeak NG reads one clause per call and moves the text
+/// pointer past it; the punctuation is taken from the text it consumed.
+pub(crate) fn phonemes(voice: &str, text: &str) -> Result<Vec<Clause>, TtsError> {
+    engine()?;
+    let voice_c = CString::new(voice)
+        .map_err(|_| TtsError::Synthesis("the voice name contains a NUL byte".into()))?;
+    let text_c = CString::new(text.replace('\0', " "))
+        .map_err(|_| TtsError::Synthesis("the text contains a NUL byte".into()))?;
+    let bytes = text_c.as_bytes();
+    let base = text_c.as_ptr() as usize;
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: the library is initialized and locked; the voice name is a
+    // valid C string for the call.
+    if unsafe { sys::espeak_SetVoiceByName(voice_c.as_ptr()) } != sys::espeak_ERROR_EE_OK {
+        return Err(TtsError::Synthesis(format!(
+            "espeak-ng has no voice named `{voice}`"
+        )));
+    }
+    let mut clauses = Vec::new();
+    let mut ptr: *const std::ffi::c_void = text_c.as_ptr().cast();
+    while !ptr.is_null() {
+        let start = (ptr as usize).saturating_sub(base).min(bytes.len());
+        // SAFETY: `ptr` points into `text_c` (alive, NUL-terminated) or is
+        // null; espeak-ng returns a string it owns until the next call,
+        // copied at once.
+        let out = unsafe {
+            sys::espeak_TextToPhonemes(
+                &mut ptr,
+                sys::espeakCHARS_UTF8 as c_int,
+                sys::espeakPHONEMES_IPA as c_int,
+            )
+        };
+        if out.is_null() {
+            break;
+        }
+        let phonemes = unsafe { std::ffi::CStr::from_ptr(out) }
+            .to_string_lossy()
+            .trim()
+            .to_string();
+        let end = if ptr.is_null() {
+            bytes.len()
+        } else {
+            (ptr as usize).saturating_sub(base).min(bytes.len())
+        };
+        let consumed = String::from_utf8_lossy(&bytes[start..end.max(start)]);
+        let punctuation = consumed.chars().rev().find(|c| ".,?!:;".contains(*c));
+        if !phonemes.is_empty() {
+            clauses.push(Clause {
+                phonemes,
+                punctuation,
+            });
+        }
+    }
+    Ok(clauses)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +234,19 @@ mod tests {
             .synthesize("Hello from Baton. The report is ready.")
             .unwrap();
         assert!(slow.samples.len() > speech.samples.len() * 3 / 2);
+    }
+
+    #[test]
+    fn text_becomes_ipa_phonemes_clause_by_clause_with_its_punctuation() {
+        let clauses = phonemes("en-us", "Hello world. Is it raining?").unwrap();
+        assert_eq!(clauses.len(), 2, "{clauses:?}");
+        assert!(
+            clauses[0].phonemes.contains('ˈ'),
+            "stress marks: {clauses:?}"
+        );
+        assert_eq!(clauses[0].punctuation, Some('.'));
+        assert_eq!(clauses[1].punctuation, Some('?'));
+        assert!(phonemes("en-us", "").unwrap().is_empty());
     }
 
     #[test]

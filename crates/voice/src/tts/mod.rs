@@ -2,9 +2,11 @@
 //! and tests use any of them the same way.
 
 mod espeak;
+mod piper;
 mod speech;
 
 pub use espeak::EspeakTts;
+pub use piper::{PiperTts, onnx_runtime, piper_voices};
 pub use speech::{Speech, f32_to_i16};
 
 /// Why speech could not be made.
