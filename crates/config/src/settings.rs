@@ -232,6 +232,10 @@ pub struct VoiceSettings {
     /// cancellation), so the answer played on loudspeakers does not
     /// interrupt itself.
     pub echo_cancellation: bool,
+    /// After this much silence (ms) the utterance is transcribed and the
+    /// answer started, held unheard until the end-of-speech pause confirms
+    /// it (0: wait for the whole pause).
+    pub speculate_after_ms: u64,
 }
 
 impl Default for VoiceSettings {
@@ -250,6 +254,7 @@ impl Default for VoiceSettings {
             end_silence_ms: 700,
             partial_every_ms: 1000,
             echo_cancellation: true,
+            speculate_after_ms: 300,
         }
     }
 }

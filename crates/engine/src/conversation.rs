@@ -273,6 +273,27 @@ impl Conversation {
         Ok(true)
     }
 
+    /// Forgets the last exchange if its user message says `prompt` (an
+    /// answer started on half a sentence and thrown away unheard); waits
+    /// for a running turn to end. Whether it was there.
+    pub async fn retract_exchange(&self, prompt: &str) -> Result<bool, EngineError> {
+        let mut session = self.session.lock().await;
+        let last_user = session
+            .history
+            .iter()
+            .rposition(|m| matches!(m, Message::User { .. }));
+        let Some(index) = last_user.filter(|i| session.history[*i].text().trim() == prompt.trim())
+        else {
+            return Ok(false);
+        };
+        session.history.truncate(index);
+        session.voice.retain(|v| v.message < index);
+        if self.options.persist {
+            self.engine.session_store().save(&session)?;
+        }
+        Ok(true)
+    }
+
     /// Builds the agent now, so a provider that cannot be opened (a
     /// missing key) is reported before the first message.
     pub async fn ready(&self) -> Result<(), EngineError> {

@@ -216,6 +216,8 @@ impl Engine {
                 ..VadOptions::default()
             },
             echo_cancellation: v.echo_cancellation,
+            speculate_after: (v.speculate_after_ms > 0)
+                .then(|| Duration::from_millis(v.speculate_after_ms)),
             partial_every: (v.partial_every_ms > 0)
                 .then(|| Duration::from_millis(v.partial_every_ms)),
             mode: if v.push_to_talk {

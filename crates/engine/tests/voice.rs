@@ -208,3 +208,27 @@ async fn the_speech_model_follows_the_language() {
         "ggml-tiny.en-q8_0.bin"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_to_half_a_sentence_is_forgotten_when_retracted() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::text("Noted."));
+    server.reply(Reply::text("A table for four, booked."));
+    let setup = Setup::new(&server);
+    let engine = setup.engine();
+    let conversation = engine.voice_conversation(None, None, None).unwrap();
+    let responder = AgentResponder::new(conversation.clone());
+    answer(&responder, "Book a table").await;
+    responder.retract("Book a table");
+    answer(&responder, "Book a table for four people").await;
+    let history = conversation.session().await.history;
+    let said: Vec<String> = history
+        .iter()
+        .filter(|m| matches!(m, baton_llm::Message::User { .. }))
+        .map(|m| m.text())
+        .collect();
+    assert_eq!(said, ["Book a table for four people"]);
+    // The model never saw the half sentence with the whole one.
+    let last = bodies(&server).last().unwrap().to_string();
+    assert!(!last.contains("Noted."), "{last}");
+}

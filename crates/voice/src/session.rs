@@ -22,6 +22,12 @@ use crate::{
     speak_stream_observed,
 };
 
+mod held;
+mod speculate;
+
+use held::{Gate, HeldSink};
+use speculate::Speculation;
+
 /// Answers what the user said: the agent's streaming chat, or a stand-in.
 pub trait Responder: Send + Sync {
     /// Starts answering `prompt`; the answer's text arrives on the
@@ -32,6 +38,10 @@ pub trait Responder: Send + Sync {
     /// An answer is over (spoken to the end, or cut short): what was
     /// heard, said and how fast, to keep with the conversation.
     fn finished(&self, _record: &TurnRecord) {}
+
+    /// The answer to `prompt` was started on half a sentence (at a pause)
+    /// and thrown away unheard: forget the exchange.
+    fn retract(&self, _prompt: &str) {}
 }
 
 /// How utterances are cut.
@@ -65,6 +75,11 @@ pub struct LoopOptions {
     /// Take the speaker's sound out of the microphone
     /// ([`cancel_echo`](crate::audio::cancel_echo)).
     pub echo_cancellation: bool,
+    /// Hands-free: after this much silence, transcribe and start the
+    /// answer (held, not heard) before the end-of-speech pause is over;
+    /// the pause confirms it, or speech resuming throws it away (`None`:
+    /// wait for the whole pause).
+    pub speculate_after: Option<Duration>,
 }
 
 impl Default for LoopOptions {
@@ -77,6 +92,7 @@ impl Default for LoopOptions {
             splitter: SplitterOptions::default(),
             level_every: Duration::from_millis(50),
             echo_cancellation: true,
+            speculate_after: Some(Duration::from_millis(300)),
         }
     }
 }
@@ -306,10 +322,14 @@ struct Jobs {
     finals: tokio::task::JoinSet<FinalTranscript>,
     /// The answer being produced or spoken.
     answer: Option<ActiveAnswer>,
+    /// A transcription started at a pause (see [`Speculation`]).
+    spec: Option<JoinHandle<FinalTranscript>>,
 }
 
 /// A background job that ended.
 enum Done {
+    /// The transcription started at a pause.
+    Speculative(Option<FinalTranscript>),
     /// A draft (`None` when it failed).
     Partial(Option<Transcript>),
     /// A final transcription.
@@ -320,12 +340,12 @@ enum Done {
 
 impl Jobs {
     fn idle(&self) -> bool {
-        self.partial.is_none() && self.finals.is_empty() && self.answer.is_none()
+        self.partial.is_none() && self.settled()
     }
 
     /// No transcript or answer pending (a draft does not count).
     fn settled(&self) -> bool {
-        self.finals.is_empty() && self.answer.is_none()
+        self.finals.is_empty() && self.answer.is_none() && self.spec.is_none()
     }
 
     /// Waits for the next job to end (only called when one is running).
@@ -334,8 +354,14 @@ impl Jobs {
             partial,
             finals,
             answer,
+            spec,
         } = self;
         tokio::select! {
+            r = async {
+                let r = spec.as_mut().expect("guarded").await;
+                *spec = None;
+                r
+            }, if spec.is_some() => Done::Speculative(r.ok()),
             r = async {
                 let r = partial.as_mut().expect("guarded").await;
                 *partial = None;
@@ -377,6 +403,8 @@ struct VoiceLoop {
     last_partial: Instant,
     level: (f64, usize, Instant),
     turns: Vec<TurnRecord>,
+    /// Work started at a pause in the utterance in progress.
+    spec: Option<Speculation>,
 }
 
 impl VoiceLoop {
@@ -386,7 +414,10 @@ impl VoiceLoop {
         events: mpsc::UnboundedSender<VoiceEvent>,
     ) -> Self {
         Self {
-            vad: VoiceActivity::new(options.vad.clone()),
+            vad: VoiceActivity::new(VadOptions {
+                pause: options.speculate_after,
+                ..options.vad.clone()
+            }),
             preroll: samples_of(options.preroll),
             parts,
             options,
@@ -400,6 +431,7 @@ impl VoiceLoop {
             last_partial: Instant::now(),
             level: (0.0, 0, Instant::now()),
             turns: Vec::new(),
+            spec: None,
         }
     }
 
@@ -422,7 +454,13 @@ impl VoiceLoop {
                         self.start_utterance(at.saturating_sub(self.preroll), heard, jobs)
                             .await;
                     }
-                    VadEvent::SpeechEnd(at) => self.end_utterance_at(at, now, jobs),
+                    VadEvent::SpeechEnd(at) => {
+                        if !self.confirm_speculation(at) {
+                            self.end_utterance_at(at, now, jobs);
+                        }
+                    }
+                    VadEvent::Pause(at) => self.speculate(at, now, jobs),
+                    VadEvent::Resume => self.drop_speculation(jobs).await,
                 }
             }
         }
@@ -468,13 +506,20 @@ impl VoiceLoop {
         let Some(start) = self.utterance_start.take() else {
             return;
         };
-        // Keep a little of the tail: word endings are soft.
-        let end = (at + samples_of(Duration::from_millis(150))).min(self.history.end());
-        let behind =
-            Duration::from_secs_f64((self.history.end() - at) as f64 / f64::from(STT_SAMPLE_RATE));
-        let speech_end = now.checked_sub(behind).unwrap_or(now);
-        let audio = self.history.slice(start, end);
+        let (audio, speech_end) = self.heard(start, at, now);
         spawn_final(&mut jobs.finals, &self.parts, audio, speech_end, now);
+    }
+
+    /// The utterance from `start` to the voice's end at `at` (with a
+    /// little of the tail: word endings are soft), and when, by the clock,
+    /// the voice ended (`now` is when the loop got this far).
+    fn heard(&self, start: u64, at: u64, now: Instant) -> (Vec<f32>, Instant) {
+        let end = (at + samples_of(Duration::from_millis(150))).min(self.history.end());
+        let behind = duration_of(self.history.end().saturating_sub(at));
+        (
+            self.history.slice(start, end),
+            now.checked_sub(behind).unwrap_or(now),
+        )
     }
 
     /// The utterance ends now (button released, source closed).
@@ -526,6 +571,7 @@ impl VoiceLoop {
             }
             Done::Partial(_) | Done::Final(None) | Done::Answer(None) => {}
             Done::Final(Some(f)) => self.on_transcript(f, jobs).await,
+            Done::Speculative(f) => self.on_speculative(f, jobs).await,
             Done::Answer(Some(rec)) => {
                 self.parts.responder.finished(&rec);
                 self.turns.push(rec);
@@ -568,9 +614,9 @@ impl VoiceLoop {
             &self.parts,
             &self.options,
             text,
-            f.speech_end,
-            f.heard_end,
+            (f.speech_end, f.heard_end),
             self.events.clone(),
+            Gate::open_now(),
         ));
     }
 
@@ -655,50 +701,91 @@ async fn wait_silent(speaker: &Speaker, since: Instant) -> Duration {
     since.elapsed()
 }
 
+/// Forwards the answer's text to the speech stream at once, and to the
+/// user interface once `gate` lets it be seen (a held answer's text waits).
+fn forward_answer(
+    mut answer_rx: mpsc::Receiver<String>,
+    speak_tx: mpsc::Sender<String>,
+    answer_text: Arc<Mutex<String>>,
+    events: mpsc::UnboundedSender<VoiceEvent>,
+    (gate, cancel): (Gate, CancellationToken),
+) {
+    tokio::spawn(async move {
+        let mut unseen = String::new();
+        loop {
+            let piece = tokio::select! {
+                piece = answer_rx.recv() => piece,
+                () = gate.released(), if !unseen.is_empty() => Some(String::new()),
+            };
+            let Some(piece) = piece else { break };
+            answer_text
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push_str(&piece);
+            unseen.push_str(&piece);
+            if gate.is_discarded() {
+                unseen.clear();
+            } else if !gate.is_held() && !unseen.is_empty() {
+                let text = std::mem::take(&mut unseen);
+                let _ = events.send(VoiceEvent::AnswerText { text });
+            }
+            if !piece.is_empty() && speak_tx.send(piece).await.is_err() {
+                break;
+            }
+        }
+        // The whole answer may have come while it was held.
+        drop(speak_tx);
+        tokio::select! {
+            () = gate.released() => {}
+            () = cancel.cancelled() => return,
+        }
+        if !gate.is_discarded() && !unseen.is_empty() {
+            let _ = events.send(VoiceEvent::AnswerText { text: unseen });
+        }
+    });
+}
+
+/// Starts answering `prompt` and speaking the answer as it streams; a
+/// held `gate` keeps it unheard and unseen until it opens.
 fn start_answer(
     parts: &VoiceParts,
     options: &LoopOptions,
     prompt: String,
-    speech_end: Instant,
-    heard_end: Instant,
+    (speech_end, heard_end): (Instant, Instant),
     events: mpsc::UnboundedSender<VoiceEvent>,
+    gate: Gate,
 ) -> ActiveAnswer {
     let cancel = CancellationToken::new();
     let transcribed = Instant::now();
-    let mut answer_rx = parts.responder.respond(prompt.clone(), cancel.clone());
+    let answer_rx = parts.responder.respond(prompt.clone(), cancel.clone());
     let (speak_tx, speak_rx) = mpsc::channel::<String>(256);
     let answer_text = Arc::new(Mutex::new(String::new()));
-    {
-        let events = events.clone();
-        let answer_text = Arc::clone(&answer_text);
-        tokio::spawn(async move {
-            while let Some(piece) = answer_rx.recv().await {
-                answer_text
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push_str(&piece);
-                let _ = events.send(VoiceEvent::AnswerText {
-                    text: piece.clone(),
-                });
-                if speak_tx.send(piece).await.is_err() {
-                    break;
-                }
-            }
-        });
-    }
+    let forward_gate = gate.clone();
+    forward_answer(
+        answer_rx,
+        speak_tx,
+        Arc::clone(&answer_text),
+        events.clone(),
+        (forward_gate, cancel.clone()),
+    );
     let speaker = parts.speaker.clone();
     speaker.queue().mark();
+    let sink = HeldSink {
+        speaker: speaker.clone(),
+        gate: gate.clone(),
+        cancel: cancel.clone(),
+    };
     let tts: Arc<dyn TextToSpeech> = Arc::clone(&parts.tts);
     let splitter = options.splitter.clone();
     let task_cancel = cancel.clone();
-    let steps: Arc<Mutex<(Option<Instant>, Option<Instant>)>> = Arc::new(Mutex::new((None, None)));
     let task = tokio::spawn(async move {
+        let steps: Arc<Mutex<(Option<Instant>, Option<Instant>)>> = Arc::default();
         let observe_steps = Arc::clone(&steps);
         let observe_events = events.clone();
         let result = speak_stream_observed(
             speak_rx,
             tts,
-            speaker.clone(),
+            sink,
             splitter,
             task_cancel.clone(),
             move |step| {
@@ -724,32 +811,50 @@ fn start_answer(
         };
         let interrupted = interrupted || task_cancel.is_cancelled();
         let (first_sentence, queued) = *steps.lock().unwrap_or_else(|e| e.into_inner());
-        let timing = match (first_sentence, queued, speaker.queue().first_played()) {
-            (Some(sentence), Some(queued), Some(played)) => Some(TurnTiming {
-                vad_tail_ms: ms(heard_end.saturating_duration_since(speech_end)),
-                stt_ms: ms(transcribed.saturating_duration_since(heard_end)),
-                first_sentence_ms: ms(sentence.saturating_duration_since(transcribed)),
-                tts_ms: ms(queued.saturating_duration_since(sentence)),
-                first_audio_ms: ms(played.saturating_duration_since(speech_end)),
-            }),
-            _ => None,
-        };
-        let _ = events.send(VoiceEvent::AnswerDone {
-            interrupted,
-            timing: timing.clone(),
-        });
+        let timing = turn_timing(
+            [speech_end, heard_end, transcribed],
+            first_sentence.zip(queued),
+            speaker.queue().first_played(),
+        );
+        // An answer thrown away unheard was never there for the user.
+        if !gate.is_discarded() {
+            let _ = events.send(VoiceEvent::AnswerDone {
+                interrupted,
+                timing: timing.clone(),
+            });
+        }
+        let answer = answer_text
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
         TurnRecord {
             transcript: prompt,
-            answer: answer_text
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone(),
+            answer,
             spoken,
             interrupted,
             timing,
         }
     });
     ActiveAnswer { cancel, task }
+}
+
+/// Where the time went, from the end of speech (`speech_end`), the moment
+/// it was judged over (`heard_end`) and transcribed, to the first
+/// sentence, its audio queued, and the first sample played; `None` when
+/// nothing was played.
+fn turn_timing(
+    [speech_end, heard_end, transcribed]: [Instant; 3],
+    sentence_queued: Option<(Instant, Instant)>,
+    played: Option<Instant>,
+) -> Option<TurnTiming> {
+    let ((sentence, queued), played) = sentence_queued.zip(played)?;
+    Some(TurnTiming {
+        vad_tail_ms: ms(heard_end.saturating_duration_since(speech_end)),
+        stt_ms: ms(transcribed.saturating_duration_since(heard_end)),
+        first_sentence_ms: ms(sentence.saturating_duration_since(transcribed)),
+        tts_ms: ms(queued.saturating_duration_since(sentence)),
+        first_audio_ms: ms(played.saturating_duration_since(speech_end)),
+    })
 }
 
 fn report_tts_error(events: &mpsc::UnboundedSender<VoiceEvent>, e: &TtsError) {
@@ -809,6 +914,152 @@ mod tests {
     struct Echo {
         answer: &'static str,
         prompts: Mutex<Vec<String>>,
+    }
+
+    /// An [`Echo`] that also keeps what was retracted.
+    #[derive(Default)]
+    struct Retracting {
+        prompts: Mutex<Vec<String>>,
+        retracted: Mutex<Vec<String>>,
+    }
+
+    impl Responder for Retracting {
+        fn respond(&self, prompt: String, cancel: CancellationToken) -> mpsc::Receiver<String> {
+            let answer = format!("You said {prompt}.");
+            self.prompts.lock().unwrap().push(prompt);
+            let (tx, rx) = mpsc::channel(64);
+            tokio::spawn(async move {
+                for w in answer.split_inclusive(' ') {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    if cancel.is_cancelled() || tx.send(w.to_string()).await.is_err() {
+                        return;
+                    }
+                }
+            });
+            rx
+        }
+
+        fn retract(&self, prompt: &str) {
+            self.retracted.lock().unwrap().push(prompt.to_string());
+        }
+    }
+
+    /// Runs the loop hands-free on `audio` with `stt` and `responder`:
+    /// its turns and its events.
+    async fn hands_free(
+        audio: Vec<f32>,
+        stt: Arc<ScriptedStt>,
+        responder: Arc<dyn Responder>,
+    ) -> (Vec<TurnRecord>, Vec<VoiceEvent>) {
+        let (_ctl_tx, ctl_rx) = mpsc::channel(8);
+        let (ev_tx, mut ev_rx) = mpsc::unbounded_channel();
+        let parts = VoiceParts {
+            stt,
+            tts: Arc::new(EspeakTts::default()),
+            speaker: Speaker::paced(22_050),
+            responder,
+        };
+        let options = LoopOptions {
+            partial_every: None,
+            echo_cancellation: false,
+            ..LoopOptions::default()
+        };
+        let turns = run_voice_loop(
+            paced_source(audio, Duration::from_millis(10)),
+            parts,
+            options,
+            ctl_rx,
+            ev_tx,
+        )
+        .await;
+        let mut events = Vec::new();
+        while let Ok(e) = ev_rx.try_recv() {
+            if !matches!(e, VoiceEvent::Level { .. }) {
+                events.push(e);
+            }
+        }
+        (turns, events)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_answer_started_at_a_pause_is_heard_as_soon_as_the_pause_ends() {
+        let stt = Arc::new(ScriptedStt {
+            texts: Mutex::new(VecDeque::from(["what time is it"])),
+            heard: Mutex::new(Vec::new()),
+            delay: Duration::from_millis(150),
+        });
+        let mut audio = silence(500);
+        audio.extend(speech("What time is it?"));
+        audio.extend(silence(2500));
+        let responder = Arc::new(Retracting::default());
+        let (turns, events) = hands_free(audio, Arc::clone(&stt), responder.clone()).await;
+        // Transcribed once, at the pause; the answer waited for the end.
+        assert_eq!(stt.heard.lock().unwrap().len(), 1);
+        assert_eq!(turns.len(), 1, "{events:?}");
+        let t = turns[0].timing.clone().expect("played");
+        assert!(
+            (650.0..850.0).contains(&t.first_audio_ms),
+            "first audio {} ms after the end of speech",
+            t.first_audio_ms
+        );
+        // The transcript is shown before the answer's text.
+        let transcript = events
+            .iter()
+            .position(|e| matches!(e, VoiceEvent::Transcript { .. }));
+        let text = events
+            .iter()
+            .position(|e| matches!(e, VoiceEvent::AnswerText { .. }));
+        assert!(transcript.unwrap() < text.unwrap(), "{events:?}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_pause_mid_sentence_never_gets_its_answer_spoken() {
+        let stt = Arc::new(ScriptedStt {
+            texts: Mutex::new(VecDeque::from([
+                "book a table",
+                "book a table for four people",
+            ])),
+            heard: Mutex::new(Vec::new()),
+            delay: Duration::from_millis(100),
+        });
+        let mut audio = silence(500);
+        audio.extend(speech("Book a table"));
+        audio.extend(silence(500)); // a pause: longer than 300 ms, shorter than 700
+        audio.extend(speech("for four people."));
+        audio.extend(silence(3000));
+        let responder = Arc::new(Retracting::default());
+        let (turns, events) = hands_free(audio, stt, responder.clone()).await;
+        // The half sentence was answered speculatively, then retracted.
+        assert_eq!(
+            *responder.prompts.lock().unwrap(),
+            ["book a table", "book a table for four people"]
+        );
+        assert_eq!(*responder.retracted.lock().unwrap(), ["book a table"]);
+        // Only the whole sentence was shown, answered and spoken.
+        assert_eq!(turns.len(), 1);
+        assert_eq!(turns[0].transcript, "book a table for four people");
+        let shown: Vec<String> = events
+            .iter()
+            .filter_map(|e| match e {
+                VoiceEvent::Transcript { text, .. } => Some(text.clone()),
+                VoiceEvent::Speaking { sentence } => Some(sentence.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "book a table for four people",
+                "You said book a table for four people."
+            ]
+        );
+        assert!(!events.iter().any(|e| matches!(
+            e,
+            VoiceEvent::AnswerDone {
+                interrupted: true,
+                ..
+            }
+        )));
     }
 
     impl Responder for Echo {

@@ -19,6 +19,10 @@ pub struct VadOptions {
     pub min_speech: Duration,
     /// Silence that ends an utterance.
     pub end_silence: Duration,
+    /// Silence after which a pause is reported ([`VadEvent::Pause`]), so
+    /// work on the answer can start before the end is sure (`None`: no
+    /// pauses).
+    pub pause: Option<Duration>,
     /// Voiced time needed to start an utterance while Baton speaks (a
     /// barge-in): longer, so a burst of leftover echo does not count.
     pub barge_in_speech: Duration,
@@ -33,6 +37,7 @@ impl Default for VadOptions {
             threshold: 0.5,
             min_speech: Duration::from_millis(64),
             end_silence: Duration::from_millis(700),
+            pause: None,
             barge_in_speech: Duration::from_millis(160),
             barge_in_level: 0.006,
         }
@@ -48,6 +53,12 @@ pub enum VadEvent {
     /// Speech ended at this sample (the last voiced frame's end; the
     /// event itself comes `end_silence` later).
     SpeechEnd(u64),
+    /// The speaker paused at this sample ([`VadOptions::pause`] of
+    /// silence so far): the end may be near ([`SpeechEnd`](Self::SpeechEnd)
+    /// with the same sample), or speech resumes ([`Resume`](Self::Resume)).
+    Pause(u64),
+    /// Speech went on after a [`Pause`](Self::Pause).
+    Resume,
 }
 
 /// Streaming voice activity detection.
@@ -64,6 +75,8 @@ pub struct VoiceActivity {
     /// Consecutive unvoiced frames (during speech) and the last voiced end.
     silent_run: usize,
     last_voice_end: u64,
+    /// A pause was reported and speech has not resumed.
+    paused: bool,
     /// Baton is speaking: starts need [`VadOptions::barge_in_speech`] of
     /// voice at [`VadOptions::barge_in_level`].
     speaking: bool,
@@ -83,6 +96,7 @@ impl VoiceActivity {
             silent_run: 0,
             last_voice_end: 0,
             speaking: false,
+            paused: false,
         }
     }
 
@@ -114,6 +128,11 @@ impl VoiceActivity {
         };
         let start_frames = start_frames.max(1);
         let end_frames = Self::frames(self.options.end_silence).max(1);
+        let pause_frames = self
+            .options
+            .pause
+            .map(|p| Self::frames(p).max(1))
+            .filter(|p| *p < end_frames);
         let mut rest = samples;
         while !rest.is_empty() {
             let take = (FRAME - self.pending.len()).min(rest.len());
@@ -131,10 +150,18 @@ impl VoiceActivity {
                 if voiced {
                     self.silent_run = 0;
                     self.last_voice_end = self.position;
+                    if std::mem::take(&mut self.paused) {
+                        events.push(VadEvent::Resume);
+                    }
                 } else {
                     self.silent_run += 1;
+                    if Some(self.silent_run) == pause_frames {
+                        self.paused = true;
+                        events.push(VadEvent::Pause(self.last_voice_end));
+                    }
                     if self.silent_run >= end_frames {
                         self.in_speech = false;
+                        self.paused = false;
                         self.voiced_run = 0;
                         events.push(VadEvent::SpeechEnd(self.last_voice_end));
                     }

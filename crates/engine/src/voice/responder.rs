@@ -33,6 +33,9 @@ pub struct AgentResponder {
     /// A turn paused on a question to the user, answered by what they say
     /// next.
     waiting: Arc<Mutex<Option<Waiting>>>,
+    /// A retraction under way: the next message waits for it, so the
+    /// half sentence is gone before the whole one is sent.
+    retracting: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 /// A turn that waits for the user's spoken answer.
@@ -57,6 +60,7 @@ impl AgentResponder {
         Self {
             conversation,
             waiting: Arc::new(Mutex::new(None)),
+            retracting: Mutex::new(None),
         }
     }
 
@@ -100,11 +104,28 @@ impl Responder for AgentResponder {
                 tokio::spawn(resume(w, prompt, out));
             }
             None => {
-                let turn = self.conversation.send(UserMessage::text(prompt));
-                tokio::spawn(pump(turn, out));
+                let conversation = self.conversation.clone();
+                let before = lock(&self.retracting).take();
+                tokio::spawn(async move {
+                    if let Some(retraction) = before {
+                        let _ = retraction.await;
+                    }
+                    pump(conversation.send(UserMessage::text(prompt)), out).await;
+                });
             }
         }
         rx
+    }
+
+    fn retract(&self, prompt: &str) {
+        let conversation = self.conversation.clone();
+        let prompt = prompt.to_string();
+        let retraction = tokio::spawn(async move {
+            if let Err(e) = conversation.retract_exchange(&prompt).await {
+                tracing::warn!("a half sentence's exchange could not be forgotten: {e}");
+            }
+        });
+        *lock(&self.retracting) = Some(retraction);
     }
 
     fn finished(&self, record: &TurnRecord) {
