@@ -23,3 +23,20 @@ pub use speak::{
 pub use splitter::{SentenceSplitter, SplitterOptions};
 pub use tts::{EspeakTts, PiperTts, Speech, TextToSpeech, TtsError};
 pub use vad::{FRAME, VAD_SAMPLE_RATE, VadEvent, VadOptions, VoiceActivity};
+
+/// The files in `dir` that `keep` accepts, sorted by path (none when the
+/// folder cannot be read).
+pub(crate) fn files_in(
+    dir: &std::path::Path,
+    keep: impl Fn(&std::path::Path) -> bool,
+) -> Vec<std::path::PathBuf> {
+    let mut found: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| keep(p))
+        .collect();
+    found.sort();
+    found
+}

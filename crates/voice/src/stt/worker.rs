@@ -132,16 +132,10 @@ pub fn whisper_models_for(dir: &Path, language: &str) -> Vec<PathBuf> {
 /// The ggml Whisper models in `dir`, preferred first (see
 /// [`PREFERRED_MODELS`]), then by name.
 pub fn whisper_models(dir: &Path) -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            name.starts_with("ggml-") && name.ends_with(".bin") && is_ggml_whisper(p)
-        })
-        .collect();
+    let mut found = crate::files_in(dir, |p| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        name.starts_with("ggml-") && name.ends_with(".bin") && is_ggml_whisper(p)
+    });
     let rank = |p: &PathBuf| {
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
         PREFERRED_MODELS

@@ -194,37 +194,20 @@ impl TextToSpeech for PiperTts {
 
 /// The Piper voices (`*.onnx` with their `.onnx.json`) in `dir`, by name.
 pub fn piper_voices(dir: &Path) -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.extension().is_some_and(|e| e == "onnx")
-                && PathBuf::from(format!("{}.json", p.display())).is_file()
-        })
-        .collect();
-    found.sort();
-    found
+    crate::files_in(dir, |p| {
+        p.extension().is_some_and(|e| e == "onnx")
+            && PathBuf::from(format!("{}.json", p.display())).is_file()
+    })
 }
 
 /// ONNX Runtime's library in `dir` (`libonnxruntime.so*`), newest first.
 pub fn onnx_runtime(dir: &Path) -> Option<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.starts_with("libonnxruntime.so")
-                    || n.ends_with(".dylib")
-                    || n == "onnxruntime.dll"
-            })
+    crate::files_in(dir, |p| {
+        p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+            n.starts_with("libonnxruntime.so") || n.ends_with(".dylib") || n == "onnxruntime.dll"
         })
-        .collect();
-    found.sort();
-    found.pop()
+    })
+    .pop()
 }
 
 #[cfg(test)]
