@@ -55,6 +55,8 @@ async fn an_external_action_is_asked_aloud_and_a_spoken_yes_runs_it() {
         "{first:?}"
     );
     assert!(responder.is_waiting());
+    // A half-said answer to the question must not be acted on at a pause.
+    assert!(!responder.may_speculate());
     assert_eq!(notes_posted(&server), 0);
     // Neither yes nor no: asked again, still nothing sent.
     let unclear = answer(&responder, "Hmm, what was that?").await;

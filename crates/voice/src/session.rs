@@ -42,6 +42,13 @@ pub trait Responder: Send + Sync {
     /// The answer to `prompt` was started on half a sentence (at a pause)
     /// and thrown away unheard: forget the exchange.
     fn retract(&self, _prompt: &str) {}
+
+    /// Whether an answer may be started at a pause, before the end is
+    /// sure (not while a question to the user waits: a half answer to it
+    /// could not be taken back).
+    fn may_speculate(&self) -> bool {
+        true
+    }
 }
 
 /// How utterances are cut.
@@ -549,6 +556,16 @@ impl VoiceLoop {
     }
 
     fn on_mic_closed(&mut self, jobs: &mut Jobs) {
+        // The source ended during a pause: the pause was the end.
+        if let Some(at) = self
+            .spec
+            .as_ref()
+            .filter(|s| !s.is_confirmed())
+            .map(|s| s.at())
+        {
+            self.confirm_speculation(at);
+            return;
+        }
         // The source ended: close an utterance in progress.
         self.end_utterance_now(jobs);
     }
@@ -605,6 +622,9 @@ impl VoiceLoop {
             return;
         }
         if self.utterance_start.is_some() {
+            // Answered with what follows; work on the follow-up alone is
+            // thrown away.
+            self.drop_speculation(jobs).await;
             self.carried = Some(text);
             return;
         }
@@ -782,6 +802,7 @@ fn start_answer(
         let steps: Arc<Mutex<(Option<Instant>, Option<Instant>)>> = Arc::default();
         let observe_steps = Arc::clone(&steps);
         let observe_events = events.clone();
+        let observe_gate = gate.clone();
         let result = speak_stream_observed(
             speak_rx,
             tts,
@@ -795,8 +816,11 @@ fn start_answer(
                         s.0.get_or_insert(at);
                     }
                     SpeakStep::Queued(sentence, at) => {
-                        s.1.get_or_insert(at);
-                        let _ = observe_events.send(VoiceEvent::Speaking { sentence });
+                        // A held answer thrown away (or stopped) never sounded.
+                        if !observe_gate.is_held() && !observe_gate.is_discarded() {
+                            s.1.get_or_insert(at);
+                            let _ = observe_events.send(VoiceEvent::Speaking { sentence });
+                        }
                     }
                 }
             },

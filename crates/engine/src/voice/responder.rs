@@ -110,11 +110,19 @@ impl Responder for AgentResponder {
                     if let Some(retraction) = before {
                         let _ = retraction.await;
                     }
+                    // Stopped before it began: its words are never sent.
+                    if out.cancel.is_cancelled() {
+                        return;
+                    }
                     pump(conversation.send(UserMessage::text(prompt)), out).await;
                 });
             }
         }
         rx
+    }
+
+    fn may_speculate(&self) -> bool {
+        !self.is_waiting()
     }
 
     fn retract(&self, prompt: &str) {
@@ -408,6 +416,9 @@ pub fn spoken_yes_no(said: &str) -> Option<bool> {
         "don't",
         "dont",
         "do not",
+        "not",
+        "never",
+        "hold off",
         "cancel",
         "stop",
         "never mind",
@@ -436,10 +447,14 @@ pub fn spoken_yes_no(said: &str) -> Option<bool> {
     );
     let no = NO.iter().any(|w| padded.contains(&format!(" {w} ")));
     // "Don't send it": a yes phrase right after a negation is not a yes.
+    // "Don't send it", "absolutely not": a yes phrase negated right
+    // before or after is not a yes.
     let yes = YES.iter().any(|w| {
-        padded.match_indices(&format!(" {w} ")).any(|(at, _)| {
+        let phrase = format!(" {w} ");
+        padded.match_indices(&phrase).any(|(at, _)| {
             let before = padded[..at].split_whitespace().next_back();
-            !matches!(before, Some("don't" | "dont" | "not" | "never"))
+            let after = padded[at + phrase.len()..].split_whitespace().next();
+            !matches!(before, Some("don't" | "dont" | "not" | "never")) && after != Some("not")
         })
     });
     match (yes, no) {
@@ -464,13 +479,23 @@ mod tests {
         ] {
             assert_eq!(spoken_yes_no(yes), Some(true), "{yes}");
         }
-        for no in ["No.", "Don't send it.", "nope", "Cancel that", "Wait."] {
+        for no in [
+            "No.",
+            "Don't send it.",
+            "nope",
+            "Cancel that",
+            "Wait.",
+            "Absolutely not.",
+            "Of course not!",
+            "Hold off.",
+        ] {
             assert_eq!(spoken_yes_no(no), Some(false), "{no}");
         }
         for unclear in [
             "What was that?",
             "Yes, no, I don't know",
             "the noon train",
+            "Okay, hold off.",
             "",
         ] {
             assert_eq!(spoken_yes_no(unclear), None, "{unclear}");

@@ -24,14 +24,33 @@ pub(super) struct Speculation {
     held: Option<(Gate, String, f64)>,
 }
 
+impl Speculation {
+    /// Whether the pause turned out to be the end.
+    pub(super) fn is_confirmed(&self) -> bool {
+        self.confirmed
+    }
+
+    /// The last voiced sample before the pause.
+    pub(super) fn at(&self) -> u64 {
+        self.at
+    }
+}
+
 impl VoiceLoop {
     /// A pause at sample `at`: transcribe what was said so far.
     pub(super) fn speculate(&mut self, at: u64, now: Instant, jobs: &mut Jobs) {
         let Some(start) = self.utterance_start else {
             return;
         };
-        if jobs.spec.is_some() || jobs.answer.is_some() {
-            return; // an answer still plays (the user talks over it)
+        // Not while an answer still plays (the user talks over it), the
+        // last utterance waits to be joined with this one, or a question
+        // to the user waits for its answer.
+        if jobs.spec.is_some()
+            || jobs.answer.is_some()
+            || self.carried.is_some()
+            || !self.parts.responder.may_speculate()
+        {
+            return;
         }
         let (audio, speech_end) = self.heard(start, at, now);
         let stt = Arc::clone(&self.parts.stt);
@@ -70,6 +89,11 @@ impl VoiceLoop {
     /// Speech resumed after the pause: the transcript was of half a
     /// sentence; its answer (if started) is stopped unheard and retracted.
     pub(super) async fn drop_speculation(&mut self, jobs: &mut Jobs) {
+        // A pause already confirmed as an end belongs to the last
+        // utterance, not to the one that resumed.
+        if self.spec.as_ref().is_none_or(|s| s.confirmed) {
+            return;
+        }
         let Some(spec) = self.spec.take() else {
             return;
         };
@@ -99,6 +123,12 @@ impl VoiceLoop {
         if spec.confirmed {
             self.spec = None;
             self.on_transcript(f, jobs).await;
+            return;
+        }
+        // The utterance is no longer the one paused in, or something else
+        // answers: the end will transcribe it again.
+        if self.utterance_start.is_none() || jobs.answer.is_some() || self.carried.is_some() {
+            self.spec = None;
             return;
         }
         let text = match &f.result {
