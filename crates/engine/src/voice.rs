@@ -219,6 +219,7 @@ impl Engine {
                 ..VadOptions::default()
             },
             echo_cancellation: v.echo_cancellation,
+            noise_suppression: v.noise_suppression,
             speculate_after: (v.speculate_after_ms > 0)
                 .then(|| Duration::from_millis(v.speculate_after_ms)),
             partial_every: (v.partial_every_ms > 0)

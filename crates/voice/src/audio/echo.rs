@@ -43,9 +43,15 @@ enum Feed {
 }
 
 /// The microphone's audio with the speaker's echo removed (16 kHz mono,
-/// as `mic` delivers it). The speaker's output becomes the reference from
-/// now until the microphone closes or the returned stream is dropped.
-pub fn cancel_echo(mic: AudioChunks, speaker: &Speaker) -> Result<AudioChunks, AudioError> {
+/// as `mic` delivers it), and steady noise too when `noise_suppression`
+/// (it costs Whisper some accuracy on clean speech). The speaker's output
+/// becomes the reference from now until the microphone closes or the
+/// returned stream is dropped.
+pub fn cancel_echo(
+    mic: AudioChunks,
+    speaker: &Speaker,
+    noise_suppression: bool,
+) -> Result<AudioChunks, AudioError> {
     let queue = Arc::clone(speaker.queue());
     let (render_rate, resampler) = reference_rate(queue.rate())?;
     let pipeline = move || {
@@ -54,6 +60,7 @@ pub fn cancel_echo(mic: AudioChunks, speaker: &Speaker) -> Result<AudioChunks, A
             AudioFormat::ten_ms(MIC_RATE, 1),
         )
         .enable_gain_controller2(false)
+        .enable_noise_suppression(noise_suppression)
         .noise_suppression_config(NsConfig {
             // Gentle: stronger suppression swallows the start of a user
             // talking over the answer (it takes them for leftover echo).
@@ -256,7 +263,7 @@ mod tests {
             heard[user_at + i] += s;
         }
         let mic = paced_source(heard.clone(), Duration::from_millis(10));
-        let mut clean = cancel_echo(mic, &speaker).unwrap();
+        let mut clean = cancel_echo(mic, &speaker, true).unwrap();
         speaker.queue().push(&answer);
         let mut out = Vec::new();
         while let Some(piece) = clean.recv().await {
