@@ -267,10 +267,16 @@ impl Conversation {
         };
         turn.message = index;
         session.voice.push(turn);
-        if self.options.persist {
-            self.engine.session_store().save(&session)?;
-        }
+        self.keep(&session)?;
         Ok(true)
+    }
+
+    /// Saves `session` when the conversation is kept.
+    fn keep(&self, session: &Session) -> Result<(), EngineError> {
+        if self.options.persist {
+            self.engine.session_store().save(session)?;
+        }
+        Ok(())
     }
 
     /// Forgets the last exchange if its user message says `prompt` (an
@@ -278,19 +284,18 @@ impl Conversation {
     /// for a running turn to end. Whether it was there.
     pub async fn retract_exchange(&self, prompt: &str) -> Result<bool, EngineError> {
         let mut session = self.session.lock().await;
-        let last_user = session
+        let last_said = session
             .history
             .iter()
-            .rposition(|m| matches!(m, Message::User { .. }));
-        let Some(index) = last_user.filter(|i| session.history[*i].text().trim() == prompt.trim())
-        else {
+            .rfind(|m| matches!(m, Message::User { .. }))
+            .map(Message::text);
+        if last_said.as_deref().map(str::trim) != Some(prompt.trim()) {
             return Ok(false);
-        };
-        session.history.truncate(index);
-        session.voice.retain(|v| v.message < index);
-        if self.options.persist {
-            self.engine.session_store().save(&session)?;
         }
+        drop_last_exchange(&mut session.history);
+        let kept = session.history.len();
+        session.voice.retain(|v| v.message < kept);
+        self.keep(&session)?;
         Ok(true)
     }
 

@@ -129,19 +129,16 @@ impl Engine {
         if name.eq_ignore_ascii_case("piper") {
             return Ok(Arc::new(self.piper_tts()?));
         }
+        let auto = name.is_empty() || name.eq_ignore_ascii_case("auto");
         // The Piper voice make setup fetches speaks English; other
         // languages get eSpeak NG's voice for them.
-        let english = matches!(v.language.trim(), "en" | "auto" | "");
-        if english && (name.is_empty() || name.eq_ignore_ascii_case("auto")) {
+        if auto && espeak_voice(&v.language) == "en-us" {
             match self.piper_tts() {
                 Ok(piper) => return Ok(Arc::new(piper)),
                 Err(e) => tracing::info!("speaking with eSpeak NG: {e}"),
             }
         }
-        if name.is_empty()
-            || name.eq_ignore_ascii_case("auto")
-            || name.eq_ignore_ascii_case("espeak")
-        {
+        if auto || name.eq_ignore_ascii_case("espeak") {
             let voice = v
                 .tts_voice
                 .clone()

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use baton_models::{Catalog, CatalogEntry, Progress, PullError, PullOptions, pull};
+use baton_models::{Catalog, CatalogEntry, Progress, PullError, PullOptions, Pulled, pull};
 use baton_test_support::{
     EMBEDDED_MODEL_SHA256, FileServer, FileServerOptions, embedded_model, serve_file,
 };
@@ -38,6 +38,21 @@ fn options(dir: &Path) -> PullOptions {
     let mut o = PullOptions::new(dir.to_path_buf());
     o.expected_sha256 = Some(EMBEDDED_MODEL_SHA256.into());
     o
+}
+
+/// The model served with `opts`, pulled into a fresh folder: the result
+/// and the server (for what it saw).
+async fn pull_served(opts: FileServerOptions) -> (Pulled, FileServer) {
+    let (data, server) = serve_model(opts).await;
+    let dir = tempfile::tempdir().unwrap();
+    let done = pull(
+        &entry(&server.url, data.len() as u64),
+        &options(dir.path()),
+        |_| {},
+    )
+    .await
+    .unwrap();
+    (done, server)
 }
 
 fn part(dir: &Path) -> PathBuf {
@@ -120,40 +135,24 @@ async fn stop_keeps_the_part_file_and_the_next_pull_resumes_it() {
 
 #[tokio::test]
 async fn a_server_without_ranges_starts_again_and_still_succeeds() {
-    let (data, server) = serve_model(FileServerOptions {
+    let (done, _server) = pull_served(FileServerOptions {
         cut_first_after: Some(5 * MB),
         no_ranges: true,
         ..Default::default()
     })
     .await;
-    let dir = tempfile::tempdir().unwrap();
-    let done = pull(
-        &entry(&server.url, data.len() as u64),
-        &options(dir.path()),
-        |_| {},
-    )
-    .await
-    .unwrap();
     assert_eq!(done.sha256, EMBEDDED_MODEL_SHA256);
     assert_eq!(done.resumed_from, 0);
 }
 
 #[tokio::test]
 async fn a_range_answered_from_elsewhere_starts_the_file_again() {
-    let (data, server) = serve_model(FileServerOptions {
+    let (done, server) = pull_served(FileServerOptions {
         cut_first_after: Some(10 * MB),
         misaligned_ranges: true,
         ..Default::default()
     })
     .await;
-    let dir = tempfile::tempdir().unwrap();
-    let done = pull(
-        &entry(&server.url, data.len() as u64),
-        &options(dir.path()),
-        |_| {},
-    )
-    .await
-    .unwrap();
     assert_eq!(done.sha256, EMBEDDED_MODEL_SHA256);
     let ranges = server.ranges.lock().unwrap().clone();
     assert_eq!(
