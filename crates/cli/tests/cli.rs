@@ -1517,7 +1517,11 @@ fn assert_says_in_order(heard: &str, phrases: &[&str]) {
 #[tokio::test(flavor = "multi_thread")]
 async fn voice_loop_hears_a_question_and_speaks_the_streamed_answer_sentence_by_sentence() {
     let server = ScriptedServer::start().await.unwrap();
-    server.reply(Reply::paced(ANSWER, 20));
+    // 23 words 80 ms apart (about 1.8 s): longer than an answer started at
+    // the 300 ms pause is ever held (the rest of the 700 ms pause), so the
+    // first sentence must be spoken while text still arrives. At 20 ms the
+    // whole answer could come while held and be shown at once.
+    server.reply(Reply::paced(ANSWER, 80));
     let env = Env::new();
     let (evs, spk) = voice_on_files(
         &env,
