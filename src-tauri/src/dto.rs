@@ -625,6 +625,10 @@ pub struct VoiceSettingsView {
     /// Take the speaker's sound out of the microphone (for loudspeakers).
     #[serde(default = "yes")]
     pub echo_cancellation: bool,
+    /// With echo cancellation, also suppress steady noise (noisy rooms;
+    /// on clean speech it costs the recognizer accuracy).
+    #[serde(default)]
+    pub noise_suppression: bool,
     /// Speech engines to choose from (read-only).
     #[serde(default)]
     pub tts_engines: Vec<String>,

@@ -94,6 +94,7 @@ fn voice_view(engine: &baton_engine::Engine) -> VoiceSettingsView {
         end_silence_ms: v.end_silence_ms.min(u64::from(u32::MAX)) as u32,
         language: v.language.clone(),
         echo_cancellation: v.echo_cancellation,
+        noise_suppression: v.noise_suppression,
         tts_engines,
         stt_models: models
             .iter()
@@ -181,6 +182,7 @@ pub async fn save_voice_settings(
     v.end_silence_ms = u64::from(settings.end_silence_ms);
     v.language = settings.language;
     v.echo_cancellation = settings.echo_cancellation;
+    v.noise_suppression = settings.noise_suppression;
     s.save(&engine.paths.settings_file())?;
     state.reload().await?;
     Ok(voice_view(&state.engine()))

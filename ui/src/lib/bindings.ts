@@ -1145,6 +1145,11 @@ export type VoiceSettingsView = {
 	language?: string,
 	/**  Take the speaker's sound out of the microphone (for loudspeakers). */
 	echoCancellation?: boolean,
+	/**
+	 *  With echo cancellation, also suppress steady noise (noisy rooms;
+	 *  on clean speech it costs the recognizer accuracy).
+	 */
+	noiseSuppression?: boolean,
 	/**  Speech engines to choose from (read-only). */
 	ttsEngines?: string[],
 	/**  Whisper models in the models folder (read-only). */

@@ -268,6 +268,7 @@ export function voiceSettingsToSave(v: VoiceSettingsView): VoiceSettingsView {
     endSilenceMs: v.endSilenceMs,
     language: v.language,
     echoCancellation: v.echoCancellation,
+    noiseSuppression: v.noiseSuppression,
   };
 }
 

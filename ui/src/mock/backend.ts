@@ -317,6 +317,7 @@ export class MockBackend {
     endSilenceMs: 700,
     language: 'en',
     echoCancellation: true,
+    noiseSuppression: false,
   };
   voiceEngines = ['auto', 'espeak', 'piper', 'openai'];
   voiceModels = ['ggml-base.en-q5_0.bin', 'ggml-tiny.en.bin', 'ggml-base-q8_0.bin'];
@@ -999,6 +1000,7 @@ export class MockBackend {
       endSilenceMs: v.endSilenceMs,
       language: v.language,
       echoCancellation: v.echoCancellation,
+      noiseSuppression: v.noiseSuppression,
     };
     return this.voiceView();
   }

@@ -1183,7 +1183,7 @@ test('voice: push-to-talk — press/release, pointer leave and Space send the ri
   await page.waitForFunction(() => window.__mock.calls.some((c) => c.cmd === 'voice_stop'));
 });
 
-test('voice: settings — devices, mode, engine, rate, model, pause; validation; save round-trip', async ({ page }) => {
+test('voice: settings — devices, mode, engine, rate, model, pause; validation; save round-trip', async ({ page, out }) => {
   await page.evaluate(() => (window.__mock.voiceAutoMs = -1));
   await page.click(sel('voice-open'));
   await waitPhase(page, 'listening');
@@ -1206,7 +1206,12 @@ test('voice: settings — devices, mode, engine, rate, model, pause; validation;
   await page.fill(sel('voice-end-silence'), '150');
   await page.selectOption(sel('voice-stt-model'), 'ggml-tiny.en.bin');
   assert.equal(await page.isChecked(sel('voice-echo')), true);
+  assert.equal(await page.isChecked(sel('voice-noise')), false);
+  await page.check(sel('voice-noise'));
+  await page.locator(sel('voice-settings')).screenshot({ path: join(out, 'voice-settings-noise.png') });
   await page.uncheck(sel('voice-echo'));
+  // Noise suppression runs inside the echo canceller: off with it.
+  assert.equal(await page.isDisabled(sel('voice-noise')), true);
   await page.click(sel('voice-settings-save'));
   await page.waitForSelector(sel('voice-problem'));
   const problems = await page.$$eval(sel('voice-problem'), (es) => es.map((e) => e.textContent));
@@ -1229,6 +1234,7 @@ test('voice: settings — devices, mode, engine, rate, model, pause; validation;
     endSilenceMs: 900,
     language: 'en',
     echoCancellation: false,
+    noiseSuppression: true,
   };
   assert.deepEqual((await voiceCalls(page, 'save_voice_settings')).at(-1).settings, saved);
   assert.deepEqual(await page.evaluate(() => window.__mock.voice), saved);
