@@ -14,12 +14,18 @@ BIN_DIR := $(CARGO_TARGET_DIR)/debug
 REL_DIR := $(CARGO_TARGET_DIR)/release
 BATON := $(BIN_DIR)/baton
 DESKTOP := $(REL_DIR)/baton-desktop
+# The GPU backend the embedded model is built with by build, run and
+# package: auto (scripts/detect-gpu.sh), cuda, vulkan, metal or none (the
+# CPU). Tests always build for the CPU.
+GPU ?= auto
+GPU_BACKEND := $(if $(filter auto,$(GPU)),$(shell scripts/detect-gpu.sh),$(GPU))
+GPU_FEATURES := $(if $(filter cuda vulkan metal,$(GPU_BACKEND)),--features $(GPU_BACKEND))
 
 .PHONY: setup ui ui-deps bindings build run test test-ui test-e2e bench fmt lint package clean-setup
 
 ## setup: system packages and tools (apt, cargo-nextest), the embedded model; idempotent
 setup:
-	@scripts/setup.sh
+	@BATON_GPU=$(GPU_BACKEND) scripts/setup.sh
 	@scripts/fetch-model.sh
 	@scripts/fetch-whisper.sh
 	@scripts/fetch-piper.sh
@@ -38,16 +44,16 @@ bindings:
 
 ## build: the UI, the baton CLI and the desktop app (release), providers.json beside them
 build: setup ui
-	$(CARGO) build --release -p baton-cli -p baton-desktop -p baton-stt
+	$(CARGO) build --release -p baton-cli -p baton-desktop -p baton-stt $(GPU_FEATURES)
 	cp providers.json $(REL_DIR)/providers.json
 
 ## run: set up, build, open the desktop app on the embedded model (no display: `baton chat`)
 run: setup ui
 	@if [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ] && [ "$$(uname)" = Linux ]; then \
 	  echo "No display (DISPLAY/WAYLAND_DISPLAY unset): starting \`baton chat\` in this terminal instead of the desktop app."; \
-	  $(CARGO) build --release -p baton-cli -p baton-stt && cp providers.json $(REL_DIR)/providers.json && $(REL_DIR)/baton chat; \
+	  $(CARGO) build --release -p baton-cli -p baton-stt $(GPU_FEATURES) && cp providers.json $(REL_DIR)/providers.json && $(REL_DIR)/baton chat; \
 	else \
-	  $(CARGO) build --release -p baton-desktop -p baton-stt && cp providers.json $(REL_DIR)/providers.json && $(DESKTOP); \
+	  $(CARGO) build --release -p baton-desktop -p baton-stt $(GPU_FEATURES) && cp providers.json $(REL_DIR)/providers.json && $(DESKTOP); \
 	fi
 
 ## package: Linux bundles (.deb, AppImage) of the desktop app, with the icons in icons/
@@ -55,7 +61,7 @@ run: setup ui
 package: setup ui
 	$(CARGO) build --release -p baton-stt
 	mkdir -p src-tauri/binaries && cp $(REL_DIR)/baton-stt src-tauri/binaries/baton-stt-$$(rustc -vV | sed -n 's/^host: //p')
-	cd src-tauri && ../ui/node_modules/.bin/tauri build --bundles deb --ci \
+	cd src-tauri && ../ui/node_modules/.bin/tauri build --bundles deb --ci $(GPU_FEATURES) \
 	  --config '{"bundle":{"externalBin":["binaries/baton-stt"]}}'
 	@cd src-tauri && ../ui/node_modules/.bin/tauri bundle --bundles appimage --ci \
 	  || echo "package: no AppImage — Tauri's AppImage bundler downloads AppRun and linuxdeploy from GitHub, which this machine cannot reach; the .deb is built"

@@ -20,6 +20,12 @@ APT_PACKAGES=(
   dovecot-imapd dovecot-lmtpd postfix openssl  # real IMAP and SMTP servers for the e-mail tests (started per test)
   redis-server                            # sessions shared by several `baton serve` (the tests start their own)
 )
+# A Vulkan build of the embedded model (`make build GPU=vulkan`, or a GPU
+# found by scripts/detect-gpu.sh): headers, loader, Mesa's drivers (AMD,
+# Intel, and lavapipe on the CPU) and the shader compiler.
+if [ "${BATON_GPU:-none}" = vulkan ]; then
+  APT_PACKAGES+=(libvulkan-dev glslc spirv-headers mesa-vulkan-drivers)
+fi
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi

@@ -143,7 +143,9 @@ pub struct ProviderConfig {
     /// `local`: CPU threads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<u32>,
-    /// `local`: layers offloaded to a GPU.
+    /// `local`: layers offloaded to a GPU (0: the CPU only). Unset: in a
+    /// build with a GPU backend (`make build GPU=cuda|vulkan|metal`), as
+    /// many as fit the GPU's free memory; else the CPU.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_layers: Option<u32>,
     /// `local`: sampling seed.

@@ -86,7 +86,7 @@ impl LocalProvider {
             path: path.clone(),
             context: cfg.context_window,
             threads,
-            gpu_layers: cfg.gpu_layers.unwrap_or(0),
+            gpu_layers: cfg.gpu_layers,
             progress: tokio::sync::broadcast::channel(64).0,
         };
         let worker = worker_for(settings);

@@ -32,6 +32,8 @@ pub struct RunStats {
     pub prompt_ms: f64,
     /// Time generating.
     pub generation_ms: f64,
+    /// Layers of the model on a GPU (0: it runs on the CPU).
+    pub gpu_layers: u32,
 }
 
 /// One request.
@@ -58,7 +60,8 @@ pub(crate) struct LoadSettings {
     pub path: PathBuf,
     pub context: u32,
     pub threads: i32,
-    pub gpu_layers: u32,
+    /// The entry's `gpuLayers`; `None`: as many as fit (see [`gpu_layers`]).
+    pub gpu_layers: Option<u32>,
     pub progress: tokio::sync::broadcast::Sender<crate::provider::LoadProgress>,
 }
 
@@ -77,6 +80,7 @@ fn backend() -> Result<&'static LlamaBackend, String> {
 
 struct Loaded {
     model: &'static LlamaModel,
+    gpu_layers: u32,
     ctx: LlamaContext<'static>,
     template: Option<LlamaChatTemplate>,
     cached: Vec<LlamaToken>,
@@ -98,9 +102,12 @@ fn load(s: &LoadSettings) -> Result<(Loaded, f64), String> {
     })?;
     let total = meta.len();
     let backend = backend()?;
+    let gpu_layers = gpu_layers(s.gpu_layers, backend.supports_gpu_offload(), || {
+        fit_gpu_layers(s)
+    });
     let progress = s.progress.clone();
     let params = LlamaModelParams::default()
-        .with_n_gpu_layers(s.gpu_layers)
+        .with_n_gpu_layers(gpu_layers)
         .with_progress_callback(move |p| {
             let _ = progress.send(crate::provider::LoadProgress {
                 percent: (p * 100.0).clamp(0.0, 100.0),
@@ -131,9 +138,12 @@ fn load(s: &LoadSettings) -> Result<(Loaded, f64), String> {
             None
         }
     };
+    let gpu_layers = gpu_layers.min(model.n_layer() + 1);
+    tracing::info!(path = %s.path.display(), gpu_layers, layers = model.n_layer(), "local model loaded");
     Ok((
         Loaded {
             model,
+            gpu_layers,
             ctx,
             template,
             cached: Vec::new(),
@@ -141,6 +151,48 @@ fn load(s: &LoadSettings) -> Result<(Loaded, f64), String> {
         },
         started.elapsed().as_secs_f64() * 1000.0,
     ))
+}
+
+/// How many layers go to the GPU: none without one (a CPU build, or no
+/// GPU found); else the entry's `gpuLayers` when it sets one, else as many
+/// as `fit` places in the GPU's free memory.
+fn gpu_layers(
+    explicit: Option<u32>,
+    gpu_offload: bool,
+    fit: impl FnOnce() -> Result<u32, String>,
+) -> u32 {
+    match explicit {
+        _ if !gpu_offload => 0,
+        Some(n) => n,
+        None => fit().unwrap_or_else(|e| {
+            tracing::warn!("{e}; the model runs on the CPU");
+            0
+        }),
+    }
+}
+
+/// llama.cpp's own fit (`common_fit_params`): the layers that fit the
+/// GPUs' free memory with room for the context and 512 MiB to spare.
+/// Only the layer count is kept (one GPU's worth of placement; a split
+/// across several GPUs is llama.cpp's default for that count).
+fn fit_gpu_layers(s: &LoadSettings) -> Result<u32, String> {
+    let path = std::ffi::CString::new(s.path.as_os_str().as_encoded_bytes())
+        .map_err(|_| "the model path has a NUL byte".to_string())?;
+    let mut cparams = LlamaContextParams::default().with_n_ctx(NonZeroU32::new(s.context));
+    let mut margins = vec![512usize << 20; llama_cpp_2::max_devices()];
+    let mut params = std::pin::pin!(LlamaModelParams::default());
+    params
+        .as_mut()
+        .fit_params(
+            &path,
+            &mut cparams,
+            &mut margins,
+            s.context.min(4096),
+            4, // GGML_LOG_LEVEL_ERROR: the fit's own report goes to debug
+        )
+        .map_err(|e| format!("no placement of the model on the GPU was found ({e})"))?;
+    // Negative: every layer.
+    Ok(u32::try_from(params.n_gpu_layers()).unwrap_or(u32::MAX))
 }
 
 fn chatml(messages: &[(String, String)]) -> String {
@@ -315,5 +367,24 @@ fn generate(l: &mut Loaded, job: &Job) -> Result<RunStats, String> {
         load_ms: 0.0,
         prompt_ms,
         generation_ms: gen_started.elapsed().as_secs_f64() * 1000.0,
+        gpu_layers: l.gpu_layers,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gpu_layers;
+
+    #[test]
+    fn layers_go_to_the_gpu_as_asked_else_as_fit_else_nowhere() {
+        let fit_never = || -> Result<u32, String> { panic!("no fit without a GPU build") };
+        // A CPU build (or no GPU found): the CPU, whatever the entry says.
+        assert_eq!(gpu_layers(None, false, fit_never), 0);
+        assert_eq!(gpu_layers(Some(12), false, fit_never), 0);
+        // A GPU build: the entry's number wins (0 keeps it on the CPU) …
+        assert_eq!(gpu_layers(Some(0), true, fit_never), 0);
+        // … else what fits, and the CPU when nothing does.
+        assert_eq!(gpu_layers(None, true, || Ok(20)), 20);
+        assert_eq!(gpu_layers(None, true, || Err("too big".into())), 0);
+    }
 }

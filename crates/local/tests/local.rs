@@ -154,6 +154,39 @@ async fn kv_cache_reuse_makes_the_second_turn_cheaper() {
     );
 }
 
+/// Where the layers go: all on the CPU in a CPU build; in a GPU build
+/// with a GPU (`cargo test -p baton-local --features vulkan`; Mesa's
+/// lavapipe counts with `GGML_VK_VISIBLE_DEVICES=0`), as many as fit —
+/// every layer of this small model — with the answer the CPU gives.
+#[tokio::test(flavor = "multi_thread")]
+async fn layers_go_to_the_gpu_in_a_gpu_build_with_the_answer_the_cpu_gives() {
+    let ask = || ChatRequest::new(vec![Message::user("What is the capital of France?")]);
+    let auto = LocalProvider::new(config(2048), &models_dir());
+    let (_, on_auto) = collect(&auto, ask()).await.unwrap();
+    let layers = auto.last_stats().unwrap().gpu_layers;
+    if !cfg!(any(feature = "cuda", feature = "vulkan", feature = "metal")) {
+        assert_eq!(layers, 0);
+        return;
+    }
+    assert!(layers >= 30, "{layers} layers on the GPU"); // SmolLM2-135M has 30
+    // The same file under another name gets a worker of its own.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cpu.gguf");
+    let model = models_dir().join("SmolLM2-135M-Instruct.Q4_1.gguf");
+    std::fs::hard_link(&model, &file)
+        .or_else(|_| std::fs::copy(&model, &file).map(drop))
+        .unwrap();
+    let mut cfg = config(2048);
+    cfg.model_path = Some(file.display().to_string());
+    cfg.gpu_layers = Some(0);
+    let cpu = LocalProvider::new(cfg, &models_dir());
+    let (_, on_cpu) = collect(&cpu, ask()).await.unwrap();
+    assert_eq!(cpu.last_stats().unwrap().gpu_layers, 0);
+    // Greedy decoding; GPU kernels round differently, so the first words.
+    let start = |t: &str| t.split_whitespace().take(4).collect::<Vec<_>>().join(" ");
+    assert_eq!(start(&on_auto.text), start(&on_cpu.text));
+}
+
 /// 30 varied requests a user might make of FileTool.
 const PROMPTS: [&str; 30] = [
     "List the files in the reports folder.",
