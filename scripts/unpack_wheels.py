@@ -24,6 +24,7 @@ def main(wheels, out, pattern):
 
     prefix = re.compile(pattern)
     parts = {}
+    found = 0
     for wheel in sorted(glob.glob(f"{wheels}/*.whl")):
         with zipfile.ZipFile(wheel) as z:
             for name in z.namelist():
@@ -36,8 +37,11 @@ def main(wheels, out, pattern):
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 with z.open(name) as src, open(target, "wb") as dst:
                     copy(src, dst)
+                found += 1
                 if part:
                     parts.setdefault(part.group(1), []).append((int(part.group(2)), target))
+    if not found:
+        sys.exit(f"unpack_wheels: no file in the wheels in {wheels} matches {pattern}")
     for base, pieces in parts.items():
         with open(f"{out}/{base}", "wb") as dst:
             for _, piece in sorted(pieces):

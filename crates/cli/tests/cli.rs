@@ -1517,7 +1517,7 @@ fn assert_says_in_order(heard: &str, phrases: &[&str]) {
 #[tokio::test(flavor = "multi_thread")]
 async fn voice_loop_hears_a_question_and_speaks_the_streamed_answer_sentence_by_sentence() {
     let server = ScriptedServer::start().await.unwrap();
-    // 23 words 80 ms apart (about 1.8 s): longer than an answer started at
+    // 24 words 80 ms apart (about 1.9 s): longer than an answer started at
     // the 300 ms pause is ever held (the rest of the 700 ms pause), so the
     // first sentence must be spoken while text still arrives. At 20 ms the
     // whole answer could come while held and be shown at once.

@@ -22,3 +22,4 @@ mod worker;
 pub use grammar::{answer_or_call_schema, tools_grammar};
 pub use models::{ModelInfo, list_models, resolve_model_path};
 pub use provider::{LoadProgress, LocalProvider, RunStats};
+pub use worker::gpu_offload_available;

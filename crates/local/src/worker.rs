@@ -102,20 +102,18 @@ fn load(s: &LoadSettings) -> Result<(Loaded, f64), String> {
     })?;
     let total = meta.len();
     let backend = backend()?;
-    let gpu_layers = gpu_layers(s.gpu_layers, backend.supports_gpu_offload(), || {
-        fit_gpu_layers(s)
-    });
+    let params = model_params(s, placement(s.gpu_layers, backend.supports_gpu_offload()));
+    // Negative: every layer.
+    let gpu_layers = u32::try_from(params.n_gpu_layers()).unwrap_or(u32::MAX);
     let progress = s.progress.clone();
-    let params = LlamaModelParams::default()
-        .with_n_gpu_layers(gpu_layers)
-        .with_progress_callback(move |p| {
-            let _ = progress.send(crate::provider::LoadProgress {
-                percent: (p * 100.0).clamp(0.0, 100.0),
-                bytes: (f64::from(p) * total as f64) as u64,
-                total_bytes: total,
-            });
-            true
+    let params = params.with_progress_callback(move |p| {
+        let _ = progress.send(crate::provider::LoadProgress {
+            percent: (p * 100.0).clamp(0.0, 100.0),
+            bytes: (f64::from(p) * total as f64) as u64,
+            total_bytes: total,
         });
+        true
+    });
     let model = LlamaModel::load_from_file(backend, &s.path, &params).map_err(|e| {
         format!("the model file {} could not be loaded ({e}); it may be damaged or not a GGUF model — {}", s.path.display(), fetch_hint())
     })?;
@@ -153,46 +151,75 @@ fn load(s: &LoadSettings) -> Result<(Loaded, f64), String> {
     ))
 }
 
-/// How many layers go to the GPU: none without one (a CPU build, or no
-/// GPU found); else the entry's `gpuLayers` when it sets one, else as many
-/// as `fit` places in the GPU's free memory.
-fn gpu_layers(
-    explicit: Option<u32>,
-    gpu_offload: bool,
-    fit: impl FnOnce() -> Result<u32, String>,
-) -> u32 {
+/// Where the model's layers go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    /// A number of layers (0: the CPU only).
+    Layers(u32),
+    /// As many as llama.cpp's fit places in the GPUs' free memory.
+    Fit,
+}
+
+/// Nothing goes to a GPU without one (a CPU build, or no GPU found); else
+/// the entry's `gpuLayers` when it sets one, else what fits.
+fn placement(explicit: Option<u32>, gpu_offload: bool) -> Placement {
     match explicit {
-        _ if !gpu_offload => 0,
-        Some(n) => n,
-        None => fit().unwrap_or_else(|e| {
+        _ if !gpu_offload => Placement::Layers(0),
+        Some(n) => Placement::Layers(n),
+        None => Placement::Fit,
+    }
+}
+
+/// Whether this build of llama.cpp can put layers on a GPU here: built
+/// with a GPU backend (`cuda`, `vulkan`, `metal`) and a GPU found.
+pub fn gpu_offload_available() -> bool {
+    backend().is_ok_and(LlamaBackend::supports_gpu_offload)
+}
+
+/// The model's parameters for `placement`. A fit that fails leaves the
+/// model on the CPU (with a warning).
+fn model_params(s: &LoadSettings, placement: Placement) -> LlamaModelParams {
+    match placement {
+        Placement::Layers(n) => LlamaModelParams::default().with_n_gpu_layers(n),
+        Placement::Fit => fitted(s).unwrap_or_else(|e| {
             tracing::warn!("{e}; the model runs on the CPU");
-            0
+            LlamaModelParams::default().with_n_gpu_layers(0)
         }),
     }
 }
 
-/// llama.cpp's own fit (`common_fit_params`): the layers that fit the
-/// GPUs' free memory with room for the context and 512 MiB to spare.
-/// Only the layer count is kept (one GPU's worth of placement; a split
-/// across several GPUs is llama.cpp's default for that count).
-fn fit_gpu_layers(s: &LoadSettings) -> Result<u32, String> {
+/// llama.cpp's own fit (`common_fit_params`): the layers (and, for
+/// mixture-of-experts models, which experts stay on the CPU; with several
+/// GPUs, the split) that fit the GPUs' free memory with 512 MiB to spare.
+/// It fits the entry's context window; the load may use less (the model's
+/// trained context), which only leaves more room.
+fn fitted(s: &LoadSettings) -> Result<LlamaModelParams, String> {
+    // The fit swaps llama.cpp's global logger while it runs: one at a time.
+    static FIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = FIT.lock().unwrap_or_else(|e| e.into_inner());
     let path = std::ffi::CString::new(s.path.as_os_str().as_encoded_bytes())
         .map_err(|_| "the model path has a NUL byte".to_string())?;
-    let mut cparams = LlamaContextParams::default().with_n_ctx(NonZeroU32::new(s.context));
+    let mut cparams = LlamaContextParams::default().with_n_ctx(NonZeroU32::new(s.context.max(512)));
     let mut margins = vec![512usize << 20; llama_cpp_2::max_devices()];
-    let mut params = std::pin::pin!(LlamaModelParams::default());
-    params
-        .as_mut()
+    let mut params = LlamaModelParams::default();
+    std::pin::Pin::new(&mut params)
         .fit_params(
             &path,
             &mut cparams,
             &mut margins,
-            s.context.min(4096),
-            4, // GGML_LOG_LEVEL_ERROR: the fit's own report goes to debug
+            s.context.clamp(512, 4096),
+            4, // GGML_LOG_LEVEL_ERROR (libcommon still prints its own errors)
         )
-        .map_err(|e| format!("no placement of the model on the GPU was found ({e})"))?;
-    // Negative: every layer.
-    Ok(u32::try_from(params.n_gpu_layers()).unwrap_or(u32::MAX))
+        .map_err(|e| match e {
+            llama_cpp_2::model::params::FitError::Failure => {
+                "the model does not fit the GPU's free memory".to_string()
+            }
+            _ => format!(
+                "{} could not be read to place it on the GPU",
+                s.path.display()
+            ),
+        })?;
+    Ok(params)
 }
 
 fn chatml(messages: &[(String, String)]) -> String {
@@ -373,18 +400,17 @@ fn generate(l: &mut Loaded, job: &Job) -> Result<RunStats, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::gpu_layers;
+    use super::{Placement, placement};
 
     #[test]
     fn layers_go_to_the_gpu_as_asked_else_as_fit_else_nowhere() {
-        let fit_never = || -> Result<u32, String> { panic!("no fit without a GPU build") };
         // A CPU build (or no GPU found): the CPU, whatever the entry says.
-        assert_eq!(gpu_layers(None, false, fit_never), 0);
-        assert_eq!(gpu_layers(Some(12), false, fit_never), 0);
+        assert_eq!(placement(None, false), Placement::Layers(0));
+        assert_eq!(placement(Some(12), false), Placement::Layers(0));
         // A GPU build: the entry's number wins (0 keeps it on the CPU) …
-        assert_eq!(gpu_layers(Some(0), true, fit_never), 0);
-        // … else what fits, and the CPU when nothing does.
-        assert_eq!(gpu_layers(None, true, || Ok(20)), 20);
-        assert_eq!(gpu_layers(None, true, || Err("too big".into())), 0);
+        assert_eq!(placement(Some(0), true), Placement::Layers(0));
+        assert_eq!(placement(Some(12), true), Placement::Layers(12));
+        // … else what fits.
+        assert_eq!(placement(None, true), Placement::Fit);
     }
 }
