@@ -23,8 +23,12 @@ $(error GPU must be auto, none, cuda, vulkan or metal, not '$(GPU)')
 endif
 GPU_BACKEND := $(if $(filter auto,$(GPU)),$(shell scripts/detect-gpu.sh),$(GPU))
 GPU_FEATURES := $(if $(filter cuda vulkan metal,$(GPU_BACKEND)),--features $(GPU_BACKEND))
+# Vulkan: headers new enough for llama.cpp (scripts/vulkan-headers.sh),
+# found when the build runs (after setup installed the tools).
+GPU_ENV := $(if $(filter vulkan,$(GPU_BACKEND)),env $$($(CURDIR)/scripts/vulkan-headers.sh))
 # A package runs on other machines: a GPU backend only when asked for.
 package: GPU_FEATURES := $(if $(filter cuda vulkan metal,$(GPU)),--features $(GPU))
+package: GPU_ENV := $(if $(filter vulkan,$(GPU)),env $$($(CURDIR)/scripts/vulkan-headers.sh))
 
 .PHONY: setup ui ui-deps bindings build run test test-ui test-e2e bench fmt lint package clean-setup
 
@@ -49,16 +53,16 @@ bindings:
 
 ## build: the UI, the baton CLI and the desktop app (release), providers.json beside them
 build: setup ui
-	$(CARGO) build --release -p baton-cli -p baton-desktop -p baton-stt $(GPU_FEATURES)
+	$(GPU_ENV) $(CARGO) build --release -p baton-cli -p baton-desktop -p baton-stt $(GPU_FEATURES)
 	cp providers.json $(REL_DIR)/providers.json
 
 ## run: set up, build, open the desktop app on the embedded model (no display: `baton chat`)
 run: setup ui
 	@if [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ] && [ "$$(uname)" = Linux ]; then \
 	  echo "No display (DISPLAY/WAYLAND_DISPLAY unset): starting \`baton chat\` in this terminal instead of the desktop app."; \
-	  $(CARGO) build --release -p baton-cli -p baton-stt $(GPU_FEATURES) && cp providers.json $(REL_DIR)/providers.json && $(REL_DIR)/baton chat; \
+	  $(GPU_ENV) $(CARGO) build --release -p baton-cli -p baton-stt $(GPU_FEATURES) && cp providers.json $(REL_DIR)/providers.json && $(REL_DIR)/baton chat; \
 	else \
-	  $(CARGO) build --release -p baton-desktop -p baton-stt $(GPU_FEATURES) && cp providers.json $(REL_DIR)/providers.json && $(DESKTOP); \
+	  $(GPU_ENV) $(CARGO) build --release -p baton-desktop -p baton-stt $(GPU_FEATURES) && cp providers.json $(REL_DIR)/providers.json && $(DESKTOP); \
 	fi
 
 ## package: Linux bundles (.deb, AppImage) of the desktop app, with the icons in icons/
@@ -66,7 +70,7 @@ run: setup ui
 package: setup ui
 	$(CARGO) build --release -p baton-stt
 	mkdir -p src-tauri/binaries && cp $(REL_DIR)/baton-stt src-tauri/binaries/baton-stt-$$(rustc -vV | sed -n 's/^host: //p')
-	cd src-tauri && ../ui/node_modules/.bin/tauri build --bundles deb --ci $(GPU_FEATURES) \
+	cd src-tauri && $(GPU_ENV) ../ui/node_modules/.bin/tauri build --bundles deb --ci $(GPU_FEATURES) \
 	  --config '{"bundle":{"externalBin":["binaries/baton-stt"]}}'
 	@cd src-tauri && ../ui/node_modules/.bin/tauri bundle --bundles appimage --ci \
 	  || echo "package: no AppImage — Tauri's AppImage bundler downloads AppRun and linuxdeploy from GitHub, which this machine cannot reach; the .deb is built"
