@@ -26,6 +26,8 @@ GPU_FEATURES := $(if $(filter cuda vulkan metal,$(GPU_BACKEND)),--features $(GPU
 # Vulkan: headers new enough for llama.cpp (scripts/vulkan-headers.sh),
 # found when the build runs (after setup installed the tools).
 GPU_ENV := $(if $(filter vulkan,$(GPU_BACKEND)),env $$($(CURDIR)/scripts/vulkan-headers.sh))
+# Tests build for the CPU: their setup installs no GPU build tools.
+test: GPU_BACKEND := none
 # A package runs on other machines: a GPU backend only when asked for.
 package: GPU_FEATURES := $(if $(filter cuda vulkan metal,$(GPU)),--features $(GPU))
 package: GPU_ENV := $(if $(filter vulkan,$(GPU)),env $$($(CURDIR)/scripts/vulkan-headers.sh))

@@ -291,23 +291,45 @@ fn generate(l: &mut Loaded, job: &Job) -> Result<RunStats, String> {
             tokens.len()
         ));
     }
-    // Reuse the KV cache of the common prefix (keep at least one token to
-    // evaluate, so there are logits to sample from).
-    let mut common = l
+    let started = Instant::now();
+    let (common, mut batch) = evaluate_prompt(l, job, &tokens)?;
+    let prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let mut sampler = sampler_for(l, job)?;
+    let gen_started = Instant::now();
+    let produced = sample_tokens(l, job, &mut sampler, &mut batch)?;
+    Ok(RunStats {
+        prompt_tokens: tokens.len() as u32,
+        reused_tokens: common as u32,
+        completion_tokens: produced,
+        load_ms: 0.0,
+        prompt_ms,
+        generation_ms: gen_started.elapsed().as_secs_f64() * 1000.0,
+        gpu_layers: l.gpu_layers,
+    })
+}
+
+/// Evaluates what of `tokens` the KV cache does not hold yet (the common
+/// prefix with the last request is reused; at least one token is
+/// evaluated, so there are logits to sample from). Returns the reused
+/// count and the batch whose last token has the logits.
+fn evaluate_prompt(
+    l: &mut Loaded,
+    job: &Job,
+    tokens: &[LlamaToken],
+) -> Result<(usize, LlamaBatch<'static>), String> {
+    let common = l
         .cached
         .iter()
-        .zip(&tokens)
+        .zip(tokens)
         .take_while(|(a, b)| a == b)
-        .count();
-    common = common.min(tokens.len() - 1);
+        .count()
+        .min(tokens.len() - 1);
     l.ctx
         .clear_kv_cache_seq(Some(0), Some(common as u32), None)
         .map_err(|e| format!("KV cache: {e}"))?;
     l.cached.truncate(common);
-    let started = Instant::now();
     let mut batch = LlamaBatch::new(l.n_batch.max(1), 1);
-    let rest = &tokens[common..];
-    for (chunk_i, chunk) in rest.chunks(l.n_batch).enumerate() {
+    for (chunk_i, chunk) in tokens[common..].chunks(l.n_batch).enumerate() {
         if job.cancel.is_cancelled() {
             return Err("cancelled".into());
         }
@@ -325,8 +347,11 @@ fn generate(l: &mut Loaded, job: &Job) -> Result<RunStats, String> {
             .map_err(|e| format!("llama.cpp decode failed: {e}"))?;
         l.cached.extend_from_slice(chunk);
     }
-    let prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
+    Ok((common, batch))
+}
 
+/// The job's sampler: its grammar, then greedy or temperature sampling.
+fn sampler_for(l: &Loaded, job: &Job) -> Result<LlamaSampler, String> {
     let mut chain = Vec::new();
     if let Some(g) = &job.grammar {
         chain.push(
@@ -340,17 +365,24 @@ fn generate(l: &mut Loaded, job: &Job) -> Result<RunStats, String> {
     } else {
         chain.push(LlamaSampler::greedy());
     }
-    let mut sampler = LlamaSampler::chain_simple(chain);
+    Ok(LlamaSampler::chain_simple(chain))
+}
 
-    let gen_started = Instant::now();
+/// Samples and sends the answer, text as soon as it is valid UTF-8, until
+/// the end, the token limit, a full context, a cancel, or nobody listens.
+/// Returns the tokens produced.
+fn sample_tokens(
+    l: &mut Loaded,
+    job: &Job,
+    sampler: &mut LlamaSampler,
+    batch: &mut LlamaBatch<'static>,
+) -> Result<u32, String> {
+    let n_ctx = l.ctx.n_ctx() as usize;
     let mut produced = 0u32;
     let mut pending: Vec<u8> = Vec::new();
     let mut logits_at = batch.n_tokens() - 1;
     let vocab = l.model.vocab();
-    while produced < job.max_tokens {
-        if job.cancel.is_cancelled() {
-            break;
-        }
+    while produced < job.max_tokens && !job.cancel.is_cancelled() {
         // `sample` also accepts the token into the chain (grammar state).
         let token = sampler.sample(&l.ctx, logits_at);
         if vocab.is_eog(token) {
@@ -377,7 +409,7 @@ fn generate(l: &mut Loaded, job: &Job) -> Result<RunStats, String> {
             .add(token, l.cached.len() as i32, &[0], true)
             .map_err(|e| e.to_string())?;
         l.ctx
-            .decode(&mut batch)
+            .decode(batch)
             .map_err(|e| format!("llama.cpp decode failed: {e}"))?;
         l.cached.push(token);
         logits_at = 0;
@@ -387,15 +419,7 @@ fn generate(l: &mut Loaded, job: &Job) -> Result<RunStats, String> {
             String::from_utf8_lossy(&pending).into_owned(),
         ));
     }
-    Ok(RunStats {
-        prompt_tokens: tokens.len() as u32,
-        reused_tokens: common as u32,
-        completion_tokens: produced,
-        load_ms: 0.0,
-        prompt_ms,
-        generation_ms: gen_started.elapsed().as_secs_f64() * 1000.0,
-        gpu_layers: l.gpu_layers,
-    })
+    Ok(produced)
 }
 
 #[cfg(test)]
