@@ -175,11 +175,33 @@ pub async fn cancel_pull(state: State<'_, AppState>, name: String) -> IpcResult<
     Ok(stop.map(|s| s.cancel()).is_some())
 }
 
-/// Deletes a downloaded model and its provider entry; whether a file was there.
+/// Deletes a downloaded model and its provider entry (stopping its
+/// download first, if one runs); whether a file was there.
 #[tauri::command]
 #[specta::specta]
 pub async fn remove_model(state: State<'_, AppState>, name: String) -> IpcResult<bool> {
+    stop_pull(&state, &name).await;
     let found = state.engine().remove_model(&name)?;
     state.reload().await?;
     Ok(found)
+}
+
+/// Cancels `name`'s download, if one runs, and waits (up to 10 s) for it to
+/// let go of its part file: cancelling takes effect at its next piece, and
+/// its entry stays until it has, so no new download starts meanwhile.
+async fn stop_pull(state: &AppState, name: &str) {
+    let Some(stop) = lock(&state.pulls).get(name).cloned() else {
+        return;
+    };
+    stop.cancel();
+    for _ in 0..200 {
+        if !lock(&state.pulls).contains_key(name) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    tracing::warn!(
+        model = name,
+        "the cancelled download has not stopped after 10 s"
+    );
 }

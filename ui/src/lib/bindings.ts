@@ -110,7 +110,10 @@ export const commands = {
 	pullModel: (name: string, onProgress: Channel<PullProgress>) => typedError<PulledView, IpcError>(__TAURI_INVOKE("pull_model", { name, onProgress })),
 	/**  Stops a download (what arrived is kept for a resume); whether one ran. */
 	cancelPull: (name: string) => typedError<boolean, IpcError>(__TAURI_INVOKE("cancel_pull", { name })),
-	/**  Deletes a downloaded model and its provider entry; whether a file was there. */
+	/**
+	 *  Deletes a downloaded model and its provider entry (stopping its
+	 *  download first, if one runs); whether a file was there.
+	 */
 	removeModel: (name: string) => typedError<boolean, IpcError>(__TAURI_INVOKE("remove_model", { name })),
 	/**  Looks for model servers on this computer again. */
 	rescanLocalServers: () => typedError<ModelsOverview, IpcError>(__TAURI_INVOKE("rescan_local_servers")),
