@@ -26,10 +26,16 @@ GPU_FEATURES := $(if $(filter cuda vulkan metal,$(GPU_BACKEND)),--features $(GPU
 # Vulkan: headers new enough for llama.cpp (scripts/vulkan-headers.sh),
 # found when the build runs (after setup installed the tools).
 GPU_ENV := $(if $(filter vulkan,$(GPU_BACKEND)),env $$($(CURDIR)/scripts/vulkan-headers.sh))
+# On Linux the CPU build carries llama.cpp's CPU kernels for every processor
+# level and loads the best one at run time (baton-local's cpu-variants); a
+# GPU build keeps the x86-64-v3 kernels compiled in.
+UNAME := $(shell uname)
+CPU_FEATURES = $(if $(and $(filter Linux,$(UNAME)),$(filter none,$(GPU_BACKEND))),--features cpu-variants)
 # Tests build for the CPU: their setup installs no GPU build tools.
-test: GPU_BACKEND := none
+test test-e2e bench lint: GPU_BACKEND := none
 # A package runs on other machines: a GPU backend only when asked for.
 package: GPU_FEATURES := $(if $(filter cuda vulkan metal,$(GPU)),--features $(GPU))
+package: GPU_BACKEND := $(if $(filter cuda vulkan metal,$(GPU)),$(GPU),none)
 package: GPU_ENV := $(if $(filter vulkan,$(GPU)),env $$($(CURDIR)/scripts/vulkan-headers.sh))
 
 .PHONY: setup ui ui-deps bindings build run test test-ui test-e2e bench fmt lint package clean-setup
@@ -55,27 +61,31 @@ bindings:
 
 ## build: the UI, the baton CLI and the desktop app (release), providers.json beside them
 build: setup ui
-	$(GPU_ENV) $(CARGO) build --release -p baton-cli -p baton-desktop -p baton-stt $(GPU_FEATURES)
+	$(GPU_ENV) $(CARGO) build --release -p baton-cli -p baton-desktop -p baton-stt $(GPU_FEATURES) $(CPU_FEATURES)
 	cp providers.json $(REL_DIR)/providers.json
 
 ## run: set up, build, open the desktop app on the embedded model (no display: `baton chat`)
 run: setup ui
 	@if [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ] && [ "$$(uname)" = Linux ]; then \
 	  echo "No display (DISPLAY/WAYLAND_DISPLAY unset): starting \`baton chat\` in this terminal instead of the desktop app."; \
-	  $(GPU_ENV) $(CARGO) build --release -p baton-cli -p baton-stt $(GPU_FEATURES) && cp providers.json $(REL_DIR)/providers.json && $(REL_DIR)/baton chat; \
+	  $(GPU_ENV) $(CARGO) build --release -p baton-cli -p baton-stt $(GPU_FEATURES) $(CPU_FEATURES) && cp providers.json $(REL_DIR)/providers.json && $(REL_DIR)/baton chat; \
 	else \
-	  $(GPU_ENV) $(CARGO) build --release -p baton-desktop -p baton-stt $(GPU_FEATURES) && cp providers.json $(REL_DIR)/providers.json && $(DESKTOP); \
+	  $(GPU_ENV) $(CARGO) build --release -p baton-desktop -p baton-stt $(GPU_FEATURES) $(CPU_FEATURES) && cp providers.json $(REL_DIR)/providers.json && $(DESKTOP); \
 	fi
 
 ## package: Linux bundles (.deb, AppImage) of the desktop app, with the icons in icons/
+## (on Linux llama.cpp's libraries and CPU-kernel modules go to /usr/lib/baton)
 ## (the AppImage step downloads AppRun/linuxdeploy from GitHub: it needs that network)
 package: setup ui
 	$(CARGO) build --release -p baton-stt
 	mkdir -p src-tauri/binaries && cp $(REL_DIR)/baton-stt src-tauri/binaries/baton-stt-$$(rustc -vV | sed -n 's/^host: //p')
-	cd src-tauri && $(GPU_ENV) ../ui/node_modules/.bin/tauri build --bundles deb --ci $(GPU_FEATURES) \
-	  --config '{"bundle":{"externalBin":["binaries/baton-stt"]}}'
-	@cd src-tauri && ../ui/node_modules/.bin/tauri bundle --bundles appimage --ci \
-	  || echo "package: no AppImage — Tauri's AppImage bundler downloads AppRun and linuxdeploy from GitHub, which this machine cannot reach; the .deb is built"
+	$(if $(CPU_FEATURES),$(CARGO) build --release -p baton-local $(CPU_FEATURES))
+	cfg=$$(python3 scripts/package-config.py $(REL_DIR) $(if $(CPU_FEATURES),--llama-libs)) && \
+	  cd src-tauri && $(GPU_ENV) ../ui/node_modules/.bin/tauri build --bundles deb --ci $(GPU_FEATURES) $(CPU_FEATURES) --config "$$cfg"
+	@if [ -n "$(CPU_FEATURES)" ]; then \
+	  echo "package: no AppImage for this build — it does not carry llama.cpp's libraries and CPU-kernel modules yet; the .deb does (GPU=vulkan or cuda builds one)"; \
+	else cd src-tauri && ../ui/node_modules/.bin/tauri bundle --bundles appimage --ci \
+	  || echo "package: no AppImage — Tauri's AppImage bundler downloads AppRun and linuxdeploy from GitHub, which this machine cannot reach; the .deb is built"; fi
 	@ls -la $(REL_DIR)/bundle/*/*.deb $(REL_DIR)/bundle/*/*.AppImage 2>/dev/null || true
 
 ## test: set up, then every test: Rust (keychain tests on a private Secret Service),
@@ -83,7 +93,7 @@ package: setup ui
 test: setup ui
 	scripts/make-fixtures.sh --tools-only
 	cp providers.json $(BIN_DIR)/providers.json 2>/dev/null || true
-	scripts/with-keyring.sh $(CARGO) nextest run --workspace --all-targets --no-fail-fast
+	scripts/with-keyring.sh $(CARGO) nextest run --workspace --all-targets $(CPU_FEATURES) --no-fail-fast
 	$(MAKE) --no-print-directory test-ui test-e2e
 
 ## test-ui: svelte-check, Vitest, and Playwright on the built UI with the Tauri IPC mocked
@@ -94,19 +104,20 @@ test-ui: ui-deps
 # Built as nextest builds (the whole workspace, every target): the same
 # features, so after `make test`'s Rust tests nothing is built twice.
 test-e2e:
-	$(CARGO) build --workspace --all-targets
+	$(CARGO) build --workspace --all-targets $(CPU_FEATURES)
 	scripts/with-keyring.sh node tests/e2e/desktop.mjs --app $(BIN_DIR)/baton-desktop \
 	  --scripted $(BIN_DIR)/baton-scripted-llm --out $(CARGO_TARGET_DIR)/e2e-screenshots
 
 ## bench: criterion benchmarks and whole-flow benchmarks, as ratios against baselines
 bench: setup
-	scripts/bench.sh
+	BATON_CARGO_FEATURES="$(CPU_FEATURES)" scripts/bench.sh
 
 ## fmt: format the code
 fmt:
 	$(CARGO) fmt --all
 
-## lint: formatting check and clippy with warnings as errors
+## lint: formatting check and clippy with warnings as errors (as tests build, and baton-local without its CPU variants)
 lint:
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets $(CPU_FEATURES) -- -D warnings
+	$(if $(CPU_FEATURES),$(CARGO) clippy -p baton-local --all-targets -- -D warnings)

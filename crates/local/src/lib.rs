@@ -15,11 +15,13 @@
 //! `{"method": <a known tool>, …its parameters}` or `{"answer": "…"}`.
 
 mod grammar;
+mod kernels;
 mod models;
 mod provider;
 mod worker;
 
 pub use grammar::{answer_or_call_schema, tools_grammar};
+pub use kernels::{KERNELS_ENV, cpu_kernels};
 pub use models::{ModelInfo, list_models, resolve_model_path};
 pub use provider::{LoadProgress, LocalProvider, RunStats};
 pub use worker::gpu_offload_available;

@@ -69,6 +69,8 @@ fn backend() -> Result<&'static LlamaBackend, String> {
     static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
     BACKEND
         .get_or_init(|| {
+            #[cfg(feature = "cpu-variants")]
+            crate::kernels::load()?;
             let mut b =
                 LlamaBackend::init().map_err(|e| format!("llama.cpp could not start: {e}"))?;
             b.void_logs();
@@ -137,7 +139,7 @@ fn load(s: &LoadSettings) -> Result<(Loaded, f64), String> {
         }
     };
     let gpu_layers = gpu_layers.min(model.n_layer() + 1);
-    tracing::info!(path = %s.path.display(), gpu_layers, layers = model.n_layer(), "local model loaded");
+    tracing::info!(path = %s.path.display(), gpu_layers, layers = model.n_layer(), cpu_kernels = crate::kernels::cpu_kernels().unwrap_or("?"), "local model loaded");
     Ok((
         Loaded {
             model,

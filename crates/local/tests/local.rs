@@ -188,6 +188,100 @@ async fn layers_go_to_the_gpu_in_a_gpu_build_with_the_answer_the_cpu_gives() {
     assert_eq!(start(&on_auto.text), start(&on_cpu.text));
 }
 
+/// The CPU kernels in use: with `cpu-variants`, the module chosen for this
+/// processor at run time, which on a processor with AVX2 (and FMA, F16C,
+/// BMI2) is one that uses it, and with AVX-512 one that uses that;
+/// otherwise the x86-64-v3 kernels compiled in.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cpu_kernels_match_the_processor() {
+    let p = LocalProvider::new(config(2048), &models_dir());
+    let ask = ChatRequest::new(vec![Message::user("What is the capital of France?")]);
+    let (_, answer) = collect(&p, ask).await.unwrap();
+    assert!(!answer.text.trim().is_empty());
+    let kernels = baton_local::cpu_kernels().expect("known once a model is loaded");
+    #[cfg(target_arch = "x86_64")]
+    check_x86_kernels(kernels);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = kernels;
+}
+
+#[cfg(target_arch = "x86_64")]
+fn check_x86_kernels(kernels: &str) {
+    use std::arch::is_x86_feature_detected as has;
+    if !cfg!(feature = "cpu-variants") {
+        assert_eq!(kernels, "x86-64-v3 (compiled in)");
+        return;
+    }
+    if std::env::var_os(baton_local::KERNELS_ENV).is_some() {
+        return; // chosen by hand
+    }
+    if has!("avx2") && has!("fma") && has!("f16c") && has!("bmi2") {
+        let pre_avx2 = ["x64", "sse42", "sandybridge", "ivybridge", "piledriver"];
+        assert!(
+            !pre_avx2.contains(&kernels),
+            "{kernels} on a processor with AVX2"
+        );
+    }
+    let avx512 = ["avx512f", "avx512cd", "avx512vl", "avx512dq", "avx512bw"];
+    if has!("avx512f")
+        && has!("avx512cd")
+        && has!("avx512vl")
+        && has!("avx512dq")
+        && has!("avx512bw")
+    {
+        assert!(
+            !["haswell", "alderlake"].contains(&kernels),
+            "{kernels} on a processor with {avx512:?}"
+        );
+    }
+}
+
+/// Runs one test of this binary again in a process of its own, with `env`:
+/// llama.cpp's CPU kernels are chosen once per process.
+#[cfg(feature = "cpu-variants")]
+fn in_own_process(test: &str, env: (&str, &str)) -> String {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env("BATON_TEST_CHILD", "1")
+        .env(env.0, env.1)
+        .output()
+        .unwrap();
+    format!(
+        "{}\n-- {} --\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// `BATON_CPU_KERNELS` picks the kernels (the plain x86-64 ones answer
+/// too); a name the build lacks fails the request and says which it has.
+#[cfg(all(feature = "cpu-variants", target_arch = "x86_64"))]
+#[tokio::test(flavor = "multi_thread")]
+async fn named_cpu_kernels_are_used_and_an_unknown_name_is_explained() {
+    const NAME: &str = "named_cpu_kernels_are_used_and_an_unknown_name_is_explained";
+    if std::env::var_os("BATON_TEST_CHILD").is_some() {
+        let p = LocalProvider::new(config(2048), &models_dir());
+        let ask = ChatRequest::new(vec![Message::user("What is the capital of France?")]);
+        match collect(&p, ask).await {
+            Ok((_, c)) => println!("KERNELS {:?} ANSWER {}", baton_local::cpu_kernels(), c.text),
+            Err(e) => println!("ERROR {e}"),
+        }
+        return;
+    }
+    let out = in_own_process(NAME, (baton_local::KERNELS_ENV, "x64"));
+    assert!(out.contains("KERNELS Some(\"x64\") ANSWER "), "{out}");
+    let answer = out.split("ANSWER ").nth(1).unwrap_or_default();
+    assert!(!answer.trim().is_empty(), "{out}");
+    let out = in_own_process(NAME, (baton_local::KERNELS_ENV, "pentium"));
+    assert!(out.contains("ERROR "), "{out}");
+    assert!(
+        out.contains("BATON_CPU_KERNELS=pentium names no CPU kernels of this build"),
+        "{out}"
+    );
+    assert!(out.contains("haswell"), "{out}");
+}
+
 /// 30 varied requests a user might make of FileTool.
 const PROMPTS: [&str; 30] = [
     "List the files in the reports folder.",

@@ -82,11 +82,9 @@ async fn main() {
     let mut prompt_tokens = 0;
     for run in 1..=3 {
         let (first, total, pt, ct) = one(&p, run, 128).await;
-        let st = p.last_stats().expect("stats");
         prompt_tokens = pt;
         ttft.push(first);
         // Same method as the Python side: prompt tokens over time to first token.
-        let _ = st;
         pp.push(f64::from(pt) / first);
         tg.push(f64::from(ct.saturating_sub(1)) / (total - first).max(1e-9));
     }
@@ -97,7 +95,7 @@ async fn main() {
     println!(
         "{}",
         json!({
-            "impl": "baton", "threads": threads, "promptTokens": prompt_tokens,
+            "impl": "baton", "kernels": baton_local::cpu_kernels(), "threads": threads, "promptTokens": prompt_tokens,
             "coldTtftMs": cold_ttft * 1000.0, "warmTtftMs": median(ttft) * 1000.0,
             "promptTokensPerSec": median(pp), "generationTokensPerSec": median(tg), "peakRssMb": peak_rss_mb(),
         })
