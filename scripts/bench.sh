@@ -74,11 +74,20 @@ if ! python3 -c "import llama_cpp" 2>/dev/null; then
 fi
 # The dev profile builds llama.cpp optimized (dependencies run at opt-level 2,
 # cmake in Release), so this reuses the test build instead of a second one.
+# Two builds: the kernels compiled in for x86-64-v3 (no features), then the
+# test build's features (make passes them: the CPU kernels chosen at run time
+# on Linux); each is cached in the target directory after its first time.
+static_dir=$(mktemp -d)
+static_bench="$static_dir/baton-local-bench"
 cargo build -p baton-local --bins 2>&1 | tail -1
-# Alternate the two three times (this machine is noisy) and compare medians.
+cp "$CARGO_TARGET_DIR/debug/baton-local-bench" "$static_bench"
+# shellcheck disable=SC2086 # BATON_CARGO_FEATURES is "--features x" or empty
+cargo build -p baton-local --bins ${BATON_CARGO_FEATURES:-} 2>&1 | tail -1
+# Alternate the three three times (this machine is noisy) and compare medians.
 runs=$(mktemp)
 for _ in 1 2 3; do
   "$CARGO_TARGET_DIR/debug/baton-local-bench" >> "$runs"
+  "$static_bench" | sed 's/"impl":"baton"/"impl":"baton-compiled-in"/' >> "$runs"
   python3 scripts/bench_llama_cpp_python.py >> "$runs"
 done
 python3 - "$runs" <<'PY'
@@ -87,17 +96,19 @@ rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 def med(impl, k):
     return statistics.median(r[k] for r in rows if r["impl"] == impl)
 b0 = next(r for r in rows if r["impl"] == "baton")
+s0 = next(r for r in rows if r["impl"] == "baton-compiled-in")
 p0 = next(r for r in rows if r["impl"] == "llama-cpp-python")
 print(f"prompt: {b0['promptTokens']} tokens (Baton) / {p0['promptTokens']} (llama-cpp-python), {b0['threads']} threads, medians of 3 alternating runs")
+print(f"Baton's CPU kernels: {b0['kernels']} (build as tested) and {s0['kernels']}; llama-cpp-python built for this CPU (no AMX)")
 for k, label in [("promptTokensPerSec", "prompt processing tokens/s"),
                  ("generationTokensPerSec", "generation tokens/s"),
                  ("warmTtftMs", "time to first token, warm (ms)"),
                  ("coldTtftMs", "time to first token, cold incl. load (ms)"),
                  ("peakRssMb", "peak RSS (MB)")]:
-    b, p = med("baton", k), med("llama-cpp-python", k)
-    print(f"  {label:<42} Baton {b:8.1f}   llama-cpp-python {p:8.1f}   ratio {b / p:.2f}")
+    b, s, p = med("baton", k), med("baton-compiled-in", k), med("llama-cpp-python", k)
+    print(f"  {label:<42} Baton {b:8.1f} (ratio {b / p:.2f})   compiled-in {s:8.1f} (ratio {s / p:.2f})   llama-cpp-python {p:8.1f}")
 PY
-rm -f "$runs"
+rm -rf "$runs" "$static_dir"
 
 echo
 echo "== embedded model answers: 30 simple questions, Baton's prompt vs llama-cpp-python with the model's own template =="
