@@ -137,7 +137,7 @@ mod modules {
         let pick = choose(&candidates, wanted.as_deref())?;
         register(&dir.join(file_name(&pick.name)))?;
         load_gpu_module(&dir);
-        tracing::info!(kernels = %pick.name, score = ?pick.score, dir = %dir.display(), "llama.cpp CPU kernels chosen");
+        tracing::info!(kernels = %pick.name, score = pick.score.as_ref().map_or(0, |s| *s), dir = %dir.display(), "llama.cpp CPU kernels chosen");
         let _ = CHOSEN.set(pick.name.clone());
         Ok(())
     }
