@@ -82,9 +82,6 @@ impl Engine {
             path: path.clone(),
             reason,
         };
-        // One edit at a time, across threads and processes (the desktop
-        // and the CLI may both edit): the lock is held until the write.
-        let _lock = lock_beside(&path).map_err(|e| invalid(format!("cannot lock it: {e}")))?;
         let text = match std::fs::read_to_string(&path) {
             Err(e) if create && e.kind() == std::io::ErrorKind::NotFound => {
                 r#"{"providers": []}"#.to_string()
@@ -109,23 +106,6 @@ impl Engine {
     }
 }
 
-/// An exclusive lock on `<path>.lock` (created, left in place), released
-/// when the returned file closes.
-fn lock_beside(path: &std::path::Path) -> std::io::Result<std::fs::File> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let mut name = path.as_os_str().to_owned();
-    name.push(".lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(std::path::PathBuf::from(name))?;
-    fs4::fs_std::FileExt::lock_exclusive(&file)?;
-    Ok(file)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,28 +121,6 @@ mod tests {
         }
         let engine = Engine::load_with(paths, Overrides::default()).unwrap();
         (dir, engine)
-    }
-
-    #[test]
-    fn concurrent_edits_lose_nothing() {
-        let (_dir, engine) = engine_with(None);
-        let engine = std::sync::Arc::new(engine);
-        let workers: Vec<_> = (0..8)
-            .map(|t| {
-                let engine = engine.clone();
-                std::thread::spawn(move || {
-                    for i in 0..10 {
-                        let name = format!("m{t}-{i}");
-                        let entry = serde_json::json!({"name": name, "dialect": "local", "modelPath": format!("{name}.gguf")});
-                        engine.set_user_provider(entry).unwrap();
-                    }
-                })
-            })
-            .collect();
-        for w in workers {
-            w.join().unwrap();
-        }
-        assert_eq!(engine.user_provider_names().len(), 80);
     }
 
     const USER: &str = r#"{"providers": [{"name": "lab", "dialect": "openai", "endpoint": "http://127.0.0.1:9/v1", "model": "m1", "temperature": 0.5}]}"#;
