@@ -195,9 +195,9 @@ pub enum TurnEnd {
     Command,
 }
 
-impl From<&baton_agent::StopReason> for TurnEnd {
-    fn from(stop: &baton_agent::StopReason) -> Self {
-        use baton_agent::StopReason as S;
+impl From<&baton_engine::api::StopReason> for TurnEnd {
+    fn from(stop: &baton_engine::api::StopReason) -> Self {
+        use baton_engine::api::StopReason as S;
         match stop {
             S::Answered | S::Asked => TurnEnd::Answered,
             S::Cancelled => TurnEnd::Stopped,

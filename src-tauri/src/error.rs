@@ -51,19 +51,21 @@ impl From<baton_engine::EngineError> for IpcError {
         use baton_engine::EngineError as E;
         let code = match &e {
             E::Provider(_) => ErrorCode::Provider,
-            E::Providers(_) | E::UserProviders { .. } | E::Paths(_) => ErrorCode::Config,
+            E::Providers(_) | E::UserProviders { .. } | E::Paths(_) | E::Settings(_) => {
+                ErrorCode::Config
+            }
             E::Attachment { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
                 ErrorCode::NotFound
             }
             E::Attachment { .. } | E::Workspace { .. } => ErrorCode::Io,
-            E::Index(baton_index::IndexError::Busy) => ErrorCode::Busy,
+            E::Index(baton_engine::api::index::IndexError::Busy) => ErrorCode::Busy,
             E::Index(_) | E::Catalog(_) => ErrorCode::Internal,
             E::Agent { .. } => ErrorCode::Config,
             E::ModelCatalog(_) => ErrorCode::NotFound,
             E::Pull(_) => ErrorCode::Download,
             E::Speech(_) => ErrorCode::Audio,
-            E::Session(baton_agent::SessionError::NotFound(_)) => ErrorCode::NotFound,
-            E::Session(baton_agent::SessionError::BadName(_)) => ErrorCode::InvalidInput,
+            E::Session(baton_engine::api::SessionError::NotFound(_)) => ErrorCode::NotFound,
+            E::Session(baton_engine::api::SessionError::BadName(_)) => ErrorCode::InvalidInput,
             E::Session(_) => ErrorCode::Io,
         };
         from_error(code, &e)
@@ -85,15 +87,15 @@ impl From<baton_engine::RestoreFileError> for IpcError {
     }
 }
 
-impl From<baton_llm::LlmError> for IpcError {
-    fn from(e: baton_llm::LlmError) -> Self {
+impl From<baton_engine::api::LlmError> for IpcError {
+    fn from(e: baton_engine::api::LlmError) -> Self {
         from_error(ErrorCode::Provider, &e)
     }
 }
 
-impl From<baton_agent::SessionError> for IpcError {
-    fn from(e: baton_agent::SessionError) -> Self {
-        use baton_agent::SessionError as S;
+impl From<baton_engine::api::SessionError> for IpcError {
+    fn from(e: baton_engine::api::SessionError) -> Self {
+        use baton_engine::api::SessionError as S;
         let code = match &e {
             S::NotFound(_) => ErrorCode::NotFound,
             S::BadName(_) => ErrorCode::InvalidInput,
@@ -103,22 +105,22 @@ impl From<baton_agent::SessionError> for IpcError {
     }
 }
 
-impl From<baton_config::SecretError> for IpcError {
-    fn from(e: baton_config::SecretError) -> Self {
+impl From<baton_engine::api::settings::SecretError> for IpcError {
+    fn from(e: baton_engine::api::settings::SecretError) -> Self {
         from_error(ErrorCode::Keychain, &e)
     }
 }
 
-impl From<baton_config::SettingsError> for IpcError {
-    fn from(e: baton_config::SettingsError) -> Self {
+impl From<baton_engine::api::settings::SettingsError> for IpcError {
+    fn from(e: baton_engine::api::settings::SettingsError) -> Self {
         from_error(ErrorCode::Config, &e)
     }
 }
 
-impl From<baton_index::IndexError> for IpcError {
-    fn from(e: baton_index::IndexError) -> Self {
+impl From<baton_engine::api::index::IndexError> for IpcError {
+    fn from(e: baton_engine::api::index::IndexError) -> Self {
         let code = match e {
-            baton_index::IndexError::Busy => ErrorCode::Busy,
+            baton_engine::api::index::IndexError::Busy => ErrorCode::Busy,
             _ => ErrorCode::Internal,
         };
         from_error(code, &e)
@@ -131,7 +133,7 @@ mod tests {
 
     #[test]
     fn engine_errors_keep_their_message_and_get_a_code() {
-        let e: IpcError = baton_agent::SessionError::NotFound("abc".into()).into();
+        let e: IpcError = baton_engine::api::SessionError::NotFound("abc".into()).into();
         assert_eq!(e.code, ErrorCode::NotFound);
         assert!(e.message.contains("abc"), "{}", e.message);
         let json = serde_json::to_value(&e).unwrap();

@@ -145,15 +145,20 @@ pub fn run() {
             // timeout; a millisecond when nothing listens).
             let engine =
                 tauri::async_runtime::block_on(engine.discover(baton_engine::PROBE_TIMEOUT));
-            let skip_indexing = engine.settings.skip_indexing_on_startup;
-            let serve = engine.settings.server.start_with_app;
+            let skip_indexing = engine.settings().skip_indexing_on_startup;
+            let serve = engine.settings().server.start_with_app;
             app.manage(AppState::new(engine));
             // Plugins and MCP servers start in the background (and their
             // folder is watched from then on), so the first turn with
             // tools does not wait for them.
             let handle = app.handle().clone();
             tauri::async_runtime::spawn(async move {
-                handle.state::<AppState>().engine().start_mcp().await;
+                handle
+                    .state::<AppState>()
+                    .engine()
+                    .tools()
+                    .start_mcp()
+                    .await;
             });
             if serve {
                 let handle = app.handle().clone();

@@ -4,7 +4,7 @@
 
 use std::sync::Mutex;
 
-use baton_docs::FileAttachment;
+use baton_engine::api::FileAttachment;
 
 use crate::dto::{AttachmentState, AttachmentView};
 use crate::error::IpcResult;

@@ -4,9 +4,9 @@
 
 use std::sync::{Arc, Mutex, RwLock};
 
-use baton_agent::{Confirmations, Questions};
+use baton_engine::api::index::WorkspaceIndex;
+use baton_engine::api::{Confirmations, Questions};
 use baton_engine::{Engine, IndexState, Turn};
-use baton_index::WorkspaceIndex;
 use tokio_util::sync::CancellationToken;
 
 use crate::dto::IndexStatus;
@@ -73,13 +73,13 @@ pub struct AppState {
     index: Mutex<Option<Arc<WorkspaceIndex>>>,
     index_status: Mutex<IndexStatus>,
     /// The running voice conversation's controls.
-    pub voice: Arc<Mutex<Option<tokio::sync::mpsc::Sender<baton_voice::Control>>>>,
+    pub voice: Arc<Mutex<Option<tokio::sync::mpsc::Sender<baton_engine::api::voice::Control>>>>,
     /// The HTTP API, when started.
     pub server: Mutex<Option<RunningServer>>,
     /// Why the HTTP API last failed to start.
     pub server_error: Mutex<Option<String>>,
     /// Stops the team at work (Team mode), while one works.
-    pub team: Mutex<Option<baton_orchestrator::CancellationToken>>,
+    pub team: Mutex<Option<baton_engine::api::team::CancellationToken>>,
     /// Stops each model download in flight, by catalog name.
     pub pulls: Mutex<std::collections::HashMap<String, tokio_util::sync::CancellationToken>>,
 }
@@ -93,7 +93,7 @@ impl AppState {
     /// State over a loaded engine.
     pub fn new(engine: Engine) -> Self {
         let status = IndexStatus {
-            workspace: engine.workspace.display().to_string(),
+            workspace: engine.workspace().display().to_string(),
             state: "off".into(),
             documents: 0,
             done: 0,
@@ -117,7 +117,7 @@ impl AppState {
     /// The voice controls' slot, for the task that clears it.
     pub fn voice_slot(
         &self,
-    ) -> Arc<Mutex<Option<tokio::sync::mpsc::Sender<baton_voice::Control>>>> {
+    ) -> Arc<Mutex<Option<tokio::sync::mpsc::Sender<baton_engine::api::voice::Control>>>> {
         Arc::clone(&self.voice)
     }
 
@@ -131,6 +131,19 @@ impl AppState {
     /// Returns whether the workspace changed.
     pub async fn reload(&self) -> IpcResult<bool> {
         let new = self.engine().reload()?;
+        Ok(self.swap(new).await)
+    }
+
+    /// Changes the settings through the engine ([`Engine::update_settings`]:
+    /// checked, saved atomically) and works on the re-read engine like
+    /// [`AppState::reload`]. Returns whether the workspace changed.
+    pub async fn update_settings(
+        &self,
+        change: impl FnOnce(
+            &mut baton_engine::api::settings::Settings,
+        ) -> Result<(), baton_engine::api::settings::SettingsError>,
+    ) -> IpcResult<bool> {
+        let new = self.engine().update_settings(change)?;
         Ok(self.swap(new).await)
     }
 
@@ -149,11 +162,11 @@ impl AppState {
     /// Puts `new` in place of the engine; whether the workspace moved.
     async fn swap(&self, new: Engine) -> bool {
         let old = self.engine();
-        let moved = new.workspace != old.workspace;
+        let moved = new.workspace() != old.workspace();
         let new = Arc::new(new);
         *self.engine.write().unwrap_or_else(|e| e.into_inner()) = Arc::clone(&new);
-        old.close_agents().await;
-        tauri::async_runtime::spawn(async move { new.start_mcp().await });
+        old.close().await;
+        tauri::async_runtime::spawn(async move { new.tools().start_mcp().await });
         if moved {
             *lock(&self.index) = None;
         }
@@ -230,7 +243,7 @@ impl AppState {
     /// Records what the indexer reported; returns the new status.
     pub fn apply_index_state(&self, state: &IndexState) -> IndexStatus {
         let mut status = lock(&self.index_status);
-        status.workspace = self.engine().workspace.display().to_string();
+        status.workspace = self.engine().workspace().display().to_string();
         match state {
             IndexState::Scanning { done, total } => {
                 status.state = "indexing".into();

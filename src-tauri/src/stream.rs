@@ -1,6 +1,6 @@
 //! The agent's events as the UI receives them.
 
-use baton_agent::AgentEvent;
+use baton_engine::api::AgentEvent;
 
 use crate::dto::ChatEvent;
 
@@ -110,7 +110,7 @@ mod tests {
                     result: serde_json::json!("a.txt"),
                     is_error: false,
                     duration_ms: 2.5,
-                    preview: Some(baton_llm::Image {
+                    preview: Some(baton_engine::api::Image {
                         mime_type: "image/jpeg".into(),
                         data: "AQID".into(),
                     }),

@@ -464,7 +464,7 @@ pub enum ModeArg {
     Cli,
 }
 
-impl From<ModeArg> for baton_llm::InteractionMode {
+impl From<ModeArg> for baton_engine::api::InteractionMode {
     fn from(m: ModeArg) -> Self {
         match m {
             ModeArg::Api => Self::Api,

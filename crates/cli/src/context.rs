@@ -19,7 +19,7 @@ pub async fn load(global: &Global, discover: bool) -> anyhow::Result<Context> {
         providers: global.providers.clone(),
         shipped_dir: None,
     })?;
-    for w in &engine.warnings {
+    for w in engine.warnings() {
         eprintln!("warning: {w}");
     }
     let engine = if discover {
@@ -36,7 +36,7 @@ pub fn note_first_run(ctx: &Context, named: Option<&str>) {
     if named.is_some() {
         return;
     }
-    if let Some(choice) = ctx.first_run_choice() {
+    if let Some(choice) = ctx.providers().first_run_choice() {
         let more = if choice.reason == baton_engine::ChoiceReason::Embedded {
             " `baton models catalog` lists better models to download;"
         } else {

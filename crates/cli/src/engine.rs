@@ -5,8 +5,8 @@
 use std::io::{IsTerminal, Write};
 use std::time::Instant;
 
-use baton_agent::{AgentEvent, TurnOutcome};
 use baton_engine::Turn;
+use baton_engine::api::{AgentEvent, TurnOutcome};
 
 /// Lines the user types (where confirmations are answered).
 pub type Answers = tokio::io::Lines<tokio::io::BufReader<tokio::io::Stdin>>;

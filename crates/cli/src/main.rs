@@ -103,7 +103,7 @@ fn init_tracing(verbose: u8) -> Option<baton_telemetry::Telemetry> {
 mod tests {
     use tracing_subscriber::EnvFilter;
 
-    /// Every crate of Baton's (the `baton` binary, `baton_convert`, …)
+    /// Every crate of Baton's (the `baton` binary, `baton_engine::api::convert`, …)
     /// shares the `baton` target prefix the quiet filter lets through.
     #[test]
     fn quiet_filter_keeps_batons_warnings_only() {

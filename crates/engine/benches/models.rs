@@ -56,7 +56,8 @@ async fn pull_once(engine: &Engine, paths: &BatonPaths) -> f64 {
     let _ = std::fs::remove_file(paths.models_dir.join("bench.gguf"));
     let started = Instant::now();
     engine
-        .pull_model("bench", CancellationToken::new(), |_| {})
+        .models()
+        .pull("bench", CancellationToken::new(), |_| {})
         .await
         .unwrap();
     started.elapsed().as_secs_f64()
@@ -116,7 +117,7 @@ async fn starts(paths: &BatonPaths) {
             .discover(Duration::from_millis(400))
             .await;
         probed.push(t.elapsed().as_secs_f64() * 1e3);
-        assert!(e.local_servers().is_empty());
+        assert!(e.providers().local_servers().is_empty());
     }
     let (b, p) = (median(bare), median(probed));
     println!(

@@ -71,6 +71,7 @@ async fn orchestrated(
         ..Options::default()
     };
     let orch = engine
+        .team()
         .orchestrator(Some(&names), ConfirmMode::Allow, options)
         .unwrap();
     let started = Instant::now();
@@ -93,7 +94,9 @@ async fn plain_turns(engine: &Arc<Engine>, server: &ScriptedServer) -> Duration 
             persist: false,
             ..ConversationOptions::default()
         };
-        let c = engine.open_conversation_with(baton_agent::Session::new(), options);
+        let c = engine
+            .conversations()
+            .open_with(baton_agent::Session::new(), options);
         c.send(UserMessage::text("Do A and B"))
             .finish()
             .await

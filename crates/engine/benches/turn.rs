@@ -32,8 +32,8 @@ fn bench(c: &mut Criterion) {
         ..Overrides::default()
     };
     let engine = Arc::new(Engine::load_with(BatonPaths::under(dir.path()), overrides).unwrap());
-    let cfg = engine.provider_config(None).unwrap();
-    let provider = engine.open_provider(&cfg).unwrap();
+    let cfg = engine.providers().config(None).unwrap();
+    let provider = engine.providers().open(&cfg).unwrap();
     let options = ConversationOptions {
         tools: false,
         persist: false,
@@ -58,7 +58,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("engine_open_send_stream_finish", |b| {
         b.iter(|| {
             rt.block_on(async {
-                let conversation = engine.open_conversation(None, options.clone()).unwrap();
+                let conversation = engine.conversations().open(None, options.clone()).unwrap();
                 let turn = conversation.send(UserMessage::text("hello"));
                 let outcome = turn.finish().await.unwrap();
                 assert!(outcome.stop.is_success());

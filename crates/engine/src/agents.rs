@@ -15,21 +15,26 @@ use baton_tools::{Catalog, Sandbox, ToolFilter, Toolbox, normalize};
 
 use crate::{Engine, EngineError};
 
+/// The named agents of an [`Engine`] (see [`Engine::agents`]).
+pub struct Agents<'a> {
+    pub(crate) e: &'a Engine,
+}
+
 /// What the built-in toolboxes are made from. Each agent and subagent
 /// gets toolboxes of its own (a toolbox holds state: an open workbook, a
 /// browser tab), made fresh from these parts.
 #[derive(Clone)]
 pub struct Toolkit {
-    sandbox: Sandbox,
-    cache: Arc<ConversionCache>,
-    convert: ConvertOptions,
-    index: Option<Arc<WorkspaceIndex>>,
-    diagnostics: bool,
-    browser: Arc<baton_web::BrowserHub>,
-    printer: Arc<baton_publish::Printer>,
-    mail: Arc<baton_mail::MailClient>,
+    pub(crate) sandbox: Sandbox,
+    pub(crate) cache: Arc<ConversionCache>,
+    pub(crate) convert: ConvertOptions,
+    pub(crate) index: Option<Arc<WorkspaceIndex>>,
+    pub(crate) diagnostics: bool,
+    pub(crate) browser: Arc<baton_web::BrowserHub>,
+    pub(crate) printer: Arc<baton_publish::Printer>,
+    pub(crate) mail: Arc<baton_mail::MailClient>,
     /// The toolboxes of the MCP servers running.
-    mcp: Vec<Arc<dyn Toolbox>>,
+    pub(crate) mcp: Vec<Arc<dyn Toolbox>>,
 }
 
 impl Toolkit {
@@ -162,39 +167,25 @@ pub(crate) struct Blueprint {
     pub(crate) answer_json: bool,
 }
 
-impl Engine {
-    /// The parts the built-in toolboxes are made from, searching through
-    /// `index`.
-    pub fn toolkit(&self, index: Option<Arc<WorkspaceIndex>>) -> Result<Toolkit, EngineError> {
-        Ok(Toolkit {
-            sandbox: self.sandbox()?,
-            cache: self.conversion_cache(),
-            convert: self.convert_options(),
-            index,
-            diagnostics: self.settings.diagnostic_tools || crate::diagnostics_enabled(),
-            browser: self.browser_hub(),
-            printer: self.printer(),
-            mail: self.mail(),
-            mcp: self.mcp().started(),
-        })
-    }
-
+impl<'a> Agents<'a> {
     /// The named agents (shipped, with the user's `agents.json` over them).
-    pub fn agents(&self) -> &baton_config::LoadedAgents {
-        &self.agents_file
+    pub fn loaded(&self) -> &'a baton_config::LoadedAgents {
+        &self.e.agents_file
     }
 
     /// The enabled agent `name`, or the default one (the `agent` setting,
     /// else `assistant`).
-    pub fn agent_def(&self, name: Option<&str>) -> Result<AgentDef, EngineError> {
+    pub fn def(&self, name: Option<&str>) -> Result<AgentDef, EngineError> {
         let found = match name {
-            Some(n) => self.agents_file.get(n),
+            Some(n) => self.e.agents_file.get(n),
             None => self
+                .e
                 .agents_file
-                .default_agent(self.settings.agent.as_deref()),
+                .default_agent(self.e.settings.agent.as_deref()),
         };
         found.cloned().ok_or_else(|| {
             let names: Vec<&str> = self
+                .e
                 .agents_file
                 .enabled()
                 .map(|a| a.name.as_str())
@@ -207,7 +198,7 @@ impl Engine {
                     names.join(", ")
                 }
             );
-            for w in &self.agents_file.warnings {
+            for w in &self.e.agents_file.warnings {
                 reason.push_str(&format!(" ({w})"));
             }
             EngineError::Agent {
@@ -220,12 +211,15 @@ impl Engine {
     /// The provider entry `agent` runs on: `provider` (a front door's
     /// choice) wins, then the agent's entry, then the setting and the
     /// default.
-    pub fn agent_provider(
+    pub fn provider_for(
         &self,
         agent: &AgentDef,
         provider: Option<&str>,
     ) -> Result<ProviderConfig, EngineError> {
-        let mut cfg = self.provider_config(provider.or(agent.provider.as_deref()))?;
+        let mut cfg = self
+            .e
+            .providers()
+            .config(provider.or(agent.provider.as_deref()))?;
         if let Some(m) = &agent.model {
             cfg.model = Some(m.clone());
         }
@@ -274,7 +268,7 @@ impl Engine {
                 self.subagent_spec(spec.name.clone(), spec.summary.clone(), sub, kit)
             })
             .collect();
-        for def in self.agents_file.enabled() {
+        for def in self.e.agents_file.enabled() {
             if !def.delegable || def.name.eq_ignore_ascii_case(&bp.def.name) {
                 continue;
             }
@@ -315,7 +309,7 @@ impl Engine {
     /// Toolboxes whose external calls the user allowed in the settings
     /// (`email.confirmSend: false`: the mail toolbox).
     pub fn confirm_exempt(&self) -> Vec<String> {
-        if self.settings.email.confirm_send {
+        if self.e.settings.email.confirm_send {
             Vec::new()
         } else {
             vec![<baton_mail::MailTool as baton_tools::ToolboxDoc>::NAME.to_string()]
@@ -326,7 +320,7 @@ impl Engine {
     /// (subagents are built later, when launched): the settings it needs
     /// are copied.
     fn subagent_builder(&self) -> impl Fn(&Blueprint, Catalog) -> Agent + Send + Sync + 'static {
-        let mode_setting = self.settings.interaction_mode;
+        let mode_setting = self.e.settings.interaction_mode;
         let exempt = self.confirm_exempt();
         move |bp: &Blueprint, catalog: Catalog| {
             let mut config = baton_agent::AgentConfig::for_provider(&bp.cfg);
@@ -354,13 +348,13 @@ impl Engine {
         model: Option<&str>,
         dynamic: Option<Arc<dyn DynamicContext>>,
     ) -> Result<Blueprint, EngineError> {
-        let mut cfg = self.agent_provider(def, provider)?;
+        let mut cfg = self.provider_for(def, provider)?;
         if let Some(m) = model {
             cfg.model = Some(m.to_string());
         }
-        let provider = self.open_provider(&cfg)?;
+        let provider = self.e.providers().open(&cfg)?;
         let instructions = def
-            .instructions_text(&self.paths.config_dir)
+            .instructions_text(&self.e.paths.config_dir)
             .map_err(|e| agent_error(def, e.to_string()))?;
         Ok(Blueprint {
             def: def.clone(),
@@ -426,18 +420,20 @@ pub struct ToolboxInfo {
     pub tools: Vec<String>,
 }
 
-impl Engine {
+impl Agents<'_> {
     /// Every enabled agent with what it resolves to; configuration
     /// problems (an unknown provider or toolbox, a filter naming a tool
     /// that does not exist, an unreadable instructions file) are reported
     /// per agent, without contacting any provider.
-    pub fn agent_infos(&self) -> Vec<AgentInfo> {
+    pub fn infos(&self) -> Vec<AgentInfo> {
         let default = self
+            .e
             .agents_file
-            .default_agent(self.settings.agent.as_deref())
+            .default_agent(self.e.settings.agent.as_deref())
             .map(|a| a.name.clone());
-        let kit = self.toolkit(None).map_err(|e| e.to_string());
-        self.agents_file
+        let kit = self.e.tools().kit(None).map_err(|e| e.to_string());
+        self.e
+            .agents_file
             .enabled()
             .map(|def| {
                 let mut info = AgentInfo {
@@ -470,10 +466,10 @@ impl Engine {
         info: &mut AgentInfo,
     ) -> Result<(), String> {
         let text = |e: EngineError| e.to_string();
-        let cfg = self.agent_provider(def, None).map_err(text)?;
+        let cfg = self.provider_for(def, None).map_err(text)?;
         info.provider = Some(cfg.name.clone());
         info.model = Some(cfg.model_name().to_string());
-        def.instructions_text(&self.paths.config_dir)
+        def.instructions_text(&self.e.paths.config_dir)
             .map_err(|e| e.to_string())?;
         let catalog = kit.as_ref()?.catalog_for(def).map_err(text)?;
         info.toolboxes = catalog
@@ -484,6 +480,7 @@ impl Engine {
             })
             .collect();
         let mode = self
+            .e
             .settings
             .interaction_mode
             .unwrap_or_else(|| cfg.effective_interaction_mode());

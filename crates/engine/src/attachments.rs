@@ -94,57 +94,30 @@ impl FileRenderer for StoredFiles {
     }
 }
 
-impl Engine {
-    /// Converts attachments (in parallel, cached) into the budgeted
-    /// context block; each item says whether it was cut or not read.
-    pub fn attachment_context(&self, files: &[FileAttachment]) -> AttachmentContext {
-        AttachmentContext::build(
-            files,
-            &self.conversion_cache(),
-            &self.convert_options(),
-            self.settings.attachment_context_chars,
-        )
-    }
+/// Converts attachments (in parallel, cached) into the budgeted context
+/// block; each item says whether it was cut or not read.
+pub(crate) fn attachment_context(engine: &Engine, files: &[FileAttachment]) -> AttachmentContext {
+    let tools = engine.tools();
+    AttachmentContext::build(
+        files,
+        &tools.conversion_cache(),
+        &tools.convert_options(),
+        engine.settings.attachment_context_chars,
+    )
+}
 
-    /// Keeps attached files (their bytes in the [`attachment_store`](Self::attachment_store),
-    /// their conversions in the cache) and refers to them, as a user
-    /// message's [`FileRef`]s; with what the user should hear about files
-    /// that were cut, not read or not kept. Blocking: converts.
-    pub fn keep_files(&self, files: &[FileAttachment]) -> (Vec<FileRef>, Vec<String>) {
-        let store = self.attachment_store();
-        let context = self.attachment_context(files);
-        let mut notes = Vec::new();
-        let refs = files
-            .iter()
-            .zip(&context.items)
-            .map(|(f, item)| {
-                if let Err(e) = store.save(f) {
-                    notes.push(format!("{} could not be kept for later turns: {e}", f.name));
-                }
-                notes.extend(crate::conversation::attachment_note(item));
-                FileRef {
-                    name: f.name.clone(),
-                    hash: f.hash().to_string(),
-                    format: item.format.clone().unwrap_or_else(|| "unreadable".into()),
-                    size: item.size,
-                }
-            })
-            .collect();
-        (refs, notes)
-    }
+/// Where `engine` keeps attached files.
+pub(crate) fn attachment_store(engine: &Engine) -> AttachmentStore {
+    AttachmentStore::new(engine.paths.data_dir.join("attachments"))
+}
 
-    /// Where attached files are kept.
-    pub fn attachment_store(&self) -> AttachmentStore {
-        AttachmentStore::new(self.paths.data_dir.join("attachments"))
-    }
-
-    /// The renderer agents use for stored file references.
-    pub(crate) fn file_renderer(&self) -> Arc<dyn FileRenderer> {
-        Arc::new(StoredFiles {
-            store: self.attachment_store(),
-            cache: self.conversion_cache(),
-            options: self.convert_options(),
-            budget: self.settings.attachment_context_chars,
-        })
-    }
+/// The renderer agents use for stored file references.
+pub(crate) fn file_renderer(engine: &Engine) -> Arc<dyn FileRenderer> {
+    let tools = engine.tools();
+    Arc::new(StoredFiles {
+        store: attachment_store(engine),
+        cache: tools.conversion_cache(),
+        options: tools.convert_options(),
+        budget: engine.settings.attachment_context_chars,
+    })
 }

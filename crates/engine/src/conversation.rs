@@ -205,29 +205,11 @@ impl Turn {
     }
 }
 
-impl Engine {
-    /// Opens conversation `id` (a saved session), or a new one.
-    pub fn open_conversation(
-        self: &Arc<Self>,
-        id: Option<&str>,
-        options: ConversationOptions,
-    ) -> Result<Conversation, EngineError> {
-        let session = match id {
-            Some(id) => self.session_store().load(id)?,
-            None => Session::new(),
-        };
-        Ok(self.open_conversation_with(session, options))
-    }
-
-    /// Opens a conversation over `session` as given (a front door that
-    /// brings its own history: the HTTP API's posted messages).
-    pub fn open_conversation_with(
-        self: &Arc<Self>,
-        session: Session,
-        options: ConversationOptions,
-    ) -> Conversation {
-        Conversation {
-            engine: Arc::clone(self),
+impl Conversation {
+    /// A conversation of `engine` over `session`.
+    pub(crate) fn new(engine: Arc<Engine>, session: Session, options: ConversationOptions) -> Self {
+        Self {
+            engine,
             session: Arc::new(tokio::sync::Mutex::new(session)),
             options: Arc::new(options),
         }
@@ -274,7 +256,7 @@ impl Conversation {
     /// Saves `session` when the conversation is kept.
     fn keep(&self, session: &Session) -> Result<(), EngineError> {
         if self.options.persist {
-            self.engine.session_store().save(session)?;
+            crate::conversations::session_store(&self.engine).save(session)?;
         }
         Ok(())
     }
@@ -303,8 +285,7 @@ impl Conversation {
     /// missing key) is reported before the first message.
     pub async fn ready(&self) -> Result<(), EngineError> {
         let session = self.session.lock().await;
-        self.engine
-            .agent_for(&session, &self.options)
+        agent_for(&self.engine, &session, &self.options)
             .await
             .map(drop)
     }
@@ -323,7 +304,7 @@ impl Conversation {
     /// something); `None` when `line` is not a command.
     pub async fn command(&self, line: &str) -> Result<Option<String>, EngineError> {
         match line.trim() {
-            "/prompts" => return Ok(Some(self.engine.prompts_listing().await)),
+            "/prompts" => return Ok(Some(self.engine.tools().prompts_listing().await)),
             "/help" | "/?" => {
                 let help = baton_agent::HELP;
                 return Ok(Some(format!("{help}\n{}", crate::prompts::PROMPT_HELP)));
@@ -333,7 +314,7 @@ impl Conversation {
             _ => {}
         }
         let mut session = self.session.lock().await;
-        let store = self.engine.session_store();
+        let store = crate::conversations::session_store(&self.engine);
         let reply = match handle_command(line, &mut session, &store, &CompactionPolicy::default()) {
             CommandOutcome::Reply(text) => text,
             CommandOutcome::ModelChanged(model) => format!("model set to {model}"),
@@ -396,11 +377,7 @@ impl Conversation {
                 content,
                 bypass,
                 agent,
-            }) => match self
-                .engine
-                .agent_for(&session, &self.options_with(agent))
-                .await
-            {
+            }) => match agent_for(&self.engine, &session, &self.options_with(agent)).await {
                 Ok(agent) => {
                     let mut scratch = Vec::new();
                     let history = if bypass || !session.history_enabled {
@@ -419,7 +396,7 @@ impl Conversation {
             }
         };
         if self.options.persist
-            && let Err(e) = self.engine.session_store().save(&session)
+            && let Err(e) = crate::conversations::session_store(&self.engine).save(&session)
         {
             let message = format!("the conversation could not be saved: {e}");
             ctx.events.emit(AgentEvent::Error { message }).await;
@@ -471,7 +448,7 @@ impl Conversation {
             session.agent = Some(agent.clone());
         }
         if let Some(command) = prompt_command(&message.text) {
-            message.text = self.engine.expand_prompt(command).await?;
+            message.text = self.engine.tools().expand_prompt(command).await?;
         }
         let bypass = bypass_prompt(&message.text).map(str::to_string);
         if let Some(prompt) = &bypass {
@@ -514,7 +491,8 @@ impl Conversation {
             return Vec::new();
         }
         let engine = Arc::clone(&self.engine);
-        let done = tokio::task::spawn_blocking(move || engine.keep_files(&files)).await;
+        let done =
+            tokio::task::spawn_blocking(move || engine.conversations().keep_files(&files)).await;
         let (refs, notes) = done.unwrap_or_default();
         for message in notes {
             ctx.events.emit(AgentEvent::Notice { message }).await;
@@ -604,123 +582,107 @@ fn prompt_command(text: &str) -> Option<&str> {
     rest.starts_with(char::is_whitespace).then_some(rest)
 }
 
-impl Engine {
-    /// The agent for a session under `options`: the named agent (the
-    /// options', else the session's, else the default) on its provider,
-    /// built once and reused for the same agent, provider, model, mode,
-    /// tools and instructions (the last few are kept, most recently used
-    /// first).
-    pub(crate) async fn agent_for(
-        &self,
-        session: &Session,
-        options: &ConversationOptions,
-    ) -> Result<Arc<Agent>, EngineError> {
-        let def = self.agent_def(options.agent.as_deref().or(session.agent.as_deref()))?;
-        let mut cfg = self.agent_provider(&def, options.provider.as_deref())?;
-        if let Some(m) = session.model.as_ref().or(options.model.as_ref()) {
-            cfg.model = Some(m.clone());
-        }
-        let instructions = joined_instructions(&[
-            def.instructions_text(&self.paths.config_dir)
-                .map_err(|e| EngineError::Agent {
-                    name: def.name.clone(),
-                    reason: e.to_string(),
-                })?
-                .as_deref(),
-            options.instructions.as_deref(),
-            session.instructions.as_deref(),
-        ]);
-        if options.tools {
-            self.start_mcp().await;
-        }
-        // A new MCP server or plugin makes a new agent.
-        let key = format!(
-            "{}\n{}\n{}\n{:?}\n{}\n{}\n{}\n{}\n{}",
-            def.name,
-            cfg.name,
-            cfg.model_name(),
-            options.mode,
-            options.tools,
-            options.answer_json,
-            options.web_search,
-            self.mcp().generation(),
-            instructions.as_deref().unwrap_or("")
-        );
-        let mut kept = self.kept_agents.lock().await;
-        if let Some(at) = kept.iter().position(|(k, _)| *k == key) {
-            // Most recently used first.
-            let entry = kept.remove(at);
-            let agent = Arc::clone(&entry.1);
-            kept.insert(0, entry);
-            return Ok(agent);
-        }
-        let agent = Arc::new(self.new_agent(def, cfg, instructions, options)?);
-        kept.insert(0, (key, Arc::clone(&agent)));
-        if kept.len() > KEPT_AGENTS
-            && let Some((_, old)) = kept.pop()
-        {
-            old.close().await;
-        }
-        Ok(agent)
+/// The agent for a session under `options`: the named agent (the
+/// options', else the session's, else the default) on its provider,
+/// built once and reused for the same agent, provider, model, mode,
+/// tools and instructions (the last few are kept, most recently used
+/// first).
+pub(crate) async fn agent_for(
+    engine: &Engine,
+    session: &Session,
+    options: &ConversationOptions,
+) -> Result<Arc<Agent>, EngineError> {
+    let def = engine
+        .agents()
+        .def(options.agent.as_deref().or(session.agent.as_deref()))?;
+    let mut cfg = engine
+        .agents()
+        .provider_for(&def, options.provider.as_deref())?;
+    if let Some(m) = session.model.as_ref().or(options.model.as_ref()) {
+        cfg.model = Some(m.clone());
     }
+    let instructions = joined_instructions(&[
+        def.instructions_text(&engine.paths.config_dir)
+            .map_err(|e| EngineError::Agent {
+                name: def.name.clone(),
+                reason: e.to_string(),
+            })?
+            .as_deref(),
+        options.instructions.as_deref(),
+        session.instructions.as_deref(),
+    ]);
+    if options.tools {
+        engine.tools().start_mcp().await;
+    }
+    // A new MCP server or plugin makes a new agent.
+    let key = format!(
+        "{}\n{}\n{}\n{:?}\n{}\n{}\n{}\n{}\n{}",
+        def.name,
+        cfg.name,
+        cfg.model_name(),
+        options.mode,
+        options.tools,
+        options.answer_json,
+        options.web_search,
+        engine.tools().mcp().generation(),
+        instructions.as_deref().unwrap_or("")
+    );
+    let mut kept = engine.kept_agents.lock().await;
+    if let Some(at) = kept.iter().position(|(k, _)| *k == key) {
+        // Most recently used first.
+        let entry = kept.remove(at);
+        let agent = Arc::clone(&entry.1);
+        kept.insert(0, entry);
+        return Ok(agent);
+    }
+    let agent = Arc::new(new_agent(engine, def, cfg, instructions, options)?);
+    kept.insert(0, (key, Arc::clone(&agent)));
+    if kept.len() > KEPT_AGENTS
+        && let Some((_, old)) = kept.pop()
+    {
+        old.close().await;
+    }
+    Ok(agent)
+}
 
-    /// A new agent for `def` on `cfg`: its toolboxes (when tools are on),
-    /// subagents, per-call context and attachment rendering.
-    fn new_agent(
-        &self,
-        def: baton_config::AgentDef,
-        cfg: baton_llm::ProviderConfig,
-        instructions: Option<String>,
-        options: &ConversationOptions,
-    ) -> Result<Agent, EngineError> {
-        let provider = self.open_provider_observed(&cfg, options.on_load.clone())?;
-        let tools = options.tools && cfg.tools;
-        let index = match (&options.index, tools) {
-            (_, false) => None,
-            (IndexChoice::Refreshed, true) => self.refreshed_index(),
-            (IndexChoice::Given(i), true) => i.clone(),
-        };
-        let kit = self.toolkit(index)?;
-        let catalog = match (tools, options.web_search) {
-            (false, _) => baton_tools::Catalog::new(),
-            (true, true) => kit.catalog_for(&def)?,
-            (true, false) => without_tool(kit.catalog_for(&def)?, "web_search"),
-        };
-        // The time and workspace matter to agents with tools; a bare chat
-        // model (the small embedded one) is better off without them.
-        let dynamic = tools.then(|| self.now_context() as Arc<dyn baton_agent::DynamicContext>);
-        let bp = crate::agents::Blueprint {
-            def,
-            cfg,
-            provider,
-            mode: options.mode,
-            instructions,
-            dynamic,
-            answer_json: options.answer_json,
-        };
-        Ok(self
-            .assemble(&bp, catalog, &kit)
-            .with_file_renderer(self.file_renderer()))
-    }
-
-    /// Closes the agents kept between turns (their toolboxes), a browser
-    /// Baton started (an attached one keeps running) and the MCP servers
-    /// and plugins; the next turn builds a new agent, and the browser and
-    /// servers start again when needed.
-    pub async fn close_agents(&self) {
-        let kept: Vec<_> = self.kept_agents.lock().await.drain(..).collect();
-        for (_, agent) in kept {
-            agent.close().await;
-        }
-        for hub in [self.browser.get(), self.printer.get()]
-            .into_iter()
-            .flatten()
-        {
-            hub.shutdown().await;
-        }
-        // The MCP servers and plugins it started stop too.
-        if let Some(mcp) = self.mcp.get() {
-            mcp.close().await;
-        }
-    }
+/// A new agent for `def` on `cfg`: its toolboxes (when tools are on),
+/// subagents, per-call context and attachment rendering.
+fn new_agent(
+    engine: &Engine,
+    def: baton_config::AgentDef,
+    cfg: baton_llm::ProviderConfig,
+    instructions: Option<String>,
+    options: &ConversationOptions,
+) -> Result<Agent, EngineError> {
+    let provider = engine
+        .providers()
+        .open_observed(&cfg, options.on_load.clone())?;
+    let tools = options.tools && cfg.tools;
+    let index = match (&options.index, tools) {
+        (_, false) => None,
+        (IndexChoice::Refreshed, true) => engine.tools().refreshed_index(),
+        (IndexChoice::Given(i), true) => i.clone(),
+    };
+    let kit = engine.tools().kit(index)?;
+    let catalog = match (tools, options.web_search) {
+        (false, _) => baton_tools::Catalog::new(),
+        (true, true) => kit.catalog_for(&def)?,
+        (true, false) => without_tool(kit.catalog_for(&def)?, "web_search"),
+    };
+    // The time and workspace matter to agents with tools; a bare chat
+    // model (the small embedded one) is better off without them.
+    let dynamic = tools.then(|| engine.now_context() as Arc<dyn baton_agent::DynamicContext>);
+    let bp = crate::agents::Blueprint {
+        def,
+        cfg,
+        provider,
+        mode: options.mode,
+        instructions,
+        dynamic,
+        answer_json: options.answer_json,
+    };
+    Ok(engine
+        .agents()
+        .assemble(&bp, catalog, &kit)
+        .with_file_renderer(crate::attachments::file_renderer(engine)))
 }

@@ -6,6 +6,9 @@ pub enum EngineError {
     /// Baton's folders could not be found.
     #[error(transparent)]
     Paths(#[from] baton_config::PathsError),
+    /// The settings could not be changed or saved.
+    #[error(transparent)]
+    Settings(#[from] baton_config::SettingsError),
     /// The providers file is missing or invalid, or names no such entry.
     #[error(transparent)]
     Providers(#[from] baton_llm::ProvidersError),

@@ -42,137 +42,116 @@ pub struct ProviderChoice {
 /// How long the local-server probes may take in all.
 pub const PROBE_TIMEOUT: Duration = Duration::from_millis(400);
 
-impl Engine {
-    /// Whether the user chose a provider: the `provider` setting, a
-    /// `default` in their providers file, or a providers file given on
-    /// the command line.
-    pub fn provider_chosen(&self) -> bool {
-        self.settings.provider.is_some() || self.default_chosen
-    }
+/// Whether the user chose a provider: the `provider` setting, a `default`
+/// in their providers file, or a providers file given on the command line.
+pub(crate) fn provider_chosen(engine: &Engine) -> bool {
+    engine.settings.provider.is_some() || engine.default_chosen
+}
 
-    /// Looks for model servers on this computer (unless the
-    /// `probeLocalServers` setting is off), lists their models as
-    /// providers, and picks a provider when none is chosen.
-    pub async fn discover(mut self, timeout: Duration) -> Self {
-        let found = if self.settings.probe_local_servers {
-            baton_models::probe(&self.settings.local_servers, timeout).await
-        } else {
-            Vec::new()
-        };
-        self.apply_discovery(found);
-        self
-    }
+/// The model servers found on this computer.
+pub(crate) fn local_servers(engine: &Engine) -> &[FoundServer] {
+    engine.found_servers.as_deref().unwrap_or_default()
+}
 
-    /// Adds the servers' models as providers and makes the first-run
-    /// choice (also used by [`Engine::reload`], without probing again).
-    pub(crate) fn apply_discovery(&mut self, found: Vec<FoundServer>) {
-        // The entries of servers found before go; those running now come back.
-        let stale: Vec<String> = self
-            .local_servers()
-            .iter()
-            .flat_map(server_entry_names)
-            .collect();
-        self.providers
-            .providers
-            .retain(|p| !stale.contains(&p.name));
-        let entries: Vec<Value> = found.iter().flat_map(server_entries).collect();
-        let text = json!({ "providers": entries }).to_string();
-        match ProvidersFile::parse(&text, "local model servers", false) {
-            Ok(file) => {
-                for p in file.providers {
-                    if self.providers.get(&p.name).is_none() {
-                        self.providers.providers.push(p);
-                    }
+/// Adds the servers' models as providers and makes the first-run
+/// choice (also used by [`Engine::discover`] and [`Engine::reload`], without probing again).
+pub(crate) fn apply_discovery(engine: &mut Engine, found: Vec<FoundServer>) {
+    // The entries of servers found before go; those running now come back.
+    let stale: Vec<String> = local_servers(engine)
+        .iter()
+        .flat_map(server_entry_names)
+        .collect();
+    engine
+        .providers
+        .providers
+        .retain(|p| !stale.contains(&p.name));
+    let entries: Vec<Value> = found.iter().flat_map(server_entries).collect();
+    let text = json!({ "providers": entries }).to_string();
+    match ProvidersFile::parse(&text, "local model servers", false) {
+        Ok(file) => {
+            for p in file.providers {
+                if engine.providers.get(&p.name).is_none() {
+                    engine.providers.providers.push(p);
                 }
             }
-            Err(e) => tracing::warn!("local model servers left out: {e}"),
         }
-        self.found_servers = Some(found);
-        self.choice = None;
-        if !self.provider_chosen() {
-            let choice = self.pick_provider();
-            tracing::info!(provider = %choice.provider, "first run: {}", choice.why);
-            self.providers.default = choice.provider.clone();
-            self.choice = Some(choice);
-        }
+        Err(e) => tracing::warn!("local model servers left out: {e}"),
     }
-
-    /// The model servers found on this computer.
-    pub fn local_servers(&self) -> &[FoundServer] {
-        self.found_servers.as_deref().unwrap_or_default()
+    engine.found_servers = Some(found);
+    engine.choice = None;
+    if !provider_chosen(engine) {
+        let choice = pick_provider(engine);
+        tracing::info!(provider = %choice.provider, "first run: {}", choice.why);
+        engine.providers.default = choice.provider.clone();
+        engine.choice = Some(choice);
     }
+}
 
-    /// The provider picked because none was chosen, and why.
-    pub fn first_run_choice(&self) -> Option<&ProviderChoice> {
-        self.choice.as_ref()
-    }
+fn pick_provider(engine: &Engine) -> ProviderChoice {
+    keyed_cloud(engine)
+        .or_else(|| first_local_server(engine))
+        .or_else(|| largest_pulled(engine))
+        .unwrap_or_else(|| ProviderChoice {
+            provider: engine.providers.default.clone(),
+            reason: ChoiceReason::Embedded,
+            why: "no API key, model server or downloaded model was found, and the embedded model is small: its answers are basic".to_string(),
+        })
+}
 
-    fn pick_provider(&self) -> ProviderChoice {
-        self.keyed_cloud()
-            .or_else(|| self.first_local_server())
-            .or_else(|| self.largest_pulled())
-            .unwrap_or_else(|| ProviderChoice {
-                provider: self.providers.default.clone(),
-                reason: ChoiceReason::Embedded,
-                why: "no API key, model server or downloaded model was found, and the embedded model is small: its answers are basic".to_string(),
+fn keyed_cloud(engine: &Engine) -> Option<ProviderChoice> {
+    engine
+        .providers
+        .providers
+        .iter()
+        .filter(|p| p.dialect != Dialect::Local && !is_loopback(p.endpoint.as_deref()))
+        .find_map(|p| {
+            let key = engine
+                .secrets
+                .api_key(&p.name, p.api_key_env.as_deref())
+                .ok()??;
+            let from = match key.source {
+                KeySource::Env(var) => format!("from ${var}"),
+                KeySource::Keychain => "in the keychain".to_string(),
+            };
+            Some(ProviderChoice {
+                provider: p.name.clone(),
+                reason: ChoiceReason::KeyedCloud,
+                why: format!("`{}` has an API key ({from})", p.name),
             })
-    }
+        })
+}
 
-    fn keyed_cloud(&self) -> Option<ProviderChoice> {
-        self.providers
-            .providers
-            .iter()
-            .filter(|p| p.dialect != Dialect::Local && !is_loopback(p.endpoint.as_deref()))
-            .find_map(|p| {
-                let key = self
-                    .secrets
-                    .api_key(&p.name, p.api_key_env.as_deref())
-                    .ok()??;
-                let from = match key.source {
-                    KeySource::Env(var) => format!("from ${var}"),
-                    KeySource::Keychain => "in the keychain".to_string(),
-                };
-                Some(ProviderChoice {
-                    provider: p.name.clone(),
-                    reason: ChoiceReason::KeyedCloud,
-                    why: format!("`{}` has an API key ({from})", p.name),
-                })
-            })
-    }
-
-    fn first_local_server(&self) -> Option<ProviderChoice> {
-        // A chat model that became an entry (not an embedding model).
-        let (server, model) = self.local_servers().iter().find_map(|s| {
-            let model = s.models.iter().find(|m| {
-                !m.to_lowercase().contains("embed")
-                    && self.providers.get(&entry_name(s, m)).is_some()
-            })?;
-            Some((s, model))
+fn first_local_server(engine: &Engine) -> Option<ProviderChoice> {
+    // A chat model that became an entry (not an embedding model).
+    let (server, model) = local_servers(engine).iter().find_map(|s| {
+        let model = s.models.iter().find(|m| {
+            !m.to_lowercase().contains("embed") && engine.providers.get(&entry_name(s, m)).is_some()
         })?;
-        Some(ProviderChoice {
-            provider: entry_name(server, model),
-            reason: ChoiceReason::LocalServer,
-            why: format!(
-                "{} runs on this computer ({}) and serves `{model}`",
-                server.label(),
-                server.endpoint
-            ),
-        })
-    }
+        Some((s, model))
+    })?;
+    Some(ProviderChoice {
+        provider: entry_name(server, model),
+        reason: ChoiceReason::LocalServer,
+        why: format!(
+            "{} runs on this computer ({}) and serves `{model}`",
+            server.label(),
+            server.endpoint
+        ),
+    })
+}
 
-    fn largest_pulled(&self) -> Option<ProviderChoice> {
-        let model = self.pulled_models().into_iter().next()?;
-        Some(ProviderChoice {
-            provider: model.name.clone(),
-            reason: ChoiceReason::PulledModel,
-            why: format!(
-                "`{}` ({}, {:.1} GB) is the largest model you downloaded",
-                model.name,
-                model.title,
-                model.size as f64 / 1e9
-            ),
-        })
-    }
+fn largest_pulled(engine: &Engine) -> Option<ProviderChoice> {
+    let model = engine.models().pulled().into_iter().next()?;
+    Some(ProviderChoice {
+        provider: model.name.clone(),
+        reason: ChoiceReason::PulledModel,
+        why: format!(
+            "`{}` ({}, {:.1} GB) is the largest model you downloaded",
+            model.name,
+            model.title,
+            model.size as f64 / 1e9
+        ),
+    })
 }
 
 fn is_loopback(endpoint: Option<&str>) -> bool {

@@ -34,26 +34,24 @@ pub enum IndexState {
 /// at most every 100 ms).
 pub type IndexListener = Arc<dyn Fn(IndexState) + Send + Sync>;
 
-impl Engine {
-    /// The search index of the workspace, kept in the data folder (one per
-    /// workspace folder).
-    pub fn open_index(&self) -> Result<Arc<WorkspaceIndex>, EngineError> {
-        std::fs::create_dir_all(&self.workspace).map_err(|e| EngineError::Workspace {
-            path: self.workspace.clone(),
-            reason: e.to_string(),
-        })?;
-        let root = self
-            .workspace
-            .canonicalize()
-            .unwrap_or_else(|_| self.workspace.clone());
-        let key = format!("{:x}", Sha256::digest(root.to_string_lossy().as_bytes()));
-        let dir = self.paths.data_dir.join("index").join(&key[..16]);
-        Ok(Arc::new(WorkspaceIndex::open(
-            &root,
-            &dir,
-            IndexOptions::default(),
-        )?))
-    }
+/// The search index of the workspace, kept in the data folder (one per
+/// workspace folder).
+pub(crate) fn open_index(engine: &Engine) -> Result<Arc<WorkspaceIndex>, EngineError> {
+    std::fs::create_dir_all(&engine.workspace).map_err(|e| EngineError::Workspace {
+        path: engine.workspace.clone(),
+        reason: e.to_string(),
+    })?;
+    let root = engine
+        .workspace
+        .canonicalize()
+        .unwrap_or_else(|_| engine.workspace.clone());
+    let key = format!("{:x}", Sha256::digest(root.to_string_lossy().as_bytes()));
+    let dir = engine.paths.data_dir.join("index").join(&key[..16]);
+    Ok(Arc::new(WorkspaceIndex::open(
+        &root,
+        &dir,
+        IndexOptions::default(),
+    )?))
 }
 
 /// Brings the index up to date (or rebuilds it from scratch) on a

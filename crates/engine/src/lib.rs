@@ -5,9 +5,11 @@
 //! over an [`Engine`]; none of them builds these parts itself.
 
 mod agents;
+pub mod api;
 mod attachments;
 mod build;
 mod conversation;
+mod conversations;
 mod diagnostics;
 mod error;
 mod first_run;
@@ -15,39 +17,46 @@ mod index;
 mod models;
 mod now;
 mod prompts;
+mod providers;
 mod readiness;
 mod restore;
 mod team;
+mod tools;
 mod user_providers;
 mod voice;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use baton_config::{BatonPaths, Secrets, Settings};
+use baton_config::{BatonPaths, Secrets, Settings, SettingsError};
 use baton_convert::ConvertOptions;
 use baton_docs::ConversionCache;
-use baton_llm::{LoadOptions, ProviderConfig, ProvidersFile};
+use baton_llm::{LoadOptions, ProvidersFile};
 
-pub use agents::{AgentInfo, ToolboxInfo, Toolkit, compaction_for};
+pub use agents::{AgentInfo, Agents, ToolboxInfo, Toolkit, compaction_for};
 pub use attachments::{AttachmentStore, read_attachments};
 pub use build::LoadListener;
 pub use conversation::{
     ConfirmMode, Conversation, ConversationOptions, IndexChoice, Turn, UserMessage,
     attachment_note, drop_last_exchange,
 };
+pub use conversations::Conversations;
 pub use diagnostics::{DIAGNOSTIC_TOOLS_ENV, Diagnostics, diagnostics_enabled};
 pub use error::EngineError;
 pub use first_run::{
     ChoiceReason, PROBE_TIMEOUT, ProviderChoice, entry_name as local_server_entry_name,
 };
 pub use index::{IndexListener, IndexState, refresh_in_background};
-pub use models::{CatalogModel, PulledModel};
+pub use models::{CatalogModel, Models, PulledModel};
 pub use now::{Clock, NowContext};
+pub use providers::Providers;
 pub use readiness::local_readiness;
 pub use restore::{RestoreFileError, RestoredFile};
+pub use team::Team;
+pub use tools::Tools;
 pub use voice::{
-    AgentResponder, VOICE_INSTRUCTIONS, check_stt_language, spoken_action, spoken_yes_no, tool_cue,
+    AgentResponder, VOICE_INSTRUCTIONS, Voice, check_stt_language, spoken_action, spoken_yes_no,
+    tool_cue,
 };
 
 /// What a front door may override when loading the engine.
@@ -90,17 +99,17 @@ impl Overrides {
 /// Loaded configuration and the shared parts made from it.
 pub struct Engine {
     /// Baton's folders.
-    pub paths: BatonPaths,
+    paths: BatonPaths,
     /// The settings.
-    pub settings: Settings,
+    settings: Settings,
     /// The merged providers.
-    pub providers: ProvidersFile,
+    providers: ProvidersFile,
     /// Keychain access (opened lazily).
-    pub secrets: Secrets,
+    secrets: Secrets,
     /// The workspace root after overrides.
-    pub workspace: PathBuf,
+    workspace: PathBuf,
     /// Warnings from loading settings and providers, for the user.
-    pub warnings: Vec<String>,
+    warnings: Vec<String>,
     overrides: Overrides,
     conversions: OnceLock<Arc<ConversionCache>>,
     convert: OnceLock<ConvertOptions>,
@@ -130,9 +139,6 @@ pub struct Engine {
     /// [`baton_llm::LoadedProviders::default_chosen`]).
     default_chosen: bool,
 }
-
-/// How long an MCP tool may run.
-const MCP_CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 
 impl Engine {
     /// Loads settings and providers from Baton's folders.
@@ -195,7 +201,7 @@ impl Engine {
     pub fn reload(&self) -> Result<Self, EngineError> {
         let mut engine = Self::load_with(self.paths.clone(), self.overrides.clone())?;
         if let Some(found) = &self.found_servers {
-            engine.apply_discovery(found.clone());
+            first_run::apply_discovery(&mut engine, found.clone());
         }
         Ok(engine)
     }
@@ -215,147 +221,138 @@ impl Engine {
         self
     }
 
+    /// Looks for model servers on this computer (unless the
+    /// `probeLocalServers` setting is off), lists their models as
+    /// providers, and picks a provider when none is chosen.
+    pub async fn discover(mut self, timeout: std::time::Duration) -> Self {
+        let found = if self.settings.probe_local_servers {
+            baton_models::probe(&self.settings.local_servers, timeout).await
+        } else {
+            Vec::new()
+        };
+        first_run::apply_discovery(&mut self, found);
+        self
+    }
+
+    /// Baton's folders.
+    pub fn paths(&self) -> &BatonPaths {
+        &self.paths
+    }
+
+    /// The settings the engine was loaded with.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The workspace folder after overrides (the documents the agent sees
+    /// as `/`).
+    pub fn workspace(&self) -> &Path {
+        &self.workspace
+    }
+
+    /// Warnings from loading settings, providers and agents, for the user.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The OS keychain (API keys and mail passwords; opened lazily).
+    pub fn secrets(&self) -> &Secrets {
+        &self.secrets
+    }
+
+    /// Changes the settings: `change` edits a copy of the settings as they
+    /// are on disk now (so a change made elsewhere meanwhile is kept), the
+    /// result is checked, saved atomically, and the engine re-read from
+    /// it is returned for the front door to use from now on. On an error
+    /// nothing is written.
+    pub fn update_settings(
+        &self,
+        change: impl FnOnce(&mut Settings) -> Result<(), SettingsError>,
+    ) -> Result<Self, EngineError> {
+        self.save_settings(change)?;
+        self.reload()
+    }
+
+    /// [`update_settings`](Self::update_settings) without re-reading the
+    /// engine (for a change this engine need not see).
+    fn save_settings(
+        &self,
+        change: impl FnOnce(&mut Settings) -> Result<(), SettingsError>,
+    ) -> Result<(), SettingsError> {
+        let file = self.paths.settings_file();
+        let loaded = Settings::load(&file);
+        // A file that could not be read is not the user's latest word.
+        let mut settings = match loaded.warnings.is_empty() {
+            true => loaded.settings,
+            false => self.settings.clone(),
+        };
+        change(&mut settings)?;
+        settings.save(&file)
+    }
+
+    /// Closes the agents kept between turns (their toolboxes), a browser
+    /// Baton started (an attached one keeps running) and the MCP servers
+    /// and plugins; the next turn builds a new agent, and the browser and
+    /// servers start again when needed.
+    pub async fn close(&self) {
+        let kept: Vec<_> = self.kept_agents.lock().await.drain(..).collect();
+        for (_, agent) in kept {
+            agent.close().await;
+        }
+        for hub in [self.browser.get(), self.printer.get()]
+            .into_iter()
+            .flatten()
+        {
+            hub.shutdown().await;
+        }
+        // The MCP servers and plugins it started stop too.
+        if let Some(mcp) = self.mcp.get() {
+            mcp.close().await;
+        }
+    }
+
+    /// Conversations: opening, sessions and attached files.
+    pub fn conversations(self: &Arc<Self>) -> Conversations<'_> {
+        Conversations { e: self }
+    }
+
+    /// The named agents and what each resolves to.
+    pub fn agents(&self) -> Agents<'_> {
+        Agents { e: self }
+    }
+
+    /// Provider entries: choosing, opening, readiness, the user's file.
+    pub fn providers(&self) -> Providers<'_> {
+        Providers { e: self }
+    }
+
+    /// The catalog of local models: listing, pulling, deleting.
+    pub fn models(&self) -> Models<'_> {
+        Models { e: self }
+    }
+
+    /// The toolboxes and what they share: the sandbox, the index, the
+    /// browser, the mailbox, MCP servers and plugins, backups.
+    pub fn tools(&self) -> Tools<'_> {
+        Tools { e: self }
+    }
+
+    /// Voice: speech models, speech engines, voice conversations.
+    pub fn voice(self: &Arc<Self>) -> Voice<'_> {
+        Voice { e: self }
+    }
+
+    /// Teams of agents (orchestration).
+    pub fn team(self: &Arc<Self>) -> Team<'_> {
+        Team { e: self }
+    }
+
     /// The per-call context of conversations: the time and the workspace.
-    pub fn now_context(&self) -> Arc<NowContext> {
+    fn now_context(&self) -> Arc<NowContext> {
         let workspace = self.workspace.clone();
         Arc::new(match &self.clock {
             Some(c) => NowContext::with_clock(workspace, Arc::clone(c)),
             None => NowContext::new(workspace),
         })
-    }
-
-    /// The entry to use: `name`, else the setting, else the default.
-    pub fn provider_config(&self, name: Option<&str>) -> Result<ProviderConfig, EngineError> {
-        let name = name
-            .or(self.settings.provider.as_deref())
-            .unwrap_or(&self.providers.default);
-        Ok(self.providers.require(name)?.clone())
-    }
-
-    /// The name of the entry in use (the setting, else the default).
-    pub fn selected_provider(&self) -> &str {
-        self.settings
-            .provider
-            .as_deref()
-            .unwrap_or(&self.providers.default)
-    }
-
-    /// Conversions cached by content hash in the data folder, shared by
-    /// FileTool and attachments.
-    pub fn conversion_cache(&self) -> Arc<ConversionCache> {
-        Arc::clone(self.conversions.get_or_init(|| {
-            Arc::new(ConversionCache::on_disk(
-                self.paths.data_dir.join("cache").join("conversions"),
-            ))
-        }))
-    }
-
-    /// Conversion options with the OCR engine chosen for this machine
-    /// (made once, then shared).
-    pub fn convert_options(&self) -> ConvertOptions {
-        self.convert
-            .get_or_init(|| {
-                let mut options = ConvertOptions::default();
-                if let Some(engine) = self.vision_ocr() {
-                    options.ocr = Some(engine);
-                }
-                options
-            })
-            .clone()
-    }
-
-    /// The browser the browser toolboxes share: nothing starts until a
-    /// tool needs it; Baton's own profile lives in the data folder.
-    pub fn browser_hub(&self) -> Arc<baton_web::BrowserHub> {
-        Arc::clone(self.browser.get_or_init(|| {
-            Arc::new(
-                baton_web::BrowserHub::new(
-                    self.settings.browser.clone(),
-                    self.paths.data_dir.join("browser-profile"),
-                )
-                .with_downloads(self.workspace.join("Downloads")),
-            )
-        }))
-    }
-
-    /// The printer documents use: a headless browser of Baton's own (the
-    /// `browser.path` program when set), started on first use.
-    pub fn printer(&self) -> Arc<baton_publish::Printer> {
-        let hub = self.printer.get_or_init(|| {
-            let settings = baton_config::BrowserSettings {
-                mode: Some(baton_config::BrowserMode::Headless),
-                path: self.settings.browser.path.clone(),
-                ..Default::default()
-            };
-            Arc::new(baton_web::BrowserHub::new(
-                settings,
-                self.paths.data_dir.join("printer-profile"),
-            ))
-        });
-        Arc::new(baton_publish::Printer::new(Arc::clone(hub)))
-    }
-
-    /// The user's mail account (the `imap`, `smtp` and `email` settings,
-    /// passwords from the keychain when a connection is made).
-    pub fn mail(&self) -> Arc<baton_mail::MailClient> {
-        Arc::clone(self.mail.get_or_init(|| {
-            Arc::new(baton_mail::MailClient::new(
-                baton_mail::MailAccount::from_settings(&self.settings, &self.secrets),
-            ))
-        }))
-    }
-
-    /// The MCP servers of `mcp.json` in the config folder and the plugins
-    /// of the plugins folder (what cannot be used is left out, with a
-    /// warning in the log and in [`baton_mcp::McpHub::problems`]). Inside a
-    /// Tokio runtime both are watched, and read again once they have been
-    /// quiet for the `pluginsReloadSecs` setting after a change.
-    pub fn mcp(&self) -> Arc<baton_mcp::McpHub> {
-        Arc::clone(self.mcp.get_or_init(|| {
-            let secrets = self.secrets.clone();
-            let lookup: baton_mcp::config::SecretLookup =
-                Arc::new(move |name: &str| match secrets.api_key(name, None) {
-                    Ok(key) => Ok(key.map(|k| k.value)),
-                    Err(e) => Err(e.to_string()),
-                });
-            let hub = Arc::new(
-                baton_mcp::McpHub::open(
-                    self.paths.config_dir.clone(),
-                    self.plugins_dir(),
-                    MCP_CALL_TIMEOUT,
-                )
-                .with_secrets(lookup),
-            );
-            for (source, why) in hub.problems() {
-                tracing::warn!(%source, "MCP servers left out: {why}");
-            }
-            let quiet = std::time::Duration::from_secs(self.settings.plugins_reload_secs.max(1));
-            if tokio::runtime::Handle::try_current().is_ok()
-                && let Err(e) = hub.watch(quiet)
-            {
-                tracing::warn!("plugins are not watched: {e}");
-            }
-            hub
-        }))
-    }
-
-    /// The plugins folder: the `pluginsDir` setting (relative to the data
-    /// folder), else `Tools` in the data folder.
-    pub fn plugins_dir(&self) -> PathBuf {
-        match &self.settings.plugins_dir {
-            Some(dir) => self.paths.data_dir.join(dir), // absolute stays as is
-            None => self.paths.data_dir.join("Tools"),
-        }
-    }
-
-    /// Starts the MCP servers not running yet, so that toolkits made next
-    /// offer their tools (quick once they run).
-    pub async fn start_mcp(&self) {
-        self.mcp().start().await;
-    }
-
-    /// Where sessions are saved.
-    pub fn session_store(&self) -> baton_agent::SessionStore {
-        baton_agent::SessionStore::new(self.paths.data_dir.join("sessions"))
     }
 }

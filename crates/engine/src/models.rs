@@ -10,6 +10,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{Engine, EngineError};
 
+/// The local models of an [`Engine`] (see [`Engine::models`]).
+pub struct Models<'a> {
+    pub(crate) e: &'a Engine,
+}
+
 /// The user's catalog entries, beside the settings.
 const USER_CATALOG: &str = "models-catalog.json";
 
@@ -48,10 +53,10 @@ pub struct PulledModel {
     pub hash_recorded: bool,
 }
 
-impl Engine {
+impl Models<'_> {
     /// The shipped catalog with the user's `models-catalog.json` over it.
-    pub fn model_catalog(&self) -> Catalog {
-        let (catalog, warning) = Catalog::load(&self.paths.config_dir.join(USER_CATALOG));
+    pub fn catalog(&self) -> Catalog {
+        let (catalog, warning) = Catalog::load(&self.e.paths.config_dir.join(USER_CATALOG));
         if let Some(w) = warning {
             tracing::warn!("{w}");
         }
@@ -60,8 +65,8 @@ impl Engine {
 
     /// Every catalog entry with whether it is here and how it fits.
     pub fn catalog_models(&self, hardware: &Hardware) -> Vec<CatalogModel> {
-        let dir = &self.paths.models_dir;
-        self.model_catalog()
+        let dir = &self.e.paths.models_dir;
+        self.catalog()
             .entries
             .into_iter()
             .map(|entry| {
@@ -80,21 +85,21 @@ impl Engine {
 
     /// Downloads catalog model `name` (resuming an earlier part) and adds
     /// it to the user's providers as a `local` entry of the same name.
-    pub async fn pull_model(
+    pub async fn pull(
         &self,
         name: &str,
         cancel: CancellationToken,
         on_progress: impl FnMut(Progress) + Send,
     ) -> Result<PulledModel, EngineError> {
-        let catalog = self.model_catalog();
+        let catalog = self.catalog();
         let entry = catalog.get(name)?;
-        if self.providers.get(&entry.name).is_some() && !self.is_model_entry(entry) {
+        if self.e.providers.get(&entry.name).is_some() && !self.is_model_entry(entry) {
             return Err(self.providers_error(format!(
                 "you have a provider named `{}` of your own; it is left as is: rename it to download this model",
                 entry.name
             )));
         }
-        let dir = &self.paths.models_dir;
+        let dir = &self.e.paths.models_dir;
         let mut ledger = HashLedger::open(dir);
         let mut opts = PullOptions::new(dir.clone());
         opts.cancel = cancel;
@@ -109,7 +114,7 @@ impl Engine {
                 .record(&entry.file, &pulled.sha256)
                 .map_err(|e| self.providers_error(e.to_string()))?;
         }
-        self.set_user_provider(local_entry(entry))?;
+        self.e.providers().set_user(local_entry(entry))?;
         Ok(PulledModel {
             provider: entry.name.clone(),
             path: pulled.path,
@@ -123,10 +128,10 @@ impl Engine {
     /// Deletes catalog model `name` (and any part file) and its provider
     /// entry; a `provider` setting that named it is cleared (the next
     /// start picks a provider again). Returns whether a file was there.
-    pub fn remove_model(&self, name: &str) -> Result<bool, EngineError> {
-        let catalog = self.model_catalog();
+    pub fn remove(&self, name: &str) -> Result<bool, EngineError> {
+        let catalog = self.catalog();
         let entry = catalog.get(name)?;
-        let dir = &self.paths.models_dir;
+        let dir = &self.e.paths.models_dir;
         let mut found = false;
         for file in [entry.file.clone(), format!("{}.part", entry.file)] {
             match std::fs::remove_file(dir.join(&file)) {
@@ -136,13 +141,16 @@ impl Engine {
             }
         }
         if self.is_model_entry(entry) {
-            self.remove_user_provider(&entry.name)?;
+            self.e.providers().remove_user(&entry.name)?;
         }
-        if self.settings.provider.as_deref() == Some(entry.name.as_str()) {
-            let mut settings = self.settings.clone();
-            settings.provider = None;
-            settings
-                .save(&self.paths.settings_file())
+        if self.e.settings.provider.as_deref() == Some(entry.name.as_str()) {
+            self.e
+                .save_settings(|s| {
+                    if s.provider.as_deref() == Some(entry.name.as_str()) {
+                        s.provider = None;
+                    }
+                    Ok(())
+                })
                 .map_err(|e| self.providers_error(e.to_string()))?;
         }
         Ok(found)
@@ -150,13 +158,13 @@ impl Engine {
 
     /// The catalog models in the models folder that have a provider
     /// entry, largest first.
-    pub fn pulled_models(&self) -> Vec<CatalogEntry> {
+    pub fn pulled(&self) -> Vec<CatalogEntry> {
         let mut pulled: Vec<CatalogEntry> = self
-            .model_catalog()
+            .catalog()
             .entries
             .into_iter()
-            .filter(|e| self.paths.models_dir.join(&e.file).is_file())
-            .filter(|e| self.providers.get(&e.name).is_some())
+            .filter(|e| self.e.paths.models_dir.join(&e.file).is_file())
+            .filter(|e| self.e.providers.get(&e.name).is_some())
             .collect();
         pulled.sort_by_key(|e| std::cmp::Reverse(e.size));
         pulled
@@ -165,7 +173,7 @@ impl Engine {
     /// Whether the provider named like `entry` is the `local` entry of its
     /// file (one a pull made), not another entry of the user's.
     fn is_model_entry(&self, entry: &CatalogEntry) -> bool {
-        self.providers.get(&entry.name).is_some_and(|p| {
+        self.e.providers.get(&entry.name).is_some_and(|p| {
             p.dialect == baton_llm::Dialect::Local
                 && p.model_path.as_deref() == Some(entry.file.as_str())
         })
@@ -173,7 +181,7 @@ impl Engine {
 
     fn providers_error(&self, reason: String) -> EngineError {
         EngineError::UserProviders {
-            path: self.paths.user_providers_file(),
+            path: self.e.paths.user_providers_file(),
             reason,
         }
     }

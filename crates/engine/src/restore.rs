@@ -7,9 +7,9 @@
 use baton_docs::FileToolError;
 use baton_tools::{Sandbox, SandboxError};
 
-use crate::{Engine, EngineError};
+use crate::EngineError;
 
-/// What [`Engine::restore_file`] did, in workspace paths.
+/// What [`Tools::restore_file`](crate::Tools::restore_file) did, in workspace paths.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RestoredFile {
     /// The file put back.
@@ -20,7 +20,7 @@ pub struct RestoredFile {
     pub saved_current: Option<String>,
 }
 
-/// Why [`Engine::restore_file`] failed, naming workspace paths only.
+/// Why [`Tools::restore_file`](crate::Tools::restore_file) failed, naming workspace paths only.
 #[derive(Debug, thiserror::Error)]
 pub enum RestoreFileError {
     /// The workspace folder cannot be used.
@@ -55,24 +55,9 @@ pub enum RestoreFileError {
     },
 }
 
-impl Engine {
-    /// Restores workspace file `path` from a backup (`name.ext.NNN.bak`
-    /// beside it): `backup` (a workspace path, or just the backup's file
-    /// name), or the most recent one. The current version is backed up
-    /// first unless a backup already holds it, so nothing is lost.
-    pub fn restore_file(
-        &self,
-        path: &str,
-        backup: Option<&str>,
-    ) -> Result<RestoredFile, RestoreFileError> {
-        let sandbox = self.sandbox()?;
-        restore_in(&sandbox, path, backup)
-    }
-}
-
-/// [`Engine::restore_file`] inside `sandbox`: FileTool's restore, its
+/// [`Tools::restore_file`](crate::Tools::restore_file) inside `sandbox`: FileTool's restore, its
 /// errors told for a front door.
-fn restore_in(
+pub(crate) fn restore_in(
     sandbox: &Sandbox,
     path: &str,
     backup: Option<&str>,

@@ -14,6 +14,11 @@ use futures::future::BoxFuture;
 use crate::conversation::{ConfirmMode, ConversationOptions, UserMessage};
 use crate::{Engine, EngineError};
 
+/// Teams of an [`Engine`]'s agents (see [`Engine::team`]).
+pub struct Team<'a> {
+    pub(crate) e: &'a Arc<Engine>,
+}
+
 /// A named agent as a team member.
 pub struct TeamMember {
     engine: Arc<Engine>,
@@ -46,7 +51,10 @@ impl Member for TeamMember {
                 web_search: ask.internet_search,
                 ..ConversationOptions::default()
             };
-            let conversation = self.engine.open_conversation_with(Session::new(), options);
+            let conversation = self
+                .engine
+                .conversations()
+                .open_with(Session::new(), options);
             let turn = conversation.send(UserMessage::text(ask.message));
             let stop = turn.stopper();
             let outcome = tokio::select! {
@@ -78,31 +86,35 @@ impl Member for TeamMember {
     }
 }
 
-impl Engine {
+impl Team<'_> {
     /// The team: the enabled agents named in `names` (any casing), or
     /// every enabled agent; external actions follow `confirm` (a team runs
     /// without anyone to ask: refuse, or allow with `--yes`).
-    pub fn team(
-        self: &Arc<Self>,
+    pub fn members(
+        &self,
         names: Option<&[String]>,
         confirm: ConfirmMode,
     ) -> Result<Vec<Arc<dyn Member>>, EngineError> {
         let mut members: Vec<Arc<dyn Member>> = Vec::new();
         let chosen: Vec<&baton_config::AgentDef> = match names {
-            None => self.agents().enabled().collect(),
+            None => self.e.agents().loaded().enabled().collect(),
             Some(names) => names
                 .iter()
                 .map(|n| {
-                    self.agents().get(n).ok_or_else(|| EngineError::Agent {
-                        name: n.clone(),
-                        reason: "no such enabled agent for the team".into(),
-                    })
+                    self.e
+                        .agents()
+                        .loaded()
+                        .get(n)
+                        .ok_or_else(|| EngineError::Agent {
+                            name: n.clone(),
+                            reason: "no such enabled agent for the team".into(),
+                        })
                 })
                 .collect::<Result<_, _>>()?,
         };
         for def in chosen {
             members.push(Arc::new(TeamMember {
-                engine: Arc::clone(self),
+                engine: Arc::clone(self.e),
                 name: def.name.clone(),
                 specialisations: def.specialisations.clone(),
                 confirm: confirm.clone(),
@@ -111,14 +123,14 @@ impl Engine {
         Ok(members)
     }
 
-    /// An orchestrator over [`Engine::team`].
+    /// An orchestrator over [`members`](Self::members).
     pub fn orchestrator(
-        self: &Arc<Self>,
+        &self,
         names: Option<&[String]>,
         confirm: ConfirmMode,
         options: Options,
     ) -> Result<Orchestrator, EngineError> {
-        let team = self.team(names, confirm)?;
+        let team = self.members(names, confirm)?;
         Orchestrator::new(team, options).map_err(|e: OrchestratorError| EngineError::Agent {
             name: "team".into(),
             reason: e.to_string(),

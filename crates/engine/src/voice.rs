@@ -20,6 +20,12 @@ use baton_voice::{
 
 use crate::{ConfirmMode, Conversation, ConversationOptions, Engine, EngineError};
 
+/// Voice of an [`Engine`]: speech models and engines, voice conversations
+/// (see [`Engine::voice`]).
+pub struct Voice<'a> {
+    pub(crate) e: &'a Arc<Engine>,
+}
+
 mod responder;
 
 pub use responder::{AgentResponder, spoken_action, spoken_yes_no, tool_cue};
@@ -29,14 +35,14 @@ pub const VOICE_INSTRUCTIONS: &str = "You are talking with the user by voice: yo
 aloud as you write it. Answer in short, plain spoken sentences, in the language the user speaks; \
 no tables, code blocks or lists unless asked.";
 
-impl Engine {
+impl Voice<'_> {
     /// The conversation a voice session talks to: saved session `session`
     /// (a chat continued by voice) or a new one, with agent `agent` (else
     /// the session's or the default) or the provider entry `provider`, its
     /// tools included. Each turn is saved like a chat's; external actions
     /// ask the user, who answers by voice ([`AgentResponder`]).
-    pub fn voice_conversation(
-        self: &Arc<Self>,
+    pub fn conversation(
+        &self,
         session: Option<&str>,
         agent: Option<&str>,
         provider: Option<&str>,
@@ -48,22 +54,22 @@ impl Engine {
             confirm: ConfirmMode::Ask,
             ..ConversationOptions::default()
         };
-        self.open_conversation(session, options)
+        self.e.conversations().open(session, options)
     }
 
     /// The ggml Whisper model to use: the one named in settings, else the
     /// best one in the models folder for the voice language (an English
     /// one for English, a multilingual one for any other or `auto`).
     pub fn stt_model(&self) -> Result<PathBuf, SttError> {
-        self.stt_model_for(self.settings.voice.language.trim())
+        self.stt_model_for(self.e.settings.voice.language.trim())
     }
 
     /// The ggml Whisper model for `language` (a Whisper code or `auto`):
     /// the one named in settings if it understands it, else the best one
     /// in the models folder that does.
     pub fn stt_model_for(&self, language: &str) -> Result<PathBuf, SttError> {
-        let dir = &self.paths.models_dir;
-        if let Some(name) = &self.settings.voice.stt_model {
+        let dir = &self.e.paths.models_dir;
+        if let Some(name) = &self.e.settings.voice.stt_model {
             let path = if PathBuf::from(name).is_absolute() {
                 PathBuf::from(name)
             } else {
@@ -98,7 +104,7 @@ impl Engine {
 
     /// The worker options the settings ask for, with `model`.
     pub fn stt_options_for(&self, model: PathBuf) -> WorkerOptions {
-        let v = &self.settings.voice;
+        let v = &self.e.settings.voice;
         let mut o = WorkerOptions::new(model);
         o.language = v.language.clone();
         if let Some(t) = v.threads {
@@ -116,24 +122,24 @@ impl Engine {
 
     /// The speech engine the settings choose. An endpoint engine must be
     /// made inside a Tokio runtime (it speaks over HTTP).
-    pub fn tts_engine(&self) -> Result<Arc<dyn TextToSpeech>, EngineError> {
-        self.tts_engine_named(&self.settings.voice.tts_engine)
+    pub fn tts(&self) -> Result<Arc<dyn TextToSpeech>, EngineError> {
+        self.tts_named(&self.e.settings.voice.tts_engine)
     }
 
     /// Speech engine `name`: `auto` (the natural Piper voice when it is
     /// installed, else eSpeak NG), `piper`, `espeak` (eSpeak NG), or a
     /// provider entry with a voice.
-    pub fn tts_engine_named(&self, name: &str) -> Result<Arc<dyn TextToSpeech>, EngineError> {
-        let v = &self.settings.voice;
+    pub fn tts_named(&self, name: &str) -> Result<Arc<dyn TextToSpeech>, EngineError> {
+        let v = &self.e.settings.voice;
         let name = name.trim();
         if name.eq_ignore_ascii_case("piper") {
-            return Ok(Arc::new(self.piper_tts()?));
+            return Ok(Arc::new(self.piper()?));
         }
         let auto = name.is_empty() || name.eq_ignore_ascii_case("auto");
         // The Piper voice make setup fetches speaks English; other
         // languages get eSpeak NG's voice for them.
         if auto && espeak_voice(&v.language) == "en-us" {
-            match self.piper_tts() {
+            match self.piper() {
                 Ok(piper) => return Ok(Arc::new(piper)),
                 Err(e) => tracing::info!("speaking with eSpeak NG: {e}"),
             }
@@ -146,8 +152,9 @@ impl Engine {
             let tts = EspeakTts::new(&voice, v.tts_rate);
             return Ok(Arc::new(tts));
         }
-        let cfg = self.provider_config(Some(name))?;
+        let cfg = self.e.providers().config(Some(name))?;
         let key = self
+            .e
             .secrets
             .api_key(&cfg.name, cfg.api_key_env.as_deref())
             .ok()
@@ -171,15 +178,15 @@ impl Engine {
 
     /// The Piper voices in the models folder (`piper/*.onnx`).
     pub fn piper_voices(&self) -> Vec<PathBuf> {
-        piper_voices(&self.paths.models_dir.join("piper"))
+        piper_voices(&self.e.paths.models_dir.join("piper"))
     }
 
     /// The Piper voice the settings name (`voice.ttsVoice`, a file in the
     /// models folder's `piper/` with or without `.onnx`), else the first
     /// one there, with ONNX Runtime from `onnxruntime/` (or
     /// `ORT_DYLIB_PATH`); loading takes ≈ 0.3 s.
-    pub fn piper_tts(&self) -> Result<PiperTts, TtsError> {
-        let v = &self.settings.voice;
+    pub fn piper(&self) -> Result<PiperTts, TtsError> {
+        let v = &self.e.settings.voice;
         let voices = self.piper_voices();
         let named = v.tts_voice.as_deref().and_then(|n| {
             voices.iter().find(|p| {
@@ -189,16 +196,16 @@ impl Engine {
         let Some(voice) = named.or(voices.first()) else {
             return Err(TtsError::Unavailable(format!(
                 "no Piper voice in {}: run `make setup` (it fetches en_US-joe-medium)",
-                self.paths.models_dir.join("piper").display()
+                self.e.paths.models_dir.join("piper").display()
             )));
         };
         let runtime = std::env::var_os("ORT_DYLIB_PATH")
             .map(PathBuf::from)
-            .or_else(|| onnx_runtime(&self.paths.models_dir.join("onnxruntime")))
+            .or_else(|| onnx_runtime(&self.e.paths.models_dir.join("onnxruntime")))
             .ok_or_else(|| {
                 TtsError::Unavailable(format!(
                     "ONNX Runtime is not in {}: run `make setup`",
-                    self.paths.models_dir.join("onnxruntime").display()
+                    self.e.paths.models_dir.join("onnxruntime").display()
                 ))
             })?;
         let threads = v
@@ -208,8 +215,8 @@ impl Engine {
     }
 
     /// The loop's tuning from settings.
-    pub fn voice_loop_options(&self) -> LoopOptions {
-        let v = &self.settings.voice;
+    pub fn loop_options(&self) -> LoopOptions {
+        let v = &self.e.settings.voice;
         LoopOptions {
             vad: VadOptions {
                 end_silence: Duration::from_millis(v.end_silence_ms.clamp(200, 5000)),

@@ -58,10 +58,10 @@ async fn a_named_agent_gets_its_filtered_tools_instructions_and_delegates() {
     let engine = setup.engine();
     server.reply(Reply::text("one line"));
     server.reply(Reply::text("done"));
-    let clerk = engine.open_conversation(None, options("clerk")).unwrap();
+    let clerk = engine.conversations().open(None, options("clerk")).unwrap();
     let (outcome, _) = collect(clerk.send(UserMessage::text("hi"))).await;
     assert_eq!(outcome.stop, StopReason::Answered);
-    let boss = engine.open_conversation(None, options("Boss")).unwrap();
+    let boss = engine.conversations().open(None, options("Boss")).unwrap();
     collect(boss.send(UserMessage::text("hi"))).await;
     let b = bodies(&server);
     // Catalog order, exactly the included tools, no delegation.
@@ -108,7 +108,8 @@ async fn a_delegated_agent_runs_with_its_own_catalog_and_instructions() {
     server.reply(Reply::text("It says: ship on Friday."));
     server.reply(Reply::text("The plan: ship on Friday."));
     let chat = engine
-        .open_conversation(None, ConversationOptions::default())
+        .conversations()
+        .open(None, ConversationOptions::default())
         .unwrap();
     let (outcome, events) = collect(chat.send(UserMessage::text("What is the plan?"))).await;
     assert_eq!(outcome.result.answer, "The plan: ship on Friday.");
@@ -155,7 +156,8 @@ async fn the_cached_prefix_stays_byte_identical_while_the_clock_moves() {
     server.reply(Reply::tool_call("list_directory", json!({"path": "/"})));
     server.reply(Reply::text("Nothing there."));
     let chat = engine
-        .open_conversation(None, ConversationOptions::default())
+        .conversations()
+        .open(None, ConversationOptions::default())
         .unwrap();
     collect(chat.send(UserMessage::text("hi"))).await;
     seconds.store(7 * 60, Ordering::SeqCst);
@@ -212,7 +214,8 @@ async fn bypass_and_disabled_history_answer_alone_and_add_nothing() {
         server.reply(Reply::text(text));
     }
     let chat = engine
-        .open_conversation(None, ConversationOptions::default())
+        .conversations()
+        .open(None, ConversationOptions::default())
         .unwrap();
     collect(chat.send(UserMessage::text("remember 7"))).await;
     let stored = chat.session().await.history.len();
@@ -268,7 +271,8 @@ async fn slash_document_has_the_document_preparer_write_it_from_the_conversation
     ));
     server.reply(Reply::text("Wrote /summary.md."));
     let chat = engine
-        .open_conversation(None, ConversationOptions::default())
+        .conversations()
+        .open(None, ConversationOptions::default())
         .unwrap();
     collect(chat.send(UserMessage::text("How did sales go?"))).await;
     assert_eq!(

@@ -30,7 +30,7 @@ async fn a_slow_reader_gets_every_one_of_100000_deltas_in_order() {
         tools: false,
         ..ConversationOptions::default()
     };
-    let conversation = setup.engine().open_conversation(None, options).unwrap();
+    let conversation = setup.engine().conversations().open(None, options).unwrap();
     let mut turn = conversation.send(UserMessage::text("count"));
     let (mut deltas, mut got, mut finished) = (0usize, String::new(), false);
     while let Some(e) = turn.next().await {
@@ -62,7 +62,8 @@ async fn stop_during_a_30_second_blocking_tool_ends_the_turn_within_a_second() {
     let setup = Setup::new(&server);
     let conversation = setup
         .engine()
-        .open_conversation(None, ConversationOptions::default())
+        .conversations()
+        .open(None, ConversationOptions::default())
         .unwrap();
     let mut turn = conversation.send(UserMessage::text("take your time"));
     loop {
@@ -104,7 +105,8 @@ async fn attachments_reloaded_after_a_restart_send_the_same_bytes() {
     let id = {
         let engine = setup.engine();
         let conversation = engine
-            .open_conversation(None, ConversationOptions::default())
+            .conversations()
+            .open(None, ConversationOptions::default())
             .unwrap();
         let (outcome, _) = collect(conversation.send(UserMessage {
             text: "What is the largest item?".into(),
@@ -130,7 +132,8 @@ async fn attachments_reloaded_after_a_restart_send_the_same_bytes() {
     server.reply(Reply::text("Rent is the largest item."));
     let engine = setup.engine();
     let conversation = engine
-        .open_conversation(Some(&id), ConversationOptions::default())
+        .conversations()
+        .open(Some(&id), ConversationOptions::default())
         .unwrap();
     let (outcome, _) = collect(conversation.regenerate()).await;
     assert_eq!(outcome.stop, StopReason::Answered);
@@ -195,7 +198,7 @@ async fn post_note_turn(
         confirm,
         ..ConversationOptions::default()
     };
-    let conversation = setup.engine().open_conversation(None, options).unwrap();
+    let conversation = setup.engine().conversations().open(None, options).unwrap();
     let mut turn = conversation.send(UserMessage::text("Tell the team lunch moved."));
     let mut events = Vec::new();
     let mut outcome = None;
@@ -271,7 +274,8 @@ async fn a_confirmation_nobody_can_answer_is_a_no_and_the_turn_still_ends() {
     let setup = Setup::new(&server);
     let conversation = setup
         .engine()
-        .open_conversation(None, ConversationOptions::default())
+        .conversations()
+        .open(None, ConversationOptions::default())
         .unwrap();
     // The front door goes away without reading the turn.
     drop(conversation.send(UserMessage::text("post it")));
@@ -310,7 +314,7 @@ async fn a_provider_that_cannot_be_opened_ends_the_turn_with_its_error() {
         provider: Some("no-such-entry".into()),
         ..ConversationOptions::default()
     };
-    let conversation = setup.engine().open_conversation(None, options).unwrap();
+    let conversation = setup.engine().conversations().open(None, options).unwrap();
     assert!(conversation.ready().await.is_err());
     let (outcome, events) = collect(conversation.send(UserMessage::text("hi"))).await;
     assert_eq!(outcome.stop.code(), "error");

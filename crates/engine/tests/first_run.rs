@@ -99,7 +99,7 @@ async fn the_first_run_picks_key_then_server_then_pulled_then_embedded() {
 
     // Nothing: the embedded model, said in words.
     let e = engine(&paths).await;
-    let choice = e.first_run_choice().unwrap().clone();
+    let choice = e.providers().first_run_choice().unwrap().clone();
     assert_eq!(
         (choice.provider.as_str(), choice.reason),
         ("local", ChoiceReason::Embedded)
@@ -122,17 +122,18 @@ async fn the_first_run_picks_key_then_server_then_pulled_then_embedded() {
     )
     .unwrap();
     let pulled = e
-        .pull_model("smol-test", CancellationToken::new(), |_| {})
+        .models()
+        .pull("smol-test", CancellationToken::new(), |_| {})
         .await
         .unwrap();
     assert_eq!(pulled.sha256, EMBEDDED_MODEL_SHA256);
     let e = e.reload().unwrap();
-    let choice = e.first_run_choice().unwrap();
+    let choice = e.providers().first_run_choice().unwrap();
     assert_eq!(
         (choice.provider.as_str(), choice.reason),
         ("smol-test", ChoiceReason::PulledModel)
     );
-    assert_eq!(e.selected_provider(), "smol-test");
+    assert_eq!(e.providers().selected(), "smol-test");
 
     // A model server running here wins over a downloaded model.
     std::fs::write(
@@ -141,7 +142,7 @@ async fn the_first_run_picks_key_then_server_then_pulled_then_embedded() {
     )
     .unwrap();
     let e = engine(&paths).await;
-    let choice = e.first_run_choice().unwrap();
+    let choice = e.providers().first_run_choice().unwrap();
     assert_eq!(choice.reason, ChoiceReason::LocalServer);
     assert_eq!(choice.provider, "ollama-llama3.2:latest");
     assert!(choice.why.contains(&ollama.url()), "{}", choice.why);
@@ -154,7 +155,7 @@ async fn the_first_run_picks_key_then_server_then_pulled_then_embedded() {
                                      "model": "m", "apiKeyEnv": var}]});
     std::fs::write(paths.user_providers_file(), user.to_string()).unwrap();
     let e = engine(&paths).await;
-    let choice = e.first_run_choice().unwrap();
+    let choice = e.providers().first_run_choice().unwrap();
     assert_eq!(
         (choice.provider.as_str(), choice.reason),
         ("cloud", ChoiceReason::KeyedCloud)
@@ -165,9 +166,9 @@ async fn the_first_run_picks_key_then_server_then_pulled_then_embedded() {
     let settings = json!({"provider": "local", "localServers": [{"kind": "ollama", "endpoint": ollama.url()}]});
     std::fs::write(paths.settings_file(), settings.to_string()).unwrap();
     let e = engine(&paths).await;
-    assert!(e.first_run_choice().is_none());
-    assert_eq!(e.selected_provider(), "local");
-    assert!(e.providers.get("ollama-llama3.2:latest").is_some());
+    assert!(e.providers().first_run_choice().is_none());
+    assert_eq!(e.providers().selected(), "local");
+    assert!(e.providers().file().get("ollama-llama3.2:latest").is_some());
 
     // Probing off: no server is asked.
     let before = ollama.requests().len();
@@ -175,7 +176,7 @@ async fn the_first_run_picks_key_then_server_then_pulled_then_embedded() {
     std::fs::write(paths.settings_file(), settings.to_string()).unwrap();
     let e = engine(&paths).await;
     assert_eq!(ollama.requests().len(), before);
-    assert!(e.local_servers().is_empty());
+    assert!(e.providers().local_servers().is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -191,7 +192,7 @@ async fn a_found_server_answers_a_turn_and_a_removed_model_is_gone() {
         persist: false,
         ..ConversationOptions::default()
     };
-    let conversation = e.open_conversation(None, options).unwrap();
+    let conversation = e.conversations().open(None, options).unwrap();
     let mut turn = conversation.send(UserMessage::text("What is two plus two?"));
     let mut text = String::new();
     while let Some(ev) = turn.next().await {
@@ -224,12 +225,15 @@ async fn a_found_server_answers_a_turn_and_a_removed_model_is_gone() {
     let settings = json!({"provider": "smol-test", "localServers": []});
     std::fs::write(paths.settings_file(), settings.to_string()).unwrap();
     let e = Engine::load_with(paths.clone(), Overrides::default()).unwrap();
-    assert!(e.remove_model("smol-test").unwrap(), "the part file counts");
+    assert!(
+        e.models().remove("smol-test").unwrap(),
+        "the part file counts"
+    );
     let saved: Value =
         serde_json::from_str(&std::fs::read_to_string(paths.settings_file()).unwrap()).unwrap();
     assert_eq!(saved["provider"], Value::Null);
     assert!(!paths.models_dir.join("smol-test.gguf.part").exists());
-    assert!(!e.remove_model("smol-test").unwrap());
+    assert!(!e.models().remove("smol-test").unwrap());
 
     // A provider of the user's own with a catalog model's name is left
     // alone: the download is refused, and rm does not delete the entry.
@@ -237,18 +241,20 @@ async fn a_found_server_answers_a_turn_and_a_removed_model_is_gone() {
     std::fs::write(paths.user_providers_file(), user.to_string()).unwrap();
     let e = Engine::load_with(paths.clone(), Overrides::default()).unwrap();
     let err = e
-        .pull_model("smol-test", CancellationToken::new(), |_| {})
+        .models()
+        .pull("smol-test", CancellationToken::new(), |_| {})
         .await
         .unwrap_err();
     assert!(err.to_string().contains("of your own"), "{err}");
-    e.remove_model("smol-test").unwrap();
+    e.models().remove("smol-test").unwrap();
     assert!(
         std::fs::read_to_string(paths.user_providers_file())
             .unwrap()
             .contains("smol-test")
     );
     assert!(
-        e.remove_model("nope")
+        e.models()
+            .remove("nope")
             .unwrap_err()
             .to_string()
             .contains("known models")

@@ -46,7 +46,7 @@ async fn an_external_action_is_asked_aloud_and_a_spoken_yes_runs_it() {
     script_post_note(&server);
     let setup = Setup::new(&server);
     let engine = setup.engine();
-    let responder = AgentResponder::new(engine.voice_conversation(None, None, None).unwrap());
+    let responder = AgentResponder::new(engine.voice().conversation(None, None, None).unwrap());
     let first = answer(&responder, "Tell the team lunch moved.").await;
     // A cue while the tool starts, then the question; nothing sent yet.
     assert!(first.contains("One moment."), "{first:?}");
@@ -77,7 +77,7 @@ async fn a_spoken_no_refuses_the_action() {
     script_post_note(&server);
     let setup = Setup::new(&server);
     let engine = setup.engine();
-    let responder = AgentResponder::new(engine.voice_conversation(None, None, None).unwrap());
+    let responder = AgentResponder::new(engine.voice().conversation(None, None, None).unwrap());
     answer(&responder, "Tell the team lunch moved.").await;
     assert!(responder.is_waiting());
     answer(&responder, "No, don't.").await;
@@ -97,7 +97,7 @@ async fn spoken_turns_are_saved_as_a_chat_that_typing_continues() {
     server.reply(Reply::text("Take a hat."));
     let setup = Setup::new(&server);
     let engine = setup.engine();
-    let conversation = engine.voice_conversation(None, None, None).unwrap();
+    let conversation = engine.voice().conversation(None, None, None).unwrap();
     let id = conversation.session_id().await;
     let responder = AgentResponder::new(conversation);
     assert_eq!(
@@ -119,7 +119,7 @@ async fn spoken_turns_are_saved_as_a_chat_that_typing_continues() {
     // The timing is kept with the saved session, on the spoken message.
     let mut saved = None;
     for _ in 0..100 {
-        let s = engine.session_store().load(&id).unwrap();
+        let s = engine.conversations().store().load(&id).unwrap();
         if !s.voice.is_empty() {
             saved = Some(s);
             break;
@@ -132,12 +132,13 @@ async fn spoken_turns_are_saved_as_a_chat_that_typing_continues() {
     let spoken = &saved.history[saved.voice[0].message];
     assert_eq!(spoken.text(), "How is the weather?", "{:?}", saved.history);
     assert_eq!(saved.voice[0].first_audio_ms, Some(640.0));
-    let listed = engine.session_store().summaries();
+    let listed = engine.conversations().store().summaries();
     let info = listed.iter().find(|s| s.id == id).unwrap();
     assert_eq!(info.voice_turns, 1);
     // Typing continues it: the model sees the spoken exchange.
     let typed = engine
-        .open_conversation(Some(&id), ConversationOptions::default())
+        .conversations()
+        .open(Some(&id), ConversationOptions::default())
         .unwrap();
     let (_, _) = collect(typed.send(UserMessage::text("Should I take anything?"))).await;
     let request = bodies(&server).last().unwrap().to_string();
@@ -145,7 +146,7 @@ async fn spoken_turns_are_saved_as_a_chat_that_typing_continues() {
         request.contains("How is the weather?") && request.contains("It is sunny."),
         "{request}"
     );
-    let reopened = engine.session_store().load(&id).unwrap();
+    let reopened = engine.conversations().store().load(&id).unwrap();
     assert_eq!(reopened.voice.len(), 1, "typing keeps the voice record");
 }
 
@@ -157,11 +158,12 @@ async fn a_chat_continued_by_voice_keeps_its_history_and_gets_the_voice_instruct
     let setup = Setup::new(&server);
     let engine = setup.engine();
     let typed = engine
-        .open_conversation(None, ConversationOptions::default())
+        .conversations()
+        .open(None, ConversationOptions::default())
         .unwrap();
     collect(typed.send(UserMessage::text("Remember: buy milk."))).await;
     let id = typed.session_id().await;
-    let voice = engine.voice_conversation(Some(&id), None, None).unwrap();
+    let voice = engine.voice().conversation(Some(&id), None, None).unwrap();
     let responder = AgentResponder::new(voice);
     let said = answer(&responder, "What did I ask you to remember?").await;
     assert_eq!(said, "You asked me to remember milk.");
@@ -185,10 +187,10 @@ async fn the_speech_model_follows_the_language() {
     let engine = setup.engine();
     let name = |p: std::path::PathBuf| p.file_name().unwrap().to_string_lossy().into_owned();
     assert_eq!(
-        name(engine.stt_model_for("en").unwrap()),
+        name(engine.voice().stt_model_for("en").unwrap()),
         "ggml-tiny.en-q8_0.bin"
     );
-    let err = engine.stt_model_for("de").unwrap_err().to_string();
+    let err = engine.voice().stt_model_for("de").unwrap_err().to_string();
     assert!(
         err.contains("`de`")
             && err.contains("understand only English")
@@ -197,16 +199,16 @@ async fn the_speech_model_follows_the_language() {
     );
     ggml("ggml-base-q8_0.bin");
     assert_eq!(
-        name(engine.stt_model_for("de").unwrap()),
+        name(engine.voice().stt_model_for("de").unwrap()),
         "ggml-base-q8_0.bin"
     );
     assert_eq!(
-        name(engine.stt_model_for("auto").unwrap()),
+        name(engine.voice().stt_model_for("auto").unwrap()),
         "ggml-base-q8_0.bin"
     );
     // English keeps the small, fast English model.
     assert_eq!(
-        name(engine.stt_model_for("en").unwrap()),
+        name(engine.voice().stt_model_for("en").unwrap()),
         "ggml-tiny.en-q8_0.bin"
     );
 }
@@ -218,7 +220,7 @@ async fn an_answer_to_half_a_sentence_is_forgotten_when_retracted() {
     server.reply(Reply::text("A table for four, booked."));
     let setup = Setup::new(&server);
     let engine = setup.engine();
-    let conversation = engine.voice_conversation(None, None, None).unwrap();
+    let conversation = engine.voice().conversation(None, None, None).unwrap();
     let responder = AgentResponder::new(conversation.clone());
     answer(&responder, "Book a table").await;
     responder.retract("Book a table");

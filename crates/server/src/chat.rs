@@ -14,11 +14,11 @@ use axum::extract::rejection::JsonRejection;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use baton_agent::{AgentEvent, Session, TurnEvent};
+use baton_engine::api::{AgentEvent, Session, TurnEvent};
+use baton_engine::api::{ContentPart, Message};
 use baton_engine::{
     ConfirmMode, Conversation, ConversationOptions, IndexChoice, Turn, UserMessage,
 };
-use baton_llm::{ContentPart, Message};
 use futures::Stream;
 use serde_json::{Value, json};
 
@@ -79,7 +79,7 @@ async fn user_message(app: &App, read: parts::Read) -> Message {
     }
     let engine = Arc::clone(&app.engine);
     let files = read.files;
-    let (refs, _) = tokio::task::spawn_blocking(move || engine.keep_files(&files))
+    let (refs, _) = tokio::task::spawn_blocking(move || engine.conversations().keep_files(&files))
         .await
         .unwrap_or_default();
     let mut content: Vec<ContentPart> = refs.into_iter().map(ContentPart::File).collect();
@@ -134,7 +134,7 @@ async fn open(
         index: IndexChoice::Given(app.index.index.clone()),
         ..ConversationOptions::default()
     };
-    let conversation = app.engine.open_conversation_with(session, options);
+    let conversation = app.engine.conversations().open_with(session, options);
     conversation
         .ready()
         .await
@@ -232,7 +232,7 @@ fn top(e: &TurnEvent) -> Option<&AgentEvent> {
 async fn complete(mut turn: Turn, chunks: &Chunks) -> Result<Value, ApiError> {
     let stop = Stopper(turn.stopper());
     let mut text = String::new();
-    let mut usage = baton_llm::Usage::default();
+    let mut usage = baton_engine::api::Usage::default();
     let mut tools = Vec::new();
     let mut failed = None;
     while let Some(e) = turn.next().await {
@@ -253,14 +253,14 @@ async fn complete(mut turn: Turn, chunks: &Chunks) -> Result<Value, ApiError> {
     Ok(chunks.completion(&text, usage.into(), json!({"tool_calls": tools})))
 }
 
-fn add(total: &mut baton_llm::Usage, u: &baton_llm::Usage) {
+fn add(total: &mut baton_engine::api::Usage, u: &baton_engine::api::Usage) {
     total.prompt_tokens += u.prompt_tokens;
     total.completion_tokens += u.completion_tokens;
 }
 
 /// Cancels the turn when dropped: a client that goes away stops the
 /// agent (the model call and the running tool).
-struct Stopper(baton_tools::CancellationToken);
+struct Stopper(baton_engine::api::tools::CancellationToken);
 
 impl Drop for Stopper {
     fn drop(&mut self) {
@@ -347,7 +347,7 @@ fn stream(
         /// Held while the answer streams (the concurrency limit).
         _place: tokio::sync::OwnedSemaphorePermit,
         chunks: Chunks,
-        usage: baton_llm::Usage,
+        usage: baton_engine::api::Usage,
         with_usage: bool,
         queue: std::collections::VecDeque<Event>,
         done: bool,
@@ -401,7 +401,7 @@ fn stream(
 fn on_event(
     queue: &mut std::collections::VecDeque<Event>,
     chunks: &Chunks,
-    usage: &mut baton_llm::Usage,
+    usage: &mut baton_engine::api::Usage,
     e: &TurnEvent,
 ) {
     match top(e) {

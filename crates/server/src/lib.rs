@@ -134,9 +134,9 @@ impl App {
         let sessions = Sessions::open(&options.sessions, &engine)
             .await
             .map_err(ServeError::Sessions)?;
-        let skip = options.skip_indexing || engine.settings.skip_indexing_on_startup;
+        let skip = options.skip_indexing || engine.settings().skip_indexing_on_startup;
         let index = ready::ServerIndex::open(&engine, skip).await;
-        let files = FileStore::beside(&sessions, &engine.paths.data_dir);
+        let files = FileStore::beside(&sessions, &engine.paths().data_dir);
         Ok(Arc::new(Self {
             engine,
             keys: KeyWatch::new(store, keys),
@@ -151,15 +151,21 @@ impl App {
     /// The model ids: each enabled agent by name, each provider entry as
     /// `provider/NAME`.
     fn model_ids(&self) -> Vec<String> {
-        let agents = self.engine.agents().enabled().map(|a| a.name.clone());
+        let agents = self
+            .engine
+            .agents()
+            .loaded()
+            .enabled()
+            .map(|a| a.name.clone());
         let providers = self
             .engine
-            .providers
+            .providers()
+            .file()
             .providers
             .iter()
             .map(|p| format!("provider/{}", p.name));
-        let team =
-            (self.engine.agents().enabled().count() > 0).then(|| team::TEAM_MODEL.to_string());
+        let team = (self.engine.agents().loaded().enabled().count() > 0)
+            .then(|| team::TEAM_MODEL.to_string());
         agents.chain(team).chain(providers).collect()
     }
 
@@ -173,7 +179,8 @@ impl App {
         if let Some(name) = model.strip_prefix("provider/")
             && self
                 .engine
-                .providers
+                .providers()
+                .file()
                 .providers
                 .iter()
                 .any(|p| p.name == name)
@@ -186,7 +193,13 @@ impl App {
                 Some("model"),
             ));
         }
-        if self.engine.agents().enabled().any(|a| a.name == model) {
+        if self
+            .engine
+            .agents()
+            .loaded()
+            .enabled()
+            .any(|a| a.name == model)
+        {
             return Ok((Some(model.to_string()), None));
         }
         Err(ApiError::model_not_found(model, &self.model_ids()))
@@ -234,7 +247,7 @@ async fn request_id(mut req: Request, next: Next) -> Response {
     // Marks Baton's own server, so that a Baton looking for model servers
     // on this computer does not list itself.
     res.headers_mut().insert(
-        baton_models::BATON_SERVER_HEADER,
+        baton_engine::api::models::BATON_SERVER_HEADER,
         HeaderValue::from_static(env!("CARGO_PKG_VERSION")),
     );
     res
@@ -323,7 +336,7 @@ pub async fn serve(
     on_bound: impl FnOnce(SocketAddr, bool),
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let store = KeyStore::new(&engine.paths.data_dir);
+    let store = KeyStore::new(&engine.paths().data_dir);
     let keys = Keys::from_stored(&store.list()?);
     if keys.is_empty() && !addr.ip().is_loopback() {
         return Err(ServeError::NotLoopback(addr.ip()));

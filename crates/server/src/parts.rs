@@ -3,7 +3,7 @@
 //! become attachments the engine converts, as if dropped on the desktop.
 
 use base64::Engine as _;
-use baton_docs::FileAttachment;
+use baton_engine::api::FileAttachment;
 use serde_json::Value;
 
 use crate::wire::{ChatMessage, Content};

@@ -9,8 +9,8 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use baton_engine::api::index::WorkspaceIndex;
 use baton_engine::{Engine, IndexState};
-use baton_index::WorkspaceIndex;
 use serde_json::{Value, json};
 
 use crate::App;
@@ -27,7 +27,7 @@ impl ServerIndex {
     /// and, unless `skip`, refreshes it in the background.
     pub async fn open(engine: &Arc<Engine>, skip: bool) -> Self {
         let e = Arc::clone(engine);
-        let opened = tokio::task::spawn_blocking(move || e.open_index()).await;
+        let opened = tokio::task::spawn_blocking(move || e.tools().open_index()).await;
         let state = Arc::new(Mutex::new(None));
         let index = match opened {
             Ok(Ok(index)) => Some(index),
@@ -90,21 +90,23 @@ pub(crate) async fn ready(State(app): State<Arc<App>>) -> Response {
     let unavailable = |message: String| {
         crate::ApiError::server(StatusCode::SERVICE_UNAVAILABLE, message).into_response()
     };
-    let def = match app.engine.agent_def(None) {
+    let def = match app.engine.agents().def(None) {
         Ok(d) => d,
         Err(e) => return unavailable(e.to_string()),
     };
-    let cfg = match app.engine.agent_provider(&def, None) {
+    let cfg = match app.engine.agents().provider_for(&def, None) {
         Ok(c) => c,
         Err(e) => return unavailable(e.to_string()),
     };
     let provider = app
         .engine
-        .provider_readiness(&cfg, Duration::from_secs(3))
+        .providers()
+        .readiness_of(&cfg, Duration::from_secs(3))
         .await;
     let (index, index_ok) = index_report(app.index.state());
     let ok = provider.is_ready() && index_ok;
-    let (baton_llm::Readiness::Ready(how) | baton_llm::Readiness::NotReady(how)) = &provider;
+    let (baton_engine::api::Readiness::Ready(how) | baton_engine::api::Readiness::NotReady(how)) =
+        &provider;
     let body = json!({
         "status": if ok { "ready" } else { "not ready" },
         "agent": def.name,

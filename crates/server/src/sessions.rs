@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use baton_agent::{Session, SessionError, SessionStore};
+use baton_engine::api::{Session, SessionError, SessionStore};
 use tokio::sync::Mutex;
 
 use crate::ApiError;
@@ -78,10 +78,13 @@ fn key(id: &str) -> String {
 impl Sessions {
     /// The store `kind` names; Redis is connected now (an unreachable
     /// server is told at start).
-    pub async fn open(kind: &SessionKind, engine: &baton_engine::Engine) -> Result<Self, String> {
+    pub async fn open(
+        kind: &SessionKind,
+        engine: &std::sync::Arc<baton_engine::Engine>,
+    ) -> Result<Self, String> {
         Ok(match kind {
             SessionKind::Memory => Self::Memory(Mutex::default()),
-            SessionKind::File => Self::File(engine.session_store()),
+            SessionKind::File => Self::File(engine.conversations().store()),
             SessionKind::Redis { url, ttl_days } => {
                 let fail = |e: redis::RedisError| format!("Redis at {url} cannot be reached: {e}");
                 let client = redis::Client::open(url.as_str()).map_err(fail)?;

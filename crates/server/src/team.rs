@@ -11,7 +11,7 @@ use axum::Json;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use baton_engine::ConfirmMode;
-use baton_orchestrator::{
+use baton_engine::api::team::{
     CancellationToken, EventHandler, Options, OrchestrationEvent, OrchestrationResult, Phase, Stage,
 };
 use serde_json::json;
@@ -37,6 +37,7 @@ pub(crate) async fn completions(
     let (tx, rx) = mpsc::unbounded_channel::<Event>();
     let orchestrator = app
         .engine
+        .team()
         .orchestrator(
             None,
             ConfirmMode::Refuse("a team answering over the HTTP API has no one to ask".into()),
@@ -112,7 +113,7 @@ fn progress(tx: mpsc::UnboundedSender<Event>, chunks: Arc<Chunks>) -> EventHandl
 
 async fn finished(
     run: tokio::task::JoinHandle<
-        Result<OrchestrationResult, baton_orchestrator::OrchestratorError>,
+        Result<OrchestrationResult, baton_engine::api::team::OrchestratorError>,
     >,
 ) -> Result<OrchestrationResult, ApiError> {
     let result = run

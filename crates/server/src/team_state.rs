@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use baton_orchestrator::{SharedState, StateFactory};
+use baton_engine::api::team::{SharedState, StateFactory};
 use futures::future::BoxFuture;
 
 /// How long a run's notes are kept after their last change.

@@ -74,8 +74,8 @@ pub struct WireUsage {
     pub total_tokens: u32,
 }
 
-impl From<baton_llm::Usage> for WireUsage {
-    fn from(u: baton_llm::Usage) -> Self {
+impl From<baton_engine::api::Usage> for WireUsage {
+    fn from(u: baton_engine::api::Usage) -> Self {
         Self {
             prompt_tokens: u.prompt_tokens,
             completion_tokens: u.completion_tokens,

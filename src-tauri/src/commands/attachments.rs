@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use base64::Engine as _;
-use baton_docs::FileAttachment;
+use baton_engine::api::FileAttachment;
 use tauri::{AppHandle, Manager, State};
 use tauri_specta::Event;
 
@@ -36,8 +36,8 @@ pub fn attach_files(app: &AppHandle, files: Vec<FileAttachment>) -> Vec<Attachme
     let engine = state.engine();
     let app = app.clone();
     tauri::async_runtime::spawn_blocking(move || {
-        let cache = engine.conversion_cache();
-        let options = engine.convert_options();
+        let cache = engine.tools().conversion_cache();
+        let options = engine.tools().convert_options();
         for (id, file) in added {
             let next = match cache.attachment(&file, &options) {
                 Ok(c) => AttachmentState::Ready {

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use baton_config::BrowserMode;
-use baton_web::discover;
+use baton_engine::api::settings::BrowserMode;
+use baton_engine::api::web::discover;
 use tauri::State;
 
 use crate::dto::{BrowserModeView, BrowserSettingsView, BrowserTest, FoundBrowser, IpcError};
@@ -54,7 +54,7 @@ async fn found() -> Vec<FoundBrowser> {
 #[specta::specta]
 pub async fn browser_settings(state: State<'_, AppState>) -> IpcResult<BrowserSettingsView> {
     let engine = state.engine();
-    let b = &engine.settings.browser;
+    let b = &engine.settings().browser;
     Ok(BrowserSettingsView {
         mode: b.mode.map(to_view),
         path: b.path.as_ref().map(|p| p.display().to_string()),
@@ -73,7 +73,6 @@ pub async fn save_browser_settings(
     state: State<'_, AppState>,
     settings: BrowserSettingsView,
 ) -> IpcResult<BrowserSettingsView> {
-    let engine = state.engine();
     let path = settings
         .path
         .as_deref()
@@ -107,14 +106,18 @@ pub async fn save_browser_settings(
             })
             .collect()
     };
-    let mut s = engine.settings.clone();
-    s.browser.mode = settings.mode.map(from_view);
-    s.browser.path = path.map(Into::into);
-    s.browser.allowed_sites = sites(&settings.allowed_sites)?;
-    s.browser.blocked_sites = sites(&settings.blocked_sites)?;
-    s.browser.allow_other_schemes = settings.allow_other_schemes;
-    s.save(&engine.paths.settings_file())?;
-    state.reload().await?;
+    let allowed = sites(&settings.allowed_sites)?;
+    let blocked = sites(&settings.blocked_sites)?;
+    state
+        .update_settings(|s| {
+            s.browser.mode = settings.mode.map(from_view);
+            s.browser.path = path.map(Into::into);
+            s.browser.allowed_sites = allowed;
+            s.browser.blocked_sites = blocked;
+            s.browser.allow_other_schemes = settings.allow_other_schemes;
+            Ok(())
+        })
+        .await?;
     browser_settings(state).await
 }
 
@@ -123,7 +126,7 @@ pub async fn save_browser_settings(
 #[tauri::command]
 #[specta::specta]
 pub async fn test_browser(state: State<'_, AppState>) -> IpcResult<BrowserTest> {
-    let hub = state.engine().browser_hub();
+    let hub = state.engine().tools().browser();
     let tried = tokio::time::timeout(Duration::from_secs(90), hub.browser()).await;
     let out = match tried {
         Ok(Ok((browser, mode))) => {

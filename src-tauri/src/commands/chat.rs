@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use baton_agent::{AgentEvent, TurnEvent};
+use baton_engine::api::{AgentEvent, TurnEvent};
 use baton_engine::{ConversationOptions, IndexChoice, Turn, UserMessage};
 use tauri::State;
 use tauri::ipc::Channel;
@@ -38,7 +38,8 @@ pub async fn send_message(
         Some(name) => Some(
             state
                 .engine()
-                .agent_def(Some(name))
+                .agents()
+                .def(Some(name))
                 .map_err(|e| IpcError::new(ErrorCode::NotFound, e.to_string()))?
                 .name,
         ),
@@ -151,7 +152,8 @@ pub fn answer_question(
 pub fn list_agents(state: State<'_, AppState>) -> IpcResult<Vec<AgentView>> {
     Ok(state
         .engine()
-        .agent_infos()
+        .agents()
+        .infos()
         .into_iter()
         .map(AgentView::from)
         .collect())
@@ -168,7 +170,7 @@ fn open(
 ) -> IpcResult<baton_engine::Conversation> {
     let engine = state.engine();
     let on_load: baton_engine::LoadListener = {
-        let (app, provider) = (app.clone(), engine.selected_provider().to_string());
+        let (app, provider) = (app.clone(), engine.providers().selected().to_string());
         Arc::new(move |percent| {
             let event = ModelLoad {
                 provider: provider.clone(),
@@ -186,11 +188,11 @@ fn open(
         previews: true,
         ..ConversationOptions::default()
     };
-    Ok(engine.open_conversation(id, options)?)
+    Ok(engine.conversations().open(id, options)?)
 }
 
 /// The first event of every turn: the session it belongs to.
-fn send_started(on_event: &Channel<ChatEvent>, session: &baton_agent::Session) {
+fn send_started(on_event: &Channel<ChatEvent>, session: &baton_engine::api::Session) {
     let _ = on_event.send(ChatEvent::Started {
         session_id: session.id.clone(),
         title: session.title.clone(),

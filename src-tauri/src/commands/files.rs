@@ -32,10 +32,11 @@ pub async fn restore_backup(
         )
     })?;
     let engine = state.engine();
-    let restored =
-        tauri::async_runtime::spawn_blocking(move || engine.restore_file(&path, backup.as_deref()))
-            .await
-            .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))??;
+    let restored = tauri::async_runtime::spawn_blocking(move || {
+        engine.tools().restore_file(&path, backup.as_deref())
+    })
+    .await
+    .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))??;
     Ok(restored.into())
 }
 

@@ -16,7 +16,7 @@ pub fn start_indexing(app: &AppHandle, rebuild: bool) {
     let engine = state.engine();
     let index = match state.index() {
         Some(i) => i,
-        None => match engine.open_index() {
+        None => match engine.tools().open_index() {
             Ok(i) => {
                 state.set_index(Some(Arc::clone(&i)));
                 i

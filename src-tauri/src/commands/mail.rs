@@ -2,7 +2,7 @@
 //! SMTP servers, passwords into the keychain, whether sending asks, and a
 //! connection test that signs in to both servers.
 
-use baton_config::{MailSecurity, MailServer, Settings};
+use baton_engine::api::settings::{MailSecurity, MailServer, Settings};
 use tauri::State;
 
 use crate::dto::{
@@ -11,7 +11,11 @@ use crate::dto::{
 use crate::error::IpcResult;
 use crate::state::AppState;
 
-fn to_view(kind: &str, s: &MailServer, secrets: &baton_config::Secrets) -> MailServerView {
+fn to_view(
+    kind: &str,
+    s: &MailServer,
+    secrets: &baton_engine::api::settings::Secrets,
+) -> MailServerView {
     MailServerView {
         host: s.host.clone(),
         port: s.port,
@@ -55,13 +59,13 @@ fn apply(kind: &str, view: &MailServerView, into: &mut MailServer) -> IpcResult<
 #[specta::specta]
 pub fn mail_settings(state: State<'_, AppState>) -> IpcResult<MailSettingsView> {
     let engine = state.engine();
-    let s = &engine.settings;
+    let s = engine.settings();
     Ok(MailSettingsView {
         address: s.email.address.clone(),
         name: s.email.name.clone(),
         confirm_send: s.email.confirm_send,
-        imap: to_view("imap", &s.imap, &engine.secrets),
-        smtp: to_view("smtp", &s.smtp, &engine.secrets),
+        imap: to_view("imap", &s.imap, engine.secrets()),
+        smtp: to_view("smtp", &s.smtp, engine.secrets()),
     })
 }
 
@@ -103,14 +107,18 @@ pub async fn save_mail_settings(
     smtp_password: Option<String>,
 ) -> IpcResult<MailSettingsView> {
     let engine = state.engine();
-    let s = updated(&engine.settings, &settings)?;
+    let s = updated(engine.settings(), &settings)?;
     for (name, password) in [("imap", imap_password), ("smtp", smtp_password)] {
         if let Some(p) = password.filter(|p| !p.is_empty()) {
-            engine.secrets.set(name, &p)?;
+            engine.secrets().set(name, &p)?;
         }
     }
-    s.save(&engine.paths.settings_file())?;
-    state.reload().await?;
+    state
+        .update_settings(|now| {
+            (now.email, now.imap, now.smtp) = (s.email, s.imap, s.smtp);
+            Ok(())
+        })
+        .await?;
     mail_settings(state)
 }
 
@@ -118,7 +126,7 @@ pub async fn save_mail_settings(
 #[tauri::command]
 #[specta::specta]
 pub async fn test_mail(state: State<'_, AppState>) -> IpcResult<MailTest> {
-    let mail = state.engine().mail();
+    let mail = state.engine().tools().mail();
     let (imap, smtp) = tokio::join!(mail.check_imap(), mail.check_smtp());
     Ok(MailTest {
         imap: match imap {

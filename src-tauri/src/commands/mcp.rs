@@ -3,7 +3,7 @@
 //! them on and off, adding a server; and the servers' prompts for the
 //! composer.
 
-use baton_mcp::{ServerState, ServerStatus, Source};
+use baton_engine::api::mcp::{ServerState, ServerStatus, Source};
 use serde_json::json;
 use tauri::State;
 
@@ -40,27 +40,28 @@ fn view(s: ServerStatus) -> McpServerView {
 /// Starts what is not running yet, then says what each does.
 async fn overview(state: &AppState) -> McpOverview {
     let engine = state.engine();
-    let hub = engine.mcp();
+    let hub = engine.tools().mcp();
     hub.start().await;
     let problems = hub.problems().into_iter();
-    let problems = problems.filter(|(from, _)| from == baton_mcp::MCP_FILE || from == "plugins");
+    let problems =
+        problems.filter(|(from, _)| from == baton_engine::api::mcp::MCP_FILE || from == "plugins");
     McpOverview {
         servers: hub.statuses().into_iter().map(view).collect(),
         problems: problems.map(|(_, why)| why).collect(),
-        plugins_dir: engine.plugins_dir().display().to_string(),
+        plugins_dir: engine.tools().plugins_dir().display().to_string(),
         mcp_file: engine
-            .paths
+            .paths()
             .config_dir
-            .join(baton_mcp::MCP_FILE)
+            .join(baton_engine::api::mcp::MCP_FILE)
             .display()
             .to_string(),
     }
 }
 
-fn config_error(e: baton_mcp::McpConfigError) -> IpcError {
+fn config_error(e: baton_engine::api::mcp::McpConfigError) -> IpcError {
     let code = match e {
-        baton_mcp::McpConfigError::Unknown(_) => ErrorCode::NotFound,
-        baton_mcp::McpConfigError::File { .. } => ErrorCode::Config,
+        baton_engine::api::mcp::McpConfigError::Unknown(_) => ErrorCode::NotFound,
+        baton_engine::api::mcp::McpConfigError::File { .. } => ErrorCode::Config,
     };
     IpcError::new(code, e.to_string())
 }
@@ -80,7 +81,7 @@ pub async fn set_mcp_server_enabled(
     name: String,
     enabled: bool,
 ) -> IpcResult<McpOverview> {
-    let hub = state.engine().mcp();
+    let hub = state.engine().tools().mcp();
     hub.set_enabled(&name, enabled)
         .await
         .map_err(config_error)?;
@@ -112,7 +113,7 @@ pub async fn add_mcp_server(
             ));
         }
     };
-    let hub = state.engine().mcp();
+    let hub = state.engine().tools().mcp();
     hub.add_server(name, def).await.map_err(config_error)?;
     Ok(overview(&state).await)
 }
@@ -121,7 +122,7 @@ pub async fn add_mcp_server(
 #[tauri::command]
 #[specta::specta]
 pub async fn mcp_prompts(state: State<'_, AppState>) -> IpcResult<Vec<McpPromptView>> {
-    let prompts = state.engine().prompts().await;
+    let prompts = state.engine().tools().prompts().await;
     Ok(prompts
         .into_iter()
         .map(|p| {

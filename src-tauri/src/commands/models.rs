@@ -2,8 +2,8 @@
 //! progress and Stop, deleting, and the model servers found here; and the
 //! first run's choice for the onboarding card.
 
+use baton_engine::api::models::{Fit, Hardware, Task};
 use baton_engine::{CatalogModel, ChoiceReason, Engine};
-use baton_models::{Fit, Hardware, Task};
 use tauri::State;
 use tauri::ipc::Channel;
 use tokio_util::sync::CancellationToken;
@@ -56,7 +56,7 @@ fn model_view(m: CatalogModel) -> CatalogModelView {
 
 /// The first run's choice, for the onboarding card.
 pub(crate) fn first_run(engine: &Engine) -> Option<FirstRunView> {
-    engine.first_run_choice().map(|c| FirstRunView {
+    engine.providers().first_run_choice().map(|c| FirstRunView {
         provider: c.provider.clone(),
         reason: match c.reason {
             ChoiceReason::KeyedCloud => FirstRunReason::KeyedCloud,
@@ -85,11 +85,13 @@ fn overview(engine: &Engine, hardware: &Hardware) -> ModelsOverview {
             .as_ref()
             .map(|g| format!("{} ({:.1} GB)", g.name, g.vram_bytes as f64 / 1e9)),
         models: engine
+            .models()
             .catalog_models(hardware)
             .into_iter()
             .map(model_view)
             .collect(),
         local_servers: engine
+            .providers()
             .local_servers()
             .iter()
             .map(|s| LocalServerView {
@@ -103,7 +105,7 @@ fn overview(engine: &Engine, hardware: &Hardware) -> ModelsOverview {
             })
             .collect(),
         first_run: first_run(engine),
-        selected_provider: engine.selected_provider().to_string(),
+        selected_provider: engine.providers().selected().to_string(),
     }
 }
 
@@ -133,7 +135,8 @@ pub async fn pull_model(
 ) -> IpcResult<PulledView> {
     let engine = state.engine();
     let name = engine
-        .model_catalog()
+        .models()
+        .catalog()
         .get(&name)
         .map_err(baton_engine::EngineError::from)?
         .name
@@ -150,7 +153,8 @@ pub async fn pull_model(
         pulls.insert(name.clone(), stop.clone());
     }
     let result = engine
-        .pull_model(&name, stop, move |p| {
+        .models()
+        .pull(&name, stop, move |p| {
             let _ = on_progress.send(PullProgress {
                 received_kb: u32::try_from(p.received >> 10).unwrap_or(u32::MAX),
                 total_kb: u32::try_from(p.total >> 10).unwrap_or(u32::MAX),
@@ -181,7 +185,7 @@ pub async fn cancel_pull(state: State<'_, AppState>, name: String) -> IpcResult<
 #[specta::specta]
 pub async fn remove_model(state: State<'_, AppState>, name: String) -> IpcResult<bool> {
     stop_pull(&state, &name).await;
-    let found = state.engine().remove_model(&name)?;
+    let found = state.engine().models().remove(&name)?;
     state.reload().await?;
     Ok(found)
 }

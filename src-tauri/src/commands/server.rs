@@ -6,8 +6,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use baton_config::ServerSettings;
 use baton_engine::Engine;
+use baton_engine::api::settings::ServerSettings;
 use tauri::State;
 
 use crate::dto::{IpcError, ServerSettingsView, ServerStatus};
@@ -52,14 +52,14 @@ pub fn server_status(state: State<'_, AppState>) -> IpcResult<ServerStatus> {
 
 fn status_of(state: &AppState) -> ServerStatus {
     let engine = state.engine();
-    let keys = baton_server::KeyStore::new(&engine.paths.data_dir)
+    let keys = baton_server::KeyStore::new(&engine.paths().data_dir)
         .list()
         .map(|k| k.len() as u32)
         .unwrap_or(0);
     let slot = lock(&state.server);
     let running = slot.as_ref().filter(|r| !r.task.is_finished());
     ServerStatus {
-        settings: to_view(&engine.settings.server),
+        settings: to_view(&engine.settings().server),
         url: running.map(|r| format!("http://{}/v1", r.addr)),
         keys_required: running.is_some_and(|r| r.keys_required),
         keys,
@@ -73,7 +73,7 @@ fn status_of(state: &AppState) -> ServerStatus {
 pub async fn start(state: &AppState) -> Result<(), String> {
     stop(state).await;
     let engine: Arc<Engine> = state.engine();
-    let s = engine.settings.server.clone();
+    let s = engine.settings().server.clone();
     let host: IpAddr = s
         .host
         .parse()
@@ -155,10 +155,13 @@ pub async fn save_server_settings(
     settings: ServerSettingsView,
 ) -> IpcResult<ServerStatus> {
     let engine = state.engine();
-    let mut s = engine.settings.clone();
-    s.server = updated(&s.server, &settings)?;
-    s.save(&engine.paths.settings_file())?;
-    state.reload().await?;
+    let server = updated(&engine.settings().server, &settings)?;
+    state
+        .update_settings(|s| {
+            s.server = server;
+            Ok(())
+        })
+        .await?;
     Ok(status_of(&state))
 }
 

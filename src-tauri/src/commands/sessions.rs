@@ -1,14 +1,14 @@
 //! The conversations sidebar over the engine's session store.
 
-use baton_agent::VoiceTurn;
-use baton_llm::{ContentPart, Message};
+use baton_engine::api::VoiceTurn;
+use baton_engine::api::{ContentPart, Message};
 use tauri::State;
 
 use crate::dto::{IpcError, MessageView, SessionSummary, SessionView, SpokenView, ToolCallView};
 use crate::error::IpcResult;
 use crate::state::AppState;
 
-fn summary(info: baton_agent::SessionInfo) -> SessionSummary {
+fn summary(info: baton_engine::api::SessionInfo) -> SessionSummary {
     SessionSummary {
         updated_ms: info
             .modified
@@ -26,12 +26,13 @@ fn summary(info: baton_agent::SessionInfo) -> SessionSummary {
 fn summary_of(state: &AppState, id: &str) -> IpcResult<SessionSummary> {
     state
         .engine()
-        .session_store()
+        .conversations()
+        .store()
         .summaries()
         .into_iter()
         .find(|s| s.id == id)
         .map(summary)
-        .ok_or_else(|| baton_agent::SessionError::NotFound(id.to_string()).into())
+        .ok_or_else(|| baton_engine::api::SessionError::NotFound(id.to_string()).into())
 }
 
 /// Saved conversations, newest first.
@@ -40,7 +41,8 @@ fn summary_of(state: &AppState, id: &str) -> IpcResult<SessionSummary> {
 pub fn list_sessions(state: State<'_, AppState>) -> IpcResult<Vec<SessionSummary>> {
     Ok(state
         .engine()
-        .session_store()
+        .conversations()
+        .store()
         .summaries()
         .into_iter()
         .map(summary)
@@ -51,7 +53,7 @@ pub fn list_sessions(state: State<'_, AppState>) -> IpcResult<Vec<SessionSummary
 #[tauri::command]
 #[specta::specta]
 pub fn load_session(state: State<'_, AppState>, id: String) -> IpcResult<SessionView> {
-    let session = state.engine().session_store().load(&id)?;
+    let session = state.engine().conversations().store().load(&id)?;
     Ok(SessionView {
         id: session.id,
         title: session.title,
@@ -72,7 +74,7 @@ pub fn rename_session(
     if title.is_empty() {
         return Err(IpcError::invalid("a conversation needs a title"));
     }
-    let store = state.engine().session_store();
+    let store = state.engine().conversations().store();
     let mut session = store.load(&id)?;
     session.title = title.chars().take(120).collect();
     store.save(&session)?;
@@ -83,14 +85,14 @@ pub fn rename_session(
 #[tauri::command]
 #[specta::specta]
 pub fn delete_session(state: State<'_, AppState>, id: String) -> IpcResult<()> {
-    Ok(state.engine().session_store().trash(&id)?)
+    Ok(state.engine().conversations().store().trash(&id)?)
 }
 
 /// Brings a deleted conversation back.
 #[tauri::command]
 #[specta::specta]
 pub fn restore_session(state: State<'_, AppState>, id: String) -> IpcResult<SessionSummary> {
-    state.engine().session_store().restore(&id)?;
+    state.engine().conversations().store().restore(&id)?;
     summary_of(&state, &id)
 }
 
@@ -131,7 +133,7 @@ pub fn view_messages(history: &[Message], voice: &[VoiceTurn]) -> Vec<MessageVie
                 let text = user_prompt(content);
                 // Files are typed parts; conversations saved before that
                 // carry them as blocks in the text.
-                let (mut names, message) = baton_docs::split_prompt(&text);
+                let (mut names, message) = baton_engine::api::split_prompt(&text);
                 names.extend(content.iter().filter_map(|p| match p {
                     ContentPart::Attachment { name, .. } => Some(name.clone()),
                     ContentPart::File(f) => Some(f.name.clone()),
@@ -202,7 +204,7 @@ pub fn view_messages(history: &[Message], voice: &[VoiceTurn]) -> Vec<MessageVie
 #[cfg(test)]
 mod tests {
     use super::*;
-    use baton_llm::ToolCall;
+    use baton_engine::api::ToolCall;
 
     #[test]
     fn tool_rounds_fold_into_one_answer_with_results_paired() {

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use baton_config::{InteractionMode, KeySource};
-use baton_llm::Readiness;
+use baton_engine::api::Readiness;
+use baton_engine::api::settings::{InteractionMode, KeySource};
 use tauri::State;
 
 use crate::dto::{AppInfo, ErrorCode, IpcError, KeyStatus, ProviderView, SettingsView};
@@ -16,13 +16,13 @@ use crate::state::AppState;
 #[specta::specta]
 pub fn app_info(state: State<'_, AppState>) -> IpcResult<AppInfo> {
     let engine = state.engine();
-    let cfg = engine.provider_config(None)?;
+    let cfg = engine.providers().config(None)?;
     Ok(AppInfo {
         version: env!("CARGO_PKG_VERSION").into(),
         provider: cfg.name.clone(),
         model: cfg.model_name().to_string(),
-        workspace: engine.workspace.display().to_string(),
-        warnings: engine.warnings.clone(),
+        workspace: engine.workspace().display().to_string(),
+        warnings: engine.warnings().to_vec(),
         first_run: super::models::first_run(&engine),
     })
 }
@@ -35,10 +35,10 @@ pub fn get_settings(state: State<'_, AppState>) -> IpcResult<SettingsView> {
 }
 
 fn settings_view(engine: &baton_engine::Engine) -> SettingsView {
-    let s = &engine.settings;
+    let s = engine.settings();
     SettingsView {
         provider: s.provider.clone(),
-        workspace: engine.workspace.display().to_string(),
+        workspace: engine.workspace().display().to_string(),
         interaction_mode: s.interaction_mode.map(|m| mode_name(m).to_string()),
         anonymize: s.anonymize,
         anonymize_terms: s.anonymize_terms.clone(),
@@ -64,8 +64,7 @@ pub async fn save_settings(
     settings: SettingsView,
 ) -> IpcResult<SettingsView> {
     let engine = state.engine();
-    let mut s = engine.settings.clone();
-    let known = |name: &str| engine.providers.get(name).is_some();
+    let known = |name: &str| engine.providers().file().get(name).is_some();
     for name in settings.provider.iter().chain(&settings.ocr_provider) {
         if !known(name) {
             return Err(IpcError::invalid(format!(
@@ -87,9 +86,7 @@ pub async fn save_settings(
             "the attachment budget must be at least 1000 characters",
         ));
     }
-    s.provider = settings.provider;
-    s.workspace = Some(workspace.into());
-    s.interaction_mode = match settings.interaction_mode.as_deref() {
+    let mode = match settings.interaction_mode.as_deref() {
         None | Some("") | Some("auto") => None,
         Some("api") => Some(InteractionMode::Api),
         Some("cli") => Some(InteractionMode::Cli),
@@ -99,18 +96,25 @@ pub async fn save_settings(
             )));
         }
     };
-    s.anonymize = settings.anonymize;
-    s.anonymize_terms = settings
-        .anonymize_terms
-        .iter()
-        .map(|t| t.trim().to_string())
-        .filter(|t| !t.is_empty())
-        .collect();
-    s.attachment_context_chars = settings.attachment_context_chars as usize;
-    s.skip_indexing_on_startup = settings.skip_indexing_on_startup;
-    s.ocr_provider = settings.ocr_provider;
-    s.save(&engine.paths.settings_file())?;
-    if state.reload().await? {
+    let moved = state
+        .update_settings(|s| {
+            s.provider = settings.provider.clone();
+            s.workspace = Some(workspace.into());
+            s.interaction_mode = mode;
+            s.anonymize = settings.anonymize;
+            s.anonymize_terms = settings
+                .anonymize_terms
+                .iter()
+                .map(|t| t.trim().to_string())
+                .filter(|t| !t.is_empty())
+                .collect();
+            s.attachment_context_chars = settings.attachment_context_chars as usize;
+            s.skip_indexing_on_startup = settings.skip_indexing_on_startup;
+            s.ocr_provider = settings.ocr_provider.clone();
+            Ok(())
+        })
+        .await?;
+    if moved {
         crate::commands::index::start_indexing(&app, false);
     }
     Ok(settings_view(&state.engine()))
@@ -121,18 +125,22 @@ pub async fn save_settings(
 #[specta::specta]
 pub async fn list_providers(state: State<'_, AppState>) -> IpcResult<Vec<ProviderView>> {
     let engine = state.engine();
-    let states = engine.readiness(Duration::from_millis(1200)).await;
-    let custom = engine.user_provider_names();
-    let selected = engine.selected_provider().to_string();
+    let states = engine
+        .providers()
+        .readiness(Duration::from_millis(1200))
+        .await;
+    let custom = engine.providers().user_names();
+    let selected = engine.providers().selected().to_string();
     Ok(engine
-        .providers
+        .providers()
+        .file()
         .providers
         .iter()
         .zip(states)
         .map(|(p, r)| {
             let missing_key = p.needs_key()
                 && matches!(
-                    engine.secrets.api_key(&p.name, p.api_key_env.as_deref()),
+                    engine.secrets().api_key(&p.name, p.api_key_env.as_deref()),
                     Ok(None)
                 );
             let (ready, status) = match r {
@@ -149,7 +157,7 @@ pub async fn list_providers(state: State<'_, AppState>) -> IpcResult<Vec<Provide
                 ready,
                 status,
                 custom: custom.contains(&p.name),
-                is_default: p.name == engine.providers.default,
+                is_default: p.name == engine.providers().file().default,
                 selected: p.name == selected,
             }
         })
@@ -175,7 +183,8 @@ pub async fn update_provider(
     }
     state
         .engine()
-        .update_user_provider(&name, endpoint.as_deref(), model.as_deref())?;
+        .providers()
+        .update_user(&name, endpoint.as_deref(), model.as_deref())?;
     state.reload().await?;
     list_providers(state)
         .await?
@@ -186,7 +195,7 @@ pub async fn update_provider(
 
 fn known_provider(state: &AppState, provider: &str) -> IpcResult<Option<String>> {
     let engine = state.engine();
-    let cfg = engine.providers.get(provider).ok_or_else(|| {
+    let cfg = engine.providers().file().get(provider).ok_or_else(|| {
         IpcError::new(
             ErrorCode::NotFound,
             format!("there is no provider named `{provider}`"),
@@ -208,8 +217,8 @@ fn mask(key: &str) -> String {
 fn status_of(state: &AppState, provider: &str) -> IpcResult<KeyStatus> {
     let env = known_provider(state, provider)?;
     let engine = state.engine();
-    let stored = engine.secrets.get(provider)?;
-    let source = match engine.secrets.api_key(provider, env.as_deref()) {
+    let stored = engine.secrets().get(provider)?;
+    let source = match engine.secrets().api_key(provider, env.as_deref()) {
         Ok(Some(k)) => match k.source {
             KeySource::Env(var) => format!("environment ({var})"),
             KeySource::Keychain => "keychain".into(),
@@ -249,7 +258,7 @@ pub async fn set_api_key(
             "the key contains spaces; paste only the key itself",
         ));
     }
-    state.engine().secrets.set(&provider, key)?;
+    state.engine().secrets().set(&provider, key)?;
     // Providers read keys when they are built: rebuild on the next turn.
     state.reload().await?;
     status_of(&state, &provider)
@@ -260,7 +269,7 @@ pub async fn set_api_key(
 #[specta::specta]
 pub async fn delete_api_key(state: State<'_, AppState>, provider: String) -> IpcResult<KeyStatus> {
     known_provider(&state, &provider)?;
-    state.engine().secrets.delete(&provider)?;
+    state.engine().secrets().delete(&provider)?;
     state.reload().await?;
     status_of(&state, &provider)
 }

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 
 use baton_engine::ConfirmMode;
-use baton_orchestrator::{CancellationToken, Options, OrchestrationEvent, OrchestrationResult};
+use baton_engine::api::team::{
+    CancellationToken, Options, OrchestrationEvent, OrchestrationResult,
+};
 use tauri::State;
 use tauri::ipc::Channel;
 
@@ -16,8 +18,8 @@ use crate::dto::{
 use crate::error::IpcResult;
 use crate::state::{AppState, lock};
 
-fn stage(s: baton_orchestrator::Stage) -> TeamStage {
-    use baton_orchestrator::Stage as S;
+fn stage(s: baton_engine::api::team::Stage) -> TeamStage {
+    use baton_engine::api::team::Stage as S;
     match s {
         S::Orchestration => TeamStage::Orchestration,
         S::Planning => TeamStage::Planning,
@@ -29,7 +31,7 @@ fn stage(s: baton_orchestrator::Stage) -> TeamStage {
     }
 }
 
-fn assignments(plan: &[baton_orchestrator::Assignment]) -> Vec<TeamAssignment> {
+fn assignments(plan: &[baton_engine::api::team::Assignment]) -> Vec<TeamAssignment> {
     plan.iter()
         .map(|a| TeamAssignment {
             task: a.task.clone(),
@@ -42,8 +44,8 @@ fn event(e: &OrchestrationEvent) -> TeamEventDto {
     TeamEventDto {
         stage: stage(e.stage),
         phase: match e.phase {
-            baton_orchestrator::Phase::Starting => TeamPhase::Starting,
-            baton_orchestrator::Phase::Stopped => TeamPhase::Stopped,
+            baton_engine::api::team::Phase::Starting => TeamPhase::Starting,
+            baton_engine::api::team::Phase::Stopped => TeamPhase::Stopped,
         },
         agent: e.agent.clone(),
         assignment: e.assignment.map(|i| i as u32),
@@ -115,6 +117,7 @@ pub async fn run_team(
     );
     let orchestrator = state
         .engine()
+        .team()
         .orchestrator(None, refuse, Options::default())
         .map(|o| {
             o.on_event(Arc::new(move |e: &OrchestrationEvent| {

@@ -5,9 +5,11 @@
 use std::sync::Arc;
 
 use baton_engine::AgentResponder;
-use baton_voice::audio::{Microphone, input_devices, open_speaker, output_devices};
-use baton_voice::stt::{MULTILINGUAL_MODEL, WHISPER_LANGUAGES, is_multilingual, whisper_models};
-use baton_voice::{Control, VoiceEvent, VoiceParts, run_voice_loop};
+use baton_engine::api::voice::audio::{Microphone, input_devices, open_speaker, output_devices};
+use baton_engine::api::voice::stt::{
+    MULTILINGUAL_MODEL, WHISPER_LANGUAGES, is_multilingual, whisper_models,
+};
+use baton_engine::api::voice::{Control, VoiceEvent, VoiceParts, run_voice_loop};
 use tauri::State;
 use tauri::ipc::Channel;
 use tokio::sync::mpsc;
@@ -28,7 +30,7 @@ fn audio_error(e: impl std::fmt::Display) -> IpcError {
 #[specta::specta]
 pub async fn voice_devices() -> IpcResult<AudioDevices> {
     let listed = tauri::async_runtime::spawn_blocking(|| {
-        let to_dto = |list: Vec<baton_voice::audio::DeviceInfo>| {
+        let to_dto = |list: Vec<baton_engine::api::voice::audio::DeviceInfo>| {
             list.into_iter()
                 .map(|d| AudioDevice {
                     id: d.id,
@@ -55,21 +57,22 @@ pub async fn voice_devices() -> IpcResult<AudioDevices> {
     Ok(listed)
 }
 
-fn voice_view(engine: &baton_engine::Engine) -> VoiceSettingsView {
-    let v = &engine.settings.voice;
+fn voice_view(engine: &std::sync::Arc<baton_engine::Engine>) -> VoiceSettingsView {
+    let v = &engine.settings().voice;
     let mut tts_engines = vec!["auto".to_string(), "espeak".to_string()];
-    if !engine.piper_voices().is_empty() {
+    if !engine.voice().piper_voices().is_empty() {
         tts_engines.push("piper".into());
     }
     tts_engines.extend(
         engine
-            .providers
+            .providers()
+            .file()
             .providers
             .iter()
             .filter(|p| p.voice.is_some())
             .map(|p| p.name.clone()),
     );
-    let models = whisper_models(&engine.paths.models_dir);
+    let models = whisper_models(&engine.paths().models_dir);
     let multilingual = models.iter().any(|m| is_multilingual(m));
     let languages = std::iter::once(("auto", "Detect the language"))
         .chain(WHISPER_LANGUAGES.iter().copied())
@@ -170,21 +173,23 @@ pub async fn save_voice_settings(
 ) -> IpcResult<VoiceSettingsView> {
     let engine = state.engine();
     check_voice(&settings, &voice_view(&engine)).map_err(IpcError::invalid)?;
-    let mut s = engine.settings.clone();
-    let v = &mut s.voice;
-    v.push_to_talk = settings.push_to_talk;
-    v.input_device = settings.input_device.filter(|d| !d.is_empty());
-    v.output_device = settings.output_device.filter(|d| !d.is_empty());
-    v.tts_engine = settings.tts_engine;
-    v.tts_voice = settings.tts_voice.filter(|d| !d.trim().is_empty());
-    v.tts_rate = settings.tts_rate;
-    v.stt_model = settings.stt_model;
-    v.end_silence_ms = u64::from(settings.end_silence_ms);
-    v.language = settings.language;
-    v.echo_cancellation = settings.echo_cancellation;
-    v.noise_suppression = settings.noise_suppression;
-    s.save(&engine.paths.settings_file())?;
-    state.reload().await?;
+    state
+        .update_settings(|s| {
+            let v = &mut s.voice;
+            v.push_to_talk = settings.push_to_talk;
+            v.input_device = settings.input_device.filter(|d| !d.is_empty());
+            v.output_device = settings.output_device.filter(|d| !d.is_empty());
+            v.tts_engine = settings.tts_engine;
+            v.tts_voice = settings.tts_voice.filter(|d| !d.trim().is_empty());
+            v.tts_rate = settings.tts_rate;
+            v.stt_model = settings.stt_model;
+            v.end_silence_ms = u64::from(settings.end_silence_ms);
+            v.language = settings.language;
+            v.echo_cancellation = settings.echo_cancellation;
+            v.noise_suppression = settings.noise_suppression;
+            Ok(())
+        })
+        .await?;
     Ok(voice_view(&state.engine()))
 }
 
@@ -232,14 +237,16 @@ pub async fn voice_start(
         ));
     }
     let engine = state.engine();
-    let conversation = engine.voice_conversation(session.as_deref(), agent.as_deref(), None)?;
+    let conversation = engine
+        .voice()
+        .conversation(session.as_deref(), agent.as_deref(), None)?;
     conversation.ready().await?;
     let session_id = conversation.session_id().await;
-    let tts = engine.tts_engine()?;
-    let options = engine.voice_loop_options();
-    let voice = engine.settings.voice.clone();
+    let tts = engine.voice().tts()?;
+    let options = engine.voice().loop_options();
+    let voice = engine.settings().voice.clone();
     let opened = tauri::async_runtime::spawn_blocking(move || {
-        let stt = engine.start_stt().map_err(audio_error)?;
+        let stt = engine.voice().start_stt().map_err(audio_error)?;
         let (mic, chunks) = Microphone::open(voice.input_device.as_deref()).map_err(audio_error)?;
         let speaker = open_speaker(voice.output_device.as_deref()).map_err(audio_error)?;
         Ok::<_, IpcError>((stt, mic, chunks, speaker))
@@ -248,10 +255,10 @@ pub async fn voice_start(
     .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))??;
     let (stt, mic, chunks, speaker) = opened;
     let started = VoiceStarted {
-        stt: baton_voice::stt::SpeechToText::name(&stt),
+        stt: baton_engine::api::voice::stt::SpeechToText::name(&stt),
         tts: tts.name().to_string(),
         microphone: mic.name.clone(),
-        push_to_talk: options.mode == baton_voice::ListenMode::PushToTalk,
+        push_to_talk: options.mode == baton_engine::api::voice::ListenMode::PushToTalk,
         session_id,
     };
     let (ctl_tx, ctl_rx) = mpsc::channel(16);

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use crate::context::Context;
 
 pub fn run(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
-    let agents = ctx.agent_infos();
+    let agents = ctx.agents().infos();
     let broken = agents.iter().any(|a| a.problem.is_some());
     let code = if broken {
         ExitCode::FAILURE

@@ -8,9 +8,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context as _;
-use baton_agent::StopReason;
+use baton_engine::api::LlmError;
+use baton_engine::api::StopReason;
 use baton_engine::{ConfirmMode, ConversationOptions, UserMessage};
-use baton_llm::LlmError;
 use serde_json::json;
 
 use super::exit_for;
@@ -22,9 +22,12 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
     let text = read_prompt(&args)?;
     let files = baton_engine::read_attachments(&args.attach)?;
     // The JSON answer lists what each attachment became.
-    let attachments = (args.json && !files.is_empty()).then(|| ctx.attachment_context(&files));
-    let agent = ctx.agent_def(args.agent.as_deref())?;
-    let cfg = ctx.agent_provider(&agent, args.provider.as_deref())?;
+    let attachments =
+        (args.json && !files.is_empty()).then(|| ctx.conversations().attachment_context(&files));
+    let agent = ctx.agents().def(args.agent.as_deref())?;
+    let cfg = ctx
+        .agents()
+        .provider_for(&agent, args.provider.as_deref())?;
     if verbose || std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         crate::context::note_first_run(ctx, args.provider.as_deref().or(agent.provider.as_deref()));
     }
@@ -44,7 +47,7 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
         },
         ..ConversationOptions::default()
     };
-    let conversation = ctx.open_conversation(None, options)?;
+    let conversation = ctx.conversations().open(None, options)?;
     let started = Instant::now();
     let mut turn = conversation.send(UserMessage {
         text,

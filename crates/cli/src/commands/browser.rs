@@ -4,9 +4,9 @@
 
 use std::process::ExitCode;
 
-use baton_config::BrowserMode;
-use baton_tools::{Sandbox, ToolContext};
-use baton_web::{WebTool, discover};
+use baton_engine::api::settings::BrowserMode;
+use baton_engine::api::tools::{Sandbox, ToolContext};
+use baton_engine::api::web::{WebTool, discover};
 use serde_json::json;
 
 use crate::args::BrowserCommand;
@@ -20,7 +20,7 @@ pub async fn run(ctx: &Context, command: BrowserCommand) -> anyhow::Result<ExitC
 }
 
 async fn status(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
-    let settings = &ctx.settings.browser;
+    let settings = &ctx.settings().browser;
     let mut browsers = Vec::new();
     for b in discover::installed() {
         let attach = match &b.user_data_dir {
@@ -64,7 +64,7 @@ async fn status(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
 }
 
 async fn read(ctx: &Context, url: String, max_chars: usize) -> anyhow::Result<ExitCode> {
-    let web = WebTool::new(ctx.browser_hub(), Sandbox::new(&ctx.workspace)?);
+    let web = WebTool::new(ctx.tools().browser(), Sandbox::new(ctx.workspace())?);
     let tool_ctx = ToolContext::default();
     let page = match web.navigate(url, 30_000, &tool_ctx).await {
         Ok(p) => p,

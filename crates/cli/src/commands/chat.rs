@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use baton_agent::StopReason;
+use baton_engine::api::StopReason;
 use baton_engine::{ConfirmMode, ConversationOptions, UserMessage};
 use tokio::io::AsyncBufReadExt;
 use tokio_util::sync::CancellationToken;
@@ -32,7 +32,7 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
         },
         ..ConversationOptions::default()
     };
-    let conversation = match ctx.open_conversation(args.session.as_deref(), options) {
+    let conversation = match ctx.conversations().open(args.session.as_deref(), options) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
@@ -44,8 +44,12 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
         return Ok(ExitCode::FAILURE);
     }
     // The agent named here, else the one the saved conversation talks to.
-    let agent = ctx.agent_def(args.agent.or(conversation.session().await.agent).as_deref())?;
-    let base = ctx.agent_provider(&agent, args.provider.as_deref())?;
+    let agent = ctx
+        .agents()
+        .def(args.agent.or(conversation.session().await.agent).as_deref())?;
+    let base = ctx
+        .agents()
+        .provider_for(&agent, args.provider.as_deref())?;
     crate::context::note_first_run(ctx, args.provider.as_deref().or(agent.provider.as_deref()));
     let interactive = std::io::stdin().is_terminal();
     if interactive {
@@ -54,11 +58,11 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
             agent.name,
             base.name,
             base.model_name(),
-            ctx.workspace.display()
+            ctx.workspace().display()
         );
     }
     let in_flight = stop_on_ctrl_c();
-    let mut pending: Vec<baton_docs::FileAttachment> = Vec::new();
+    let mut pending: Vec<baton_engine::api::FileAttachment> = Vec::new();
     let mut lines: Answers = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     loop {
         if interactive {
@@ -131,7 +135,7 @@ fn stop_on_ctrl_c() -> Arc<Mutex<Option<CancellationToken>>> {
 fn attach_command(
     ctx: &Context,
     args: &str,
-    pending: &mut Vec<baton_docs::FileAttachment>,
+    pending: &mut Vec<baton_engine::api::FileAttachment>,
 ) -> String {
     let paths = match shell_words::split(args.trim()) {
         Ok(p) => p,
@@ -150,8 +154,8 @@ fn attach_command(
         Err(e) => return format!("error: {e:#}"),
     };
     // Convert now (cached) so the user sees each file's state before sending.
-    let cache = ctx.conversion_cache();
-    let options = ctx.convert_options();
+    let cache = ctx.tools().conversion_cache();
+    let options = ctx.tools().convert_options();
     let mut lines = Vec::new();
     for f in files {
         match cache.attachment(&f, &options) {

@@ -9,7 +9,7 @@ use crate::args::ConvertArgs;
 use crate::context::Context;
 
 pub fn run(ctx: &Context, args: ConvertArgs) -> anyhow::Result<ExitCode> {
-    let mut options = ctx.convert_options();
+    let mut options = ctx.tools().convert_options();
     if args.no_ocr {
         options = options.without_ocr();
     }
@@ -27,7 +27,8 @@ pub fn run(ctx: &Context, args: ConvertArgs) -> anyhow::Result<ExitCode> {
             .map_err(|e| format!("cannot read the file: {e}"))
             .and_then(|bytes| {
                 let bytes: Arc<[u8]> = bytes.into();
-                baton_convert::convert_bounded(&name, bytes, &options).map_err(|e| e.to_string())
+                baton_engine::api::convert::convert_bounded(&name, bytes, &options)
+                    .map_err(|e| e.to_string())
             });
         match outcome {
             Ok(c) => {

@@ -10,7 +10,7 @@ use crate::args::IndexArgs;
 use crate::context::Context;
 
 pub async fn run(ctx: &Context, args: IndexArgs) -> anyhow::Result<ExitCode> {
-    let index = ctx.open_index()?;
+    let index = ctx.tools().open_index()?;
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
@@ -20,7 +20,7 @@ pub async fn run(ctx: &Context, args: IndexArgs) -> anyhow::Result<ExitCode> {
         .progress_chars("=> "),
     );
     let started = Instant::now();
-    let progress = |p: &baton_index::IndexProgress| {
+    let progress = |p: &baton_engine::api::index::IndexProgress| {
         bar.set_length(p.total as u64);
         bar.set_position(p.done as u64);
         if let Some(c) = &p.current {

@@ -32,15 +32,15 @@ pub async fn run(ctx: &Context, args: McpArgs) -> anyhow::Result<ExitCode> {
 
 /// One fresh catalog of the built-in toolboxes (no MCP servers: Baton
 /// does not pass other servers' tools on).
-fn factory(ctx: &Context) -> anyhow::Result<baton_mcp::server::CatalogFactory> {
-    let kit = ctx.toolkit(ctx.refreshed_index())?;
+fn factory(ctx: &Context) -> anyhow::Result<baton_engine::api::mcp::server::CatalogFactory> {
+    let kit = ctx.tools().kit(ctx.tools().refreshed_index())?;
     kit.builtin_catalog()?; // says now, not per session, when it cannot be made
     Ok(Arc::new(move || kit.builtin_catalog().unwrap_or_default()))
 }
 
 async fn serve_stdio(ctx: &Context) -> anyhow::Result<ExitCode> {
     let catalog = factory(ctx)?();
-    baton_mcp::server::serve_stdio(catalog).await?;
+    baton_engine::api::mcp::server::serve_stdio(catalog).await?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -64,7 +64,7 @@ async fn serve_http(ctx: &Context, addr: SocketAddr) -> anyhow::Result<ExitCode>
         let _ = tokio::signal::ctrl_c().await;
         on_ctrl_c.cancel();
     });
-    baton_mcp::server::serve_http(listener, factory(ctx)?, keys, stop).await?;
+    baton_engine::api::mcp::server::serve_http(listener, factory(ctx)?, keys, stop).await?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -73,8 +73,8 @@ async fn serve_http(ctx: &Context, addr: SocketAddr) -> anyhow::Result<ExitCode>
 fn key_check(
     ctx: &Context,
     addr: SocketAddr,
-) -> anyhow::Result<Option<baton_mcp::server::KeyCheck>> {
-    let store = KeyStore::new(&ctx.paths.data_dir);
+) -> anyhow::Result<Option<baton_engine::api::mcp::server::KeyCheck>> {
+    let store = KeyStore::new(&ctx.paths().data_dir);
     let keys = Keys::from_stored(&store.list()?);
     if keys.is_empty() {
         anyhow::ensure!(
@@ -99,7 +99,7 @@ fn key_check(
 
 /// Starts every server and prints what each is doing.
 async fn servers(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
-    let hub = ctx.mcp();
+    let hub = ctx.tools().mcp();
     hub.start().await;
     let statuses = hub.statuses();
     if as_json {
@@ -109,14 +109,17 @@ async fn servers(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
     if statuses.is_empty() {
         eprintln!(
             "No MCP servers or plugins: add servers to {} or plugins to {}",
-            ctx.paths.config_dir.join(baton_mcp::MCP_FILE).display(),
-            ctx.plugins_dir().display()
+            ctx.paths()
+                .config_dir
+                .join(baton_engine::api::mcp::MCP_FILE)
+                .display(),
+            ctx.tools().plugins_dir().display()
         );
     }
     for s in &statuses {
         let kind = match s.source {
-            baton_mcp::Source::McpJson => "server",
-            baton_mcp::Source::Plugin { .. } => "plugin",
+            baton_engine::api::mcp::Source::McpJson => "server",
+            baton_engine::api::mcp::Source::Plugin { .. } => "plugin",
         };
         let state = serde_json::to_value(s.state)?;
         println!(
@@ -133,7 +136,7 @@ async fn servers(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
         }
     }
     for (source, why) in hub.problems() {
-        if source == baton_mcp::MCP_FILE || source == "plugins" {
+        if source == baton_engine::api::mcp::MCP_FILE || source == "plugins" {
             eprintln!("warning: {why}");
         }
     }
@@ -161,16 +164,19 @@ async fn add(
         (None, Some((program, args))) => json!({"command": program, "args": args}),
         (None, None) => anyhow::bail!("give `--url URL` or `-- COMMAND ARGS…`"),
     };
-    ctx.mcp().add_server(name, def).await?;
+    ctx.tools().mcp().add_server(name, def).await?;
     eprintln!(
         "Added `{name}` to {}",
-        ctx.paths.config_dir.join(baton_mcp::MCP_FILE).display()
+        ctx.paths()
+            .config_dir
+            .join(baton_engine::api::mcp::MCP_FILE)
+            .display()
     );
     Ok(ExitCode::SUCCESS)
 }
 
 async fn enable(ctx: &Context, name: &str, on: bool) -> anyhow::Result<ExitCode> {
-    ctx.mcp().set_enabled(name, on).await?;
+    ctx.tools().mcp().set_enabled(name, on).await?;
     eprintln!("`{name}` {}", if on { "enabled" } else { "disabled" });
     Ok(ExitCode::SUCCESS)
 }

@@ -21,7 +21,7 @@ mod tools;
 mod transcribe;
 mod voice;
 
-use baton_llm::LlmError;
+use baton_engine::api::LlmError;
 use std::process::ExitCode;
 
 use crate::args::{Cli, Command};
@@ -63,7 +63,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Orchestrate(a) => orchestrate::run(&ctx, a).await,
     };
     // A browser Baton started for these tools closes with the command.
-    ctx.close_agents().await;
+    ctx.close().await;
     done
 }
 

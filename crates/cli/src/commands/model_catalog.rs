@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use baton_models::Hardware;
+use baton_engine::api::models::Hardware;
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio_util::sync::CancellationToken;
 
@@ -11,7 +11,7 @@ use crate::context::Context;
 
 pub fn catalog(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
     let hardware = Hardware::detect();
-    let models = ctx.catalog_models(&hardware);
+    let models = ctx.models().catalog_models(&hardware);
     if as_json {
         let out = serde_json::json!({"hardware": hardware, "models": models});
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -67,7 +67,7 @@ pub fn catalog(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
 }
 
 pub async fn pull(ctx: &Context, name: &str, as_json: bool) -> anyhow::Result<ExitCode> {
-    let catalog = ctx.model_catalog();
+    let catalog = ctx.models().catalog();
     let entry = catalog.get(name)?.clone();
     let bar = if as_json {
         ProgressBar::hidden()
@@ -90,7 +90,8 @@ pub async fn pull(ctx: &Context, name: &str, as_json: bool) -> anyhow::Result<Ex
     });
     let progress_bar = bar.clone();
     let done = ctx
-        .pull_model(&entry.name, stop, move |p| {
+        .models()
+        .pull(&entry.name, stop, move |p| {
             progress_bar.set_position(p.received);
         })
         .await;
@@ -128,14 +129,14 @@ pub async fn pull(ctx: &Context, name: &str, as_json: bool) -> anyhow::Result<Ex
 }
 
 pub fn remove(ctx: &Context, name: &str) -> anyhow::Result<ExitCode> {
-    let entry = ctx.model_catalog().get(name)?.clone();
+    let entry = ctx.models().catalog().get(name)?.clone();
     let title = &entry.title;
-    if ctx.remove_model(name)? {
+    if ctx.models().remove(name)? {
         println!("deleted {title} and its provider entry");
     } else {
         println!("{title} was not downloaded; its provider entry (if any) is gone");
     }
-    if ctx.settings.provider.as_deref() == Some(entry.name.as_str()) {
+    if ctx.settings().provider.as_deref() == Some(entry.name.as_str()) {
         eprintln!(
             "note: it was the provider in use; the `provider` setting is cleared, so Baton picks one again"
         );

@@ -4,9 +4,9 @@
 
 use std::process::ExitCode;
 
-use baton_llm::Dialect;
-use baton_local::{list_models, resolve_model_path};
-use baton_voice::stt::whisper_models;
+use baton_engine::api::Dialect;
+use baton_engine::api::models::{list_models, resolve_model_path};
+use baton_engine::api::voice::stt::whisper_models;
 use serde_json::json;
 
 use super::model_catalog;
@@ -23,12 +23,16 @@ pub async fn run(ctx: &Context, a: ModelsArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn users(ctx: &Context, path: &std::path::Path) -> Vec<String> {
-    ctx.providers
+    ctx.providers()
+        .file()
         .providers
         .iter()
         .filter(|p| p.dialect == Dialect::Local)
         .filter(|p| {
-            resolve_model_path(p.model_path.as_deref().unwrap_or(""), &ctx.paths.models_dir) == path
+            resolve_model_path(
+                p.model_path.as_deref().unwrap_or(""),
+                &ctx.paths().models_dir,
+            ) == path
         })
         .map(|p| p.name.clone())
         .collect()
@@ -36,8 +40,8 @@ fn users(ctx: &Context, path: &std::path::Path) -> Vec<String> {
 
 /// The Whisper models, each with its size and whether voice uses it.
 fn speech_models(ctx: &Context) -> Vec<(std::path::PathBuf, u64, bool)> {
-    let in_use = ctx.stt_model().ok();
-    whisper_models(&ctx.paths.models_dir)
+    let in_use = ctx.voice().stt_model().ok();
+    whisper_models(&ctx.paths().models_dir)
         .into_iter()
         .map(|p| {
             let size = std::fs::metadata(&p).map_or(0, |m| m.len());
@@ -48,7 +52,7 @@ fn speech_models(ctx: &Context) -> Vec<(std::path::PathBuf, u64, bool)> {
 }
 
 fn list(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
-    let dir = &ctx.paths.models_dir;
+    let dir = &ctx.paths().models_dir;
     let models = list_models(dir);
     let speech = speech_models(ctx);
     if as_json {

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use baton_engine::ConfirmMode;
-use baton_orchestrator::{
+use baton_engine::api::team::{
     Attachment, CancellationToken, Options, OrchestrationEvent, Phase, Stage,
 };
 
@@ -18,7 +18,8 @@ pub async fn run(ctx: &Context, args: OrchestrateArgs) -> anyhow::Result<ExitCod
         Some(file) => {
             let text = std::fs::read_to_string(file)
                 .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
-            let defs = baton_config::parse_agents(&text, &file.display().to_string())?;
+            let defs =
+                baton_engine::api::settings::parse_agents(&text, &file.display().to_string())?;
             let names: Vec<String> = defs
                 .iter()
                 .filter(|d| d.enabled)
@@ -45,6 +46,7 @@ pub async fn run(ctx: &Context, args: OrchestrateArgs) -> anyhow::Result<ExitCod
     };
     let quiet = args.json;
     let orchestrator = engine
+        .team()
         .orchestrator(names.as_deref(), confirm, options)?
         .on_event(Arc::new(move |e: &OrchestrationEvent| {
             if !quiet && let Some(line) = progress_line(e) {
@@ -85,14 +87,14 @@ pub async fn run(ctx: &Context, args: OrchestrateArgs) -> anyhow::Result<ExitCod
 /// The files, converted to Markdown and fitted into the attachment budget
 /// as `baton ask` attaches them.
 fn read_attachments(
-    engine: &baton_engine::Engine,
+    engine: &std::sync::Arc<baton_engine::Engine>,
     paths: &[std::path::PathBuf],
 ) -> anyhow::Result<Vec<Attachment>> {
     if paths.is_empty() {
         return Ok(Vec::new());
     }
     let files = baton_engine::read_attachments(paths)?;
-    let context = engine.attachment_context(&files);
+    let context = engine.conversations().attachment_context(&files);
     Ok(vec![Attachment {
         name: "attached files".into(),
         text: context.text,

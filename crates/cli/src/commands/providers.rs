@@ -3,21 +3,22 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use baton_llm::Readiness;
+use baton_engine::api::Readiness;
 use serde_json::json;
 
 use crate::context::Context;
 
 pub async fn run(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
     let chosen = ctx
-        .settings
+        .settings()
         .provider
         .clone()
-        .unwrap_or_else(|| ctx.providers.default.clone());
-    let states = ctx.readiness(Duration::from_millis(1500)).await;
+        .unwrap_or_else(|| ctx.providers().file().default.clone());
+    let states = ctx.providers().readiness(Duration::from_millis(1500)).await;
     if as_json {
         let list: Vec<_> = ctx
-            .providers
+            .providers()
+            .file()
             .providers
             .iter()
             .zip(&states)
@@ -37,7 +38,7 @@ pub async fn run(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
             "{:<2}{:<20} {:<10} {:<28} {:<6} DETAIL",
             "", "NAME", "DIALECT", "MODEL", "READY"
         );
-        for (p, s) in ctx.providers.providers.iter().zip(&states) {
+        for (p, s) in ctx.providers().file().providers.iter().zip(&states) {
             let (ready, detail) = match s {
                 Readiness::Ready(d) => ("yes", d),
                 Readiness::NotReady(d) => ("no", d),

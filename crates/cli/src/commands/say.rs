@@ -5,8 +5,10 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use baton_voice::audio::open_speaker;
-use baton_voice::{AudioSink, EspeakTts, SentenceSplitter, Speech, SplitterOptions, TextToSpeech};
+use baton_engine::api::voice::audio::open_speaker;
+use baton_engine::api::voice::{
+    AudioSink, EspeakTts, SentenceSplitter, Speech, SplitterOptions, TextToSpeech,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::SayArgs;
@@ -14,11 +16,11 @@ use crate::context::Context;
 
 pub async fn run(ctx: &Context, args: SayArgs) -> anyhow::Result<ExitCode> {
     let tts: Arc<dyn TextToSpeech> = match &args.engine {
-        Some(name) => ctx.tts_engine_named(name)?,
+        Some(name) => ctx.voice().tts_named(name)?,
         None if args.voice != "en-us" || args.rate != 175 => {
             Arc::new(EspeakTts::new(&args.voice, args.rate))
         }
-        None => ctx.tts_engine()?,
+        None => ctx.voice().tts()?,
     };
     let mut splitter = SentenceSplitter::new(SplitterOptions::default());
     let mut sentences = splitter.push(&args.text.join(" "));
@@ -27,7 +29,7 @@ pub async fn run(ctx: &Context, args: SayArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("there is nothing to say in that text");
     }
     let out = args.out.clone();
-    let output_device = ctx.settings.voice.output_device.clone();
+    let output_device = ctx.settings().voice.output_device.clone();
     let count = sentences.len();
     let all = tokio::task::spawn_blocking(move || -> anyhow::Result<Speech> {
         let mut speaker = match &out {

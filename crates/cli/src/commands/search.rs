@@ -2,14 +2,14 @@
 
 use std::process::ExitCode;
 
-use baton_index::IndexError;
+use baton_engine::api::index::IndexError;
 
 use crate::args::SearchArgs;
 use crate::context::Context;
 
 pub fn run(ctx: &Context, args: SearchArgs) -> anyhow::Result<ExitCode> {
-    let index = ctx.open_index()?;
-    if !ctx.settings.skip_indexing_on_startup {
+    let index = ctx.tools().open_index()?;
+    if !ctx.settings().skip_indexing_on_startup {
         // Only what changed is read; a busy index (another Baton indexing)
         // is searched as it is.
         match index.sync(&|_| {}) {

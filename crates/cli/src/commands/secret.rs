@@ -12,7 +12,8 @@ use crate::context::Context;
 const MAIL_SECRETS: [&str; 2] = ["smtp", "imap"];
 
 fn known_names(ctx: &Context) -> Vec<String> {
-    ctx.providers
+    ctx.providers()
+        .file()
         .providers
         .iter()
         .map(|p| p.name.clone())
@@ -23,14 +24,15 @@ fn known_names(ctx: &Context) -> Vec<String> {
 /// The environment variable that can stand in for `name`'s keychain entry.
 fn env_hint(ctx: &Context, name: &str) -> Option<String> {
     let p = ctx
-        .providers
+        .providers()
+        .file()
         .providers
         .iter()
         .find(|p| p.name.eq_ignore_ascii_case(name))?;
     Some(
         p.api_key_env
             .clone()
-            .unwrap_or_else(|| baton_config::conventional_env(&p.name)),
+            .unwrap_or_else(|| baton_engine::api::settings::conventional_env(&p.name)),
     )
 }
 
@@ -59,18 +61,18 @@ pub fn run(ctx: &Context, cmd: SecretCommand) -> anyhow::Result<ExitCode> {
                     .context("reading the key from stdin")?;
                 s
             };
-            ctx.secrets.set(&name, value.trim()).map(|()| {
+            ctx.secrets().set(&name, value.trim()).map(|()| {
                 println!("stored the key for {name} in the keychain");
             })
         }
-        SecretCommand::Delete { name } => ctx.secrets.delete(&name).map(|deleted| {
+        SecretCommand::Delete { name } => ctx.secrets().delete(&name).map(|deleted| {
             if deleted {
                 println!("deleted the key for {name}");
             } else {
                 println!("no key stored for {name}");
             }
         }),
-        SecretCommand::List => ctx.secrets.list(&known_names(ctx)).map(|names| {
+        SecretCommand::List => ctx.secrets().list(&known_names(ctx)).map(|names| {
             for n in names {
                 println!("{n}");
             }
@@ -80,7 +82,8 @@ pub fn run(ctx: &Context, cmd: SecretCommand) -> anyhow::Result<ExitCode> {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => {
             eprintln!("error: {e}");
-            if let (baton_config::SecretError::NoKeychain { .. }, Some(name)) = (&e, set_name)
+            if let (baton_engine::api::settings::SecretError::NoKeychain { .. }, Some(name)) =
+                (&e, set_name)
                 && let Some(var) = env_hint(ctx, &name)
             {
                 eprintln!("hint: set {var} in the environment for {name}");

@@ -13,7 +13,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
     if let Some(ServeCommand::Keys(k)) = args.keys {
         return keys(ctx, k);
     }
-    let saved = &ctx.settings.server;
+    let saved = &ctx.settings().server;
     let host = match args.host {
         Some(h) => h,
         None => saved.host.parse().map_err(|_| {
@@ -44,7 +44,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
     // Plugins and MCP servers start in the background, so the first
     // request with tools does not wait for them.
     let engine = std::sync::Arc::clone(ctx);
-    tokio::spawn(async move { engine.start_mcp().await });
+    tokio::spawn(async move { engine.tools().start_mcp().await });
     baton_server::serve(
         std::sync::Arc::clone(ctx),
         addr,
@@ -68,7 +68,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn keys(ctx: &Context, command: KeysCommand) -> anyhow::Result<ExitCode> {
-    let store = KeyStore::new(&ctx.paths.data_dir);
+    let store = KeyStore::new(&ctx.paths().data_dir);
     match command {
         KeysCommand::Add { name } => {
             let key = store.add(&name)?;

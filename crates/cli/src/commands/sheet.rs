@@ -4,8 +4,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use baton_sheet::{Description, SpreadsheetTool};
-use baton_tools::Sandbox;
+use baton_engine::api::sheet::{Description, SpreadsheetTool};
+use baton_engine::api::tools::Sandbox;
 use serde_json::{Value, json};
 
 use crate::args::SheetCommand;

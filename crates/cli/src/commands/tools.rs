@@ -6,7 +6,7 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use baton_tools::{Catalog, ToolOutcome};
+use baton_engine::api::tools::{Catalog, ToolOutcome};
 use serde_json::{Value, json};
 
 use crate::args::{ToolsAction, ToolsArgs};
@@ -14,22 +14,24 @@ use crate::context::Context;
 
 pub async fn run(ctx: &Context, args: ToolsArgs) -> anyhow::Result<ExitCode> {
     // The tools of the MCP servers in mcp.json join the built-in ones.
-    ctx.start_mcp().await;
-    for (server, why) in ctx.mcp().problems() {
+    ctx.tools().start_mcp().await;
+    for (server, why) in ctx.tools().mcp().problems() {
         eprintln!("warning: MCP server `{server}` left out: {why}");
     }
     let catalog = match &args.agent {
         Some(name) => {
-            let def = ctx.agent_def(Some(name))?;
-            ctx.toolkit(ctx.refreshed_index())?.catalog_for(&def)?
+            let def = ctx.agents().def(Some(name))?;
+            ctx.tools()
+                .kit(ctx.tools().refreshed_index())?
+                .catalog_for(&def)?
         }
-        None => ctx.workspace_catalog()?,
+        None => ctx.tools().workspace_catalog()?,
     };
     match args.action {
         Some(ToolsAction::Call { yes, raw }) => {
             let confirm = Confirm {
                 yes,
-                exempt: ctx.confirm_exempt(),
+                exempt: ctx.agents().confirm_exempt(),
             };
             call(&catalog, &raw, &confirm).await
         }
@@ -67,7 +69,7 @@ struct Confirm {
 /// `Err` with the refusal when `raw` is a call that sends something off
 /// this machine and the user did not allow it (asked at a terminal).
 fn confirmed(catalog: &Catalog, raw: &str, confirm: &Confirm) -> Result<(), String> {
-    let Ok((name, args)) = baton_tools::split_call(raw) else {
+    let Ok((name, args)) = baton_engine::api::tools::split_call(raw) else {
         return Ok(()); // dispatch reports it
     };
     if confirm.yes {

@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
-use baton_voice::audio::decode_file;
-use baton_voice::stt::{
+use baton_engine::api::voice::audio::decode_file;
+use baton_engine::api::voice::stt::{
     Pass, STT_SAMPLE_RATE, SpeechToText, WhisperWorker, find_worker_binary, is_whisper_language,
 };
 use serde_json::json;
@@ -20,7 +20,7 @@ pub async fn run(ctx: &Context, args: TranscribeArgs) -> anyhow::Result<ExitCode
     let language = args
         .language
         .clone()
-        .unwrap_or_else(|| ctx.settings.voice.language.clone());
+        .unwrap_or_else(|| ctx.settings().voice.language.clone());
     if !is_whisper_language(&language) {
         anyhow::bail!(
             "Whisper does not know the language `{language}` (use a code such as en, de, fr, or auto)"
@@ -28,10 +28,10 @@ pub async fn run(ctx: &Context, args: TranscribeArgs) -> anyhow::Result<ExitCode
     }
     let model = match args.model.clone() {
         Some(m) => m,
-        None => ctx.stt_model_for(&language)?,
+        None => ctx.voice().stt_model_for(&language)?,
     };
     baton_engine::check_stt_language(&model, &language)?;
-    let mut options = ctx.stt_options_for(model);
+    let mut options = ctx.voice().stt_options_for(model);
     options.language = language;
     if let Some(b) = args.beam_size {
         options.beam_size = b.max(1);

@@ -10,11 +10,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use baton_engine::AgentResponder;
-use baton_voice::audio::{
+use baton_engine::api::voice::audio::{
     Microphone, Speaker, decode_file, input_devices, open_speaker, output_devices, paced_source,
 };
-use baton_voice::stt::STT_SAMPLE_RATE;
-use baton_voice::{Control, VoiceEvent, VoiceParts, run_voice_loop};
+use baton_engine::api::voice::stt::STT_SAMPLE_RATE;
+use baton_engine::api::voice::{Control, VoiceEvent, VoiceParts, run_voice_loop};
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -42,7 +42,7 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
     if args.list_devices {
         return list_devices();
     }
-    let conversation = ctx.voice_conversation(
+    let conversation = ctx.voice().conversation(
         args.session.as_deref(),
         args.agent.as_deref(),
         args.provider.as_deref(),
@@ -50,10 +50,10 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
     conversation.ready().await?;
     let responder = Arc::new(AgentResponder::new(conversation));
     let session = responder.session_id().await;
-    let tts = ctx.tts_engine()?;
+    let tts = ctx.voice().tts()?;
     // Loading the model blocks for a moment; nothing else runs yet.
-    let stt = ctx.start_stt()?;
-    let voice = &ctx.settings.voice;
+    let stt = ctx.voice().start_stt()?;
+    let voice = &ctx.settings().voice;
     let (mic, chunks) = open_microphone(&args, voice.input_device.as_deref())?;
     let speaker = match &args.speaker_file {
         Some(_) => Speaker::paced(22_050),
@@ -62,7 +62,7 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
     if args.json {
         println!(
             "{}",
-            json!({"kind": "ready", "stt": baton_voice::stt::SpeechToText::name(&stt),
+            json!({"kind": "ready", "stt": baton_engine::api::voice::stt::SpeechToText::name(&stt),
                    "tts": tts.name(), "microphone": mic.as_ref().map(|m| m.name.clone()),
                    "session": session})
         );
@@ -81,7 +81,7 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
     });
     let (ev_tx, ev_rx) = mpsc::unbounded_channel();
     let printer = tokio::spawn(print_events(ev_rx, args.json, verbose));
-    let mut options = ctx.voice_loop_options();
+    let mut options = ctx.voice().loop_options();
     // A recording has no echo of this speaker in it.
     options.echo_cancellation &= args.mic_file.is_none();
     let turns = run_voice_loop(chunks, parts, options, ctl_rx, ev_tx).await;
@@ -105,7 +105,10 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
 fn open_microphone(
     args: &VoiceArgs,
     device: Option<&str>,
-) -> anyhow::Result<(Option<Microphone>, baton_voice::audio::AudioChunks)> {
+) -> anyhow::Result<(
+    Option<Microphone>,
+    baton_engine::api::voice::audio::AudioChunks,
+)> {
     Ok(match &args.mic_file {
         Some(file) => {
             let mut samples = decode_file(file)?.resampled(STT_SAMPLE_RATE)?.samples;
