@@ -216,7 +216,7 @@ impl SessionStore {
     pub fn save(&self, session: &Session) -> Result<PathBuf, SessionError> {
         let path = self.path(&session.id)?;
         let text = serde_json::to_vec_pretty(session).expect("session serializes");
-        baton_config::atomic_write_private(&path, &text).map_err(|source| SessionError::Io {
+        baton_stdx::atomic_write_private(&path, &text).map_err(|source| SessionError::Io {
             name: session.id.clone(),
             source,
         })?;

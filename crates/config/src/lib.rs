@@ -6,12 +6,9 @@
 //! Keychain, Windows Credential Manager) and environment variables override
 //! them.
 //!
-//! Files are written atomically ([`atomic_write`]) and backed up as
-//! numbered copies beside them ([`backup_file`], [`restore_backup`]).
+//! Files are written atomically (`baton_stdx::atomic_write_private`).
 
 mod agents;
-mod atomic;
-mod backups;
 mod paths;
 mod secrets;
 mod settings;
@@ -19,10 +16,6 @@ mod settings;
 pub use agents::{
     AGENTS_FILE, AgentDef, AgentsError, DEFAULT_AGENT, FACTORY_AGENTS_JSON, LoadedAgents,
     ToolboxRef, parse_agents,
-};
-pub use atomic::{atomic_write, atomic_write_private};
-pub use backups::{
-    Backup, RestoreError, Restored, backup_file, list_backups, replace_with_backup, restore_backup,
 };
 pub use paths::{BatonPaths, PathsError};
 pub use secrets::{

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::atomic::atomic_write_private;
+use baton_stdx::atomic_write_private;
 
 /// File name of the settings file inside the config folder.
 pub const SETTINGS_FILE: &str = "setup.json";

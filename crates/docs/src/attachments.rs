@@ -147,7 +147,7 @@ impl ConversionCache {
                 .transpose()
                 .and_then(|_| {
                     let json = serde_json::to_vec(&*c).map_err(std::io::Error::other)?;
-                    baton_config::atomic_write(f, &json)
+                    baton_stdx::atomic_write(f, &json)
                 });
             match saved {
                 Ok(()) => {

@@ -30,8 +30,7 @@ pub use crate::{
 pub mod settings {
     pub use baton_config::{
         BrowserMode, InteractionMode, KeySource, MailSecurity, MailServer, SecretError, Secrets,
-        ServerSettings, Settings, SettingsError, atomic_write_private, conventional_env,
-        parse_agents,
+        ServerSettings, Settings, SettingsError, conventional_env, parse_agents,
     };
 }
 

@@ -50,7 +50,7 @@ impl AttachmentStore {
         if path.is_file() {
             return Ok(());
         }
-        baton_config::atomic_write_private(&path, &file.bytes)
+        baton_stdx::atomic_write_private(&path, &file.bytes)
     }
 
     /// The stored file `f` refers to, if it is still there.

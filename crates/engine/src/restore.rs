@@ -104,7 +104,7 @@ mod tests {
         let (dir, sb) = setup();
         let file = dir.path().join("budget.xlsx");
         std::fs::write(&file, "v1").unwrap();
-        baton_config::backup_file(&file).unwrap();
+        baton_stdx::backup_file(&file).unwrap();
         std::fs::write(&file, "v2").unwrap();
         let r = restore_in(&sb, "/budget.xlsx", None).unwrap();
         assert_eq!(r.path, "/budget.xlsx");
@@ -124,7 +124,7 @@ mod tests {
         let file = dir.path().join("q/a.csv");
         for v in ["v1", "v2"] {
             std::fs::write(&file, v).unwrap();
-            baton_config::backup_file(&file).unwrap();
+            baton_stdx::backup_file(&file).unwrap();
         }
         std::fs::write(&file, "v3").unwrap();
         let r = restore_in(&sb, "/q/a.csv", Some("/q/a.csv.001.bak")).unwrap();

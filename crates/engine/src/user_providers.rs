@@ -81,6 +81,10 @@ fn edit(
         path: path.clone(),
         reason,
     };
+    // One edit at a time, across threads and processes (the desktop and
+    // the CLI may both edit): the lock is held until the write.
+    let _lock =
+        baton_stdx::lock_beside(&path).map_err(|e| invalid(format!("cannot lock it: {e}")))?;
     let text = match std::fs::read_to_string(&path) {
         Err(e) if create && e.kind() == std::io::ErrorKind::NotFound => {
             r#"{"providers": []}"#.to_string()
@@ -100,7 +104,7 @@ fn edit(
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| invalid(e.to_string()))?;
     }
-    baton_config::atomic_write_private(&path, out.as_bytes()).map_err(|e| invalid(e.to_string()))
+    baton_stdx::atomic_write_private(&path, out.as_bytes()).map_err(|e| invalid(e.to_string()))
 }
 
 #[cfg(test)]
@@ -118,6 +122,28 @@ mod tests {
         }
         let engine = Engine::load_with(paths, Overrides::default()).unwrap();
         (dir, engine)
+    }
+
+    #[test]
+    fn concurrent_edits_lose_nothing() {
+        let (_dir, engine) = engine_with(None);
+        let engine = std::sync::Arc::new(engine);
+        let workers: Vec<_> = (0..8)
+            .map(|t| {
+                let engine = engine.clone();
+                std::thread::spawn(move || {
+                    for i in 0..10 {
+                        let name = format!("m{t}-{i}");
+                        let entry = serde_json::json!({"name": name, "dialect": "local", "modelPath": format!("{name}.gguf")});
+                        engine.providers().set_user(entry).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().unwrap();
+        }
+        assert_eq!(engine.providers().user_names().len(), 80);
     }
 
     const USER: &str = r#"{"providers": [{"name": "lab", "dialect": "openai", "endpoint": "http://127.0.0.1:9/v1", "model": "m1", "temperature": 0.5}]}"#;

@@ -46,6 +46,6 @@ impl Manifest {
 
     pub(crate) fn save(&self, index_dir: &Path) -> std::io::Result<()> {
         let bytes = serde_json::to_vec(self).map_err(std::io::Error::other)?;
-        baton_config::atomic_write(&Self::path(index_dir), &bytes)
+        baton_stdx::atomic_write(&Self::path(index_dir), &bytes)
     }
 }

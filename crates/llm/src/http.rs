@@ -113,7 +113,7 @@ impl HttpProvider {
             Err(_) => return Err(self.timeout_error()),
             Ok(Err(e)) if e.is_timeout() => return Err(self.timeout_error()),
             Ok(Err(e)) => {
-                let detail = error_chain(&e);
+                let detail = baton_stdx::error_chain(&e);
                 return Err(LlmError::Connect {
                     provider: self.cfg.name.clone(),
                     endpoint: self.cfg.base_url().to_string(),
@@ -264,20 +264,6 @@ fn wire_error(provider: &str, endpoint: &str, e: WireError) -> LlmError {
             detail: WireError::Truncated.to_string(),
         },
     }
-}
-
-/// The error and its causes, joined ("error sending request: … : Connection refused").
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut parts = vec![e.to_string()];
-    let mut cur = e.source();
-    while let Some(s) = cur {
-        let t = s.to_string();
-        if !parts.iter().any(|p| p.contains(&t)) {
-            parts.push(t);
-        }
-        cur = s.source();
-    }
-    parts.join(": ")
 }
 
 /// `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`.

@@ -332,16 +332,7 @@ fn frame_line(
 
 /// Shortens provider text for error messages.
 pub(crate) fn excerpt(s: &str) -> String {
-    const MAX: usize = 300;
-    let s = s.trim();
-    if s.len() <= MAX {
-        return s.to_string();
-    }
-    let mut end = MAX;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
+    baton_stdx::excerpt(s, 300)
 }
 
 #[cfg(test)]

@@ -310,7 +310,7 @@ impl MailTool {
             .resolve(&path)
             .map_err(|e| MailError::invalid(e.to_string()))?;
         let agent = self.sandbox.agent_path(&host).unwrap_or(path);
-        let backup = baton_config::replace_with_backup(&host, part.contents())
+        let backup = baton_stdx::replace_with_backup(&host, part.contents())
             .map_err(|e| MailError::invalid(format!("{agent}: {e}")))?
             .and_then(|b| self.sandbox.agent_path(&b));
         Ok(SavedAttachment {

@@ -190,7 +190,7 @@ pub fn edit_json(
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| edit_error(path, e))?;
     }
-    baton_config::replace_with_backup(path, text.as_bytes()).map_err(|e| edit_error(path, e))?;
+    baton_stdx::replace_with_backup(path, text.as_bytes()).map_err(|e| edit_error(path, e))?;
     Ok(())
 }
 

@@ -217,7 +217,7 @@ impl HashLedger {
     pub fn record(&mut self, file: &str, sha256: &str) -> std::io::Result<()> {
         self.hashes.insert(file.to_string(), sha256.to_string());
         let text = serde_json::to_string_pretty(&self.hashes).map_err(std::io::Error::other)?;
-        baton_config::atomic_write(&self.path, text.as_bytes())
+        baton_stdx::atomic_write(&self.path, text.as_bytes())
     }
 }
 

@@ -176,7 +176,7 @@ impl DocumentTool {
             .sandbox
             .agent_path(host)
             .unwrap_or_else(|| path.to_string());
-        let backup = baton_config::replace_with_backup(host, bytes)
+        let backup = baton_stdx::replace_with_backup(host, bytes)
             .map_err(|e| PublishError::Io(format!("{agent}: {e}")))?
             .and_then(|b| self.sandbox.agent_path(&b));
         Ok((agent, backup))

@@ -145,7 +145,7 @@ impl FileStore {
         match self {
             FileStore::Disk(dir) => {
                 let write = |name: String, bytes: &[u8]| {
-                    baton_engine::api::settings::atomic_write_private(&dir.join(name), bytes)
+                    baton_stdx::atomic_write_private(&dir.join(name), bytes)
                         .map_err(|e| disk_error(&e))
                 };
                 write(format!("{}.bin", record.id), content)?;

@@ -97,7 +97,7 @@ impl KeyStore {
             std::fs::create_dir_all(dir).map_err(|e| self.io(e))?;
         }
         let json = serde_json::to_vec_pretty(keys).map_err(|e| self.io(e))?;
-        baton_engine::api::settings::atomic_write_private(&self.path, &json).map_err(|e| self.io(e))
+        baton_stdx::atomic_write_private(&self.path, &json).map_err(|e| self.io(e))
     }
 
     /// Makes a key named `name`; the key itself is returned once and

@@ -194,11 +194,11 @@ pub fn save(open: &mut OpenBook, target: &Target<'_>) -> Result<Saved, SheetErro
         }
     }
     let backup = if exists {
-        Some(baton_config::backup_file(target.host).map_err(io("back up", target.agent))?)
+        Some(baton_stdx::backup_file(target.host).map_err(io("back up", target.agent))?)
     } else {
         None
     };
-    baton_config::atomic_write(target.host, &bytes).map_err(io("write", target.agent))?;
+    baton_stdx::atomic_write(target.host, &bytes).map_err(io("write", target.agent))?;
     tracing::info!(path = target.agent, bytes = bytes.len(), "workbook saved");
     let saved = Saved {
         path: target.agent.to_string(),

@@ -194,10 +194,10 @@ fn a_file_restored_from_its_backup_is_read_again() {
         "the save keeps the file's mode"
     );
     let host = dir.path().join("rich_lo.xlsx");
-    let backups = baton_config::list_backups(&host).unwrap();
+    let backups = baton_stdx::list_backups(&host).unwrap();
     assert_eq!(backups.len(), 1);
     assert_eq!(backups[0].path, dir.path().join("rich_lo.xlsx.001.bak"));
-    let r = baton_config::restore_backup(&host, None).unwrap();
+    let r = baton_stdx::restore_backup(&host, None).unwrap();
     assert_eq!(r.restored_from, backups[0].path);
     assert_eq!(
         std::fs::read(dir.path().join("rich_lo.xlsx")).unwrap(),

@@ -46,11 +46,7 @@ pub fn repair_json(raw: &str) -> Result<Value, RepairError> {
 }
 
 fn excerpt(s: &str) -> String {
-    let s = s.trim();
-    match s.char_indices().nth(120) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
-    }
+    baton_stdx::excerpt(s, 120)
 }
 
 /// `"{\"a\":1}"` → `{"a":1}` (once or twice).

@@ -221,7 +221,7 @@ impl FileTool {
     }
 
     fn backup(&self, host: &Path, path: &str) -> Result<String, FileToolError> {
-        let bak = baton_config::backup_file(host).map_err(io("back up", path))?;
+        let bak = baton_stdx::backup_file(host).map_err(io("back up", path))?;
         Ok(self.agent(&bak))
     }
 }
@@ -299,7 +299,7 @@ impl FileTool {
         } else {
             None
         };
-        baton_config::atomic_write(&host, text.as_bytes()).map_err(io("write", &path))?;
+        baton_stdx::atomic_write(&host, text.as_bytes()).map_err(io("write", &path))?;
         Ok(WriteResult {
             path: self.agent(&host),
             bytes: text.len(),
@@ -397,8 +397,7 @@ impl FileTool {
         if host.is_dir() {
             return Err(FileToolError::IsDir(path));
         }
-        let backups =
-            baton_config::list_backups(&host).map_err(io("list the backups of", &path))?;
+        let backups = baton_stdx::list_backups(&host).map_err(io("list the backups of", &path))?;
         Ok(backups
             .into_iter()
             .map(|b| BackupEntry {

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use baton_config::RestoreError;
+use baton_stdx::RestoreError;
 use baton_tools::Sandbox;
 
 use super::{FileToolError, RestoreResult, io};
@@ -34,7 +34,7 @@ pub fn restore_in(
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
         })
     };
-    let restored = baton_config::restore_backup(&host, which.as_deref()).map_err(|e| match e {
+    let restored = baton_stdx::restore_backup(&host, which.as_deref()).map_err(|e| match e {
         RestoreError::NoBackups(p) => FileToolError::NoBackups(agent(&p)),
         RestoreError::NotABackup { backup, path } => FileToolError::NotABackup {
             backup: agent(&backup),

@@ -1,0 +1,53 @@
+//! Short forms of long text for messages and logs.
+
+/// `text` trimmed and cut to at most `max_chars` characters, with `…`
+/// where it was cut.
+pub fn excerpt(text: &str, max_chars: usize) -> String {
+    let text = text.trim();
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// An error with its causes, `outer: inner: innermost`, each cause said
+/// once (a cause whose text the chain already holds is left out).
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut parts = vec![error.to_string()];
+    let mut cause = error.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        cause = c.source();
+    }
+    parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_cut_at_characters() {
+        assert_eq!(excerpt("  short  ", 10), "short");
+        assert_eq!(excerpt("ééééé", 3), "ééé…");
+        assert_eq!(excerpt("abc", 3), "abc");
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("outer failed")]
+    struct Outer(#[source] std::io::Error);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("wrapped: {0}")]
+    struct Repeats(#[source] std::io::Error);
+
+    #[test]
+    fn chains_say_each_cause_once() {
+        let inner = || std::io::Error::other("disk full");
+        assert_eq!(error_chain(&Outer(inner())), "outer failed: disk full");
+        assert_eq!(error_chain(&Repeats(inner())), "wrapped: disk full");
+    }
+}
