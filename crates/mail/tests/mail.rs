@@ -1,16 +1,14 @@
 //! The e-mail toolbox against real servers: Dovecot (IMAP) and Postfix
 //! (SMTP, delivering into Dovecot), started per test on loopback.
 
-mod support;
-
 use std::sync::Arc;
 
 use baton_config::{MailAuth, MailSecurity};
 use baton_mail::{MailAccount, MailClient, MailTool, Secret, ServerConfig};
+use baton_test_support::mail_servers::{ANA, BOB, MailServers};
 use baton_tools::{Catalog, Sandbox, ToolContext, ToolOutcome};
 use mail_parser::MimeHeaders;
 use serde_json::{Value, json};
-use support::{ANA, BOB, MailServers};
 
 fn server(
     kind: &'static str,

@@ -30,6 +30,7 @@ pub fn venv_python() -> PathBuf {
 }
 
 mod file_server;
+pub mod mail_servers;
 pub use file_server::{FileServer, FileServerOptions, serve_file};
 
 /// The embedded model's file name (SmolLM2-135M-Instruct, Q4_1).

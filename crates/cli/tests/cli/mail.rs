@@ -1,14 +1,12 @@
 //! E-mail: `baton ask` reads mail over IMAP and sends over SMTP only when
-//! allowed, against the real Dovecot and Postfix of the mail crate's test
-//! support.
+//! allowed, against the real Dovecot and Postfix of the shared test support.
 
 use baton_scripted_llm::{Reply, ScriptedServer};
 use serde_json::{Value, json};
 
 use crate::support::*;
 
-#[path = "../../../mail/tests/support/mod.rs"]
-mod mail_servers;
+use baton_test_support::mail_servers;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn ask_reads_mail_and_sends_only_when_allowed() {

@@ -5,8 +5,6 @@
 //! Dovecot over LMTP. Both come from Debian (`scripts/setup.sh`); Postfix
 //! must be started as root, as CI runs.
 
-#![allow(dead_code)]
-
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -20,11 +18,17 @@ pub const BOB: (&str, &str) = ("bob@baton.test", "secret-bob");
 
 /// A running Dovecot + Postfix pair; stopped on drop.
 pub struct MailServers {
+    /// Their configuration, mail and certificates.
     pub dir: tempfile::TempDir,
+    /// IMAP (plain, with STARTTLS).
     pub imap: u16,
+    /// IMAP over TLS.
     pub imaps: u16,
+    /// LMTP (delivery into Dovecot).
     pub lmtp: u16,
+    /// SMTP (with STARTTLS), when Postfix runs.
     pub smtp: u16,
+    /// SMTP over TLS, when Postfix runs.
     pub smtps: u16,
     dovecot: Child,
     postfix: bool,
