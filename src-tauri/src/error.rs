@@ -63,7 +63,9 @@ impl From<baton_engine::EngineError> for IpcError {
             E::Agent { .. } => ErrorCode::Config,
             E::ModelCatalog(_) => ErrorCode::NotFound,
             E::Pull(_) => ErrorCode::Download,
-            E::Speech(_) => ErrorCode::Audio,
+            E::Speech(_) | E::Listen(_) | E::Audio(_) => ErrorCode::Audio,
+            E::VoiceStart(_) => ErrorCode::Internal,
+            E::VoiceEnded => ErrorCode::InvalidInput,
             E::Session(baton_engine::api::SessionError::NotFound(_)) => ErrorCode::NotFound,
             E::Session(baton_engine::api::SessionError::BadName(_)) => ErrorCode::InvalidInput,
             E::Session(_) => ErrorCode::Io,
@@ -99,9 +101,15 @@ impl From<baton_engine::api::SessionError> for IpcError {
         let code = match &e {
             S::NotFound(_) => ErrorCode::NotFound,
             S::BadName(_) => ErrorCode::InvalidInput,
-            S::Io { .. } | S::Corrupt { .. } => ErrorCode::Io,
+            S::Io { .. } | S::Corrupt { .. } | S::Unavailable { .. } => ErrorCode::Io,
         };
         from_error(code, &e)
+    }
+}
+
+impl From<baton_engine::api::BadSessionId> for IpcError {
+    fn from(e: baton_engine::api::BadSessionId) -> Self {
+        from_error(ErrorCode::InvalidInput, &e)
     }
 }
 
@@ -133,7 +141,10 @@ mod tests {
 
     #[test]
     fn engine_errors_keep_their_message_and_get_a_code() {
-        let e: IpcError = baton_engine::api::SessionError::NotFound("abc".into()).into();
+        let e: IpcError = baton_engine::api::SessionError::NotFound(
+            baton_engine::api::SessionId::parse("abc").unwrap(),
+        )
+        .into();
         assert_eq!(e.code, ErrorCode::NotFound);
         assert!(e.message.contains("abc"), "{}", e.message);
         let json = serde_json::to_value(&e).unwrap();

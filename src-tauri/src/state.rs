@@ -73,7 +73,7 @@ pub struct AppState {
     index: Mutex<Option<Arc<WorkspaceIndex>>>,
     index_status: Mutex<IndexStatus>,
     /// The running voice conversation's controls.
-    pub voice: Arc<Mutex<Option<tokio::sync::mpsc::Sender<baton_engine::api::voice::Control>>>>,
+    pub voice: Arc<Mutex<Option<baton_engine::VoiceControls>>>,
     /// The HTTP API, when started.
     pub server: Mutex<Option<RunningServer>>,
     /// Why the HTTP API last failed to start.
@@ -115,9 +115,7 @@ impl AppState {
     }
 
     /// The voice controls' slot, for the task that clears it.
-    pub fn voice_slot(
-        &self,
-    ) -> Arc<Mutex<Option<tokio::sync::mpsc::Sender<baton_engine::api::voice::Control>>>> {
+    pub fn voice_slot(&self) -> Arc<Mutex<Option<baton_engine::VoiceControls>>> {
         Arc::clone(&self.voice)
     }
 

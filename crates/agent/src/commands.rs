@@ -2,7 +2,9 @@
 //! desktop app, the HTTP server).
 
 use crate::compact::{CompactionPolicy, compact};
-use crate::session::{Session, SessionStore};
+use crate::ids::SessionId;
+use crate::repo::SessionRepo;
+use crate::session::Session;
 
 /// What a typed line did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,11 +63,12 @@ pub const HELP: &str = "\
 /model NAME              use another model for this session
 /instructions TEXT       extra instructions for this session (empty clears)";
 
-/// Handles `line` if it is a slash command.
-pub fn handle_command(
+/// Handles `line` if it is a slash command (`/session save|load|delete|list`
+/// use `repo`).
+pub async fn handle_command(
     line: &str,
     session: &mut Session,
-    store: &SessionStore,
+    repo: &dyn SessionRepo,
     policy: &CompactionPolicy,
 ) -> CommandOutcome {
     let line = line.trim();
@@ -97,7 +100,7 @@ pub fn handle_command(
                 None => "instructions cleared".into(),
             })
         }
-        "session" => session_command(line, arg, session, store, policy),
+        "session" => session_command(line, arg, session, repo, policy).await,
         "document" => match document_request(line) {
             Some(what) => CommandOutcome::Document(what.to_string()),
             None => reply(
@@ -112,11 +115,11 @@ pub fn handle_command(
 }
 
 /// `/session SUB [NAME]`.
-fn session_command(
+async fn session_command(
     line: &str,
     arg: &str,
     session: &mut Session,
-    store: &SessionStore,
+    repo: &dyn SessionRepo,
     policy: &CompactionPolicy,
 ) -> CommandOutcome {
     let reply = |s: String| CommandOutcome::Reply(s);
@@ -126,7 +129,7 @@ fn session_command(
     };
     let sub = sub.to_ascii_lowercase();
     match sub.as_str() {
-        "info" | "" => reply(session_info(session, store)),
+        "info" | "" => reply(session_info(session, repo)),
         "reset" => {
             let n = session.history.len();
             session.history.clear();
@@ -155,8 +158,8 @@ fn session_command(
         "save" | "load" | "delete" if name.is_empty() => {
             reply(format!("usage: /session {sub} NAME"))
         }
-        "save" | "load" | "delete" => reply(saved_session(&sub, name, session, store)),
-        "list" => reply(saved_list(store)),
+        "save" | "load" | "delete" => reply(saved_session(&sub, name, session, repo).await),
+        "list" => reply(saved_list(repo).await),
         other => reply(format!(
             "unknown /session command `{other}`; /help lists the commands"
         )),
@@ -164,7 +167,7 @@ fn session_command(
 }
 
 /// `/session info`.
-fn session_info(session: &Session, store: &SessionStore) -> String {
+fn session_info(session: &Session, repo: &dyn SessionRepo) -> String {
     format!(
         "session {} — {}\n{} messages (history {}); model: {}; instructions: {}\nsaved in {}",
         session.id,
@@ -177,41 +180,60 @@ fn session_info(session: &Session, store: &SessionStore) -> String {
         if session.history_enabled { "on" } else { "off" },
         session.model.as_deref().unwrap_or("(default)"),
         session.instructions.as_deref().unwrap_or("(none)"),
-        store.dir().display()
+        repo.place()
     )
 }
 
 /// `/session save|load|delete NAME`.
-fn saved_session(sub: &str, name: &str, session: &mut Session, store: &SessionStore) -> String {
+async fn saved_session(
+    sub: &str,
+    name: &str,
+    session: &mut Session,
+    repo: &dyn SessionRepo,
+) -> String {
+    let id = match SessionId::parse(name) {
+        Ok(id) => id,
+        Err(e) => return format!("error: {e}"),
+    };
     match sub {
-        "save" => match store.save_as(name, session) {
-            Ok(p) => format!("saved as `{name}` ({})", p.display()),
-            Err(e) => format!("error: {e}"),
-        },
-        "load" => match store.load(name) {
+        "save" => {
+            let copy = Session {
+                id: id.clone(),
+                ..session.clone()
+            };
+            match repo.save(&copy).await {
+                Ok(()) => format!("saved as `{id}` ({})", repo.place()),
+                Err(e) => format!("error: {e}"),
+            }
+        }
+        "load" => match repo.load(&id).await {
             Ok(s) => {
                 let n = s.history.len();
                 *session = s;
-                format!("loaded `{name}` ({n} messages)")
+                format!("loaded `{id}` ({n} messages)")
             }
             Err(e) => format!("error: {e}"),
         },
-        _ => match store.delete(name) {
-            Ok(true) => format!("deleted `{name}`"),
-            Ok(false) => format!("error: no saved session named `{name}`"),
+        _ => match repo.delete(&id).await {
+            Ok(true) => format!("deleted `{id}`"),
+            Ok(false) => format!("error: no saved session named `{id}`"),
             Err(e) => format!("error: {e}"),
         },
     }
 }
 
 /// `/session list`.
-fn saved_list(store: &SessionStore) -> String {
-    let all = store.list();
+async fn saved_list(repo: &dyn SessionRepo) -> String {
+    let mut all = match repo.list().await {
+        Ok(all) => all,
+        Err(e) => return format!("error: {e}"),
+    };
     if all.is_empty() {
         return "no saved sessions".into();
     }
+    all.sort_by(|a, b| a.id.cmp(&b.id));
     all.iter()
-        .map(|(n, t)| format!("{n}  {t}"))
+        .map(|s| format!("{}  {}", s.id, s.title))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -219,86 +241,87 @@ fn saved_list(store: &SessionStore) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::SessionStore;
     use baton_llm::Message;
 
-    #[test]
-    fn session_commands_round_trip() {
+    #[tokio::test]
+    async fn session_commands_round_trip() {
         let dir = tempfile::tempdir().unwrap();
         let store = SessionStore::new(dir.path());
         let p = CompactionPolicy::default();
         let mut s = Session::new();
         s.history = vec![Message::user("hi"), Message::assistant("hello")];
         assert_eq!(
-            handle_command("hello", &mut s, &store, &p),
+            handle_command("hello", &mut s, &store, &p).await,
             CommandOutcome::NotACommand
         );
         assert!(
-            matches!(handle_command("/help", &mut s, &store, &p), CommandOutcome::Reply(h) if h.contains("/session save NAME"))
+            matches!(handle_command("/help", &mut s, &store, &p).await, CommandOutcome::Reply(h) if h.contains("/session save NAME"))
         );
         assert!(
-            matches!(handle_command("/session save work", &mut s, &store, &p), CommandOutcome::Reply(r) if r.starts_with("saved as `work`"))
+            matches!(handle_command("/session save work", &mut s, &store, &p).await, CommandOutcome::Reply(r) if r.starts_with("saved as `work`"))
         );
         assert!(
-            matches!(handle_command("/session reset", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("2 messages"))
+            matches!(handle_command("/session reset", &mut s, &store, &p).await, CommandOutcome::Reply(r) if r.contains("2 messages"))
         );
         assert!(s.history.is_empty());
         assert!(
-            matches!(handle_command("/session load work", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("2 messages"))
+            matches!(handle_command("/session load work", &mut s, &store, &p).await, CommandOutcome::Reply(r) if r.contains("2 messages"))
         );
         assert_eq!(s.history.len(), 2);
         assert_eq!(
-            handle_command("/model gpt-x", &mut s, &store, &p),
+            handle_command("/model gpt-x", &mut s, &store, &p).await,
             CommandOutcome::ModelChanged("gpt-x".into())
         );
         assert_eq!(s.model.as_deref(), Some("gpt-x"));
         assert!(matches!(
-            handle_command("/instructions Be terse.", &mut s, &store, &p),
+            handle_command("/instructions Be terse.", &mut s, &store, &p).await,
             CommandOutcome::Reply(_)
         ));
         assert_eq!(s.instructions.as_deref(), Some("Be terse."));
         assert!(
-            matches!(handle_command("/session info", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("2 messages") && r.contains("gpt-x"))
+            matches!(handle_command("/session info", &mut s, &store, &p).await, CommandOutcome::Reply(r) if r.contains("2 messages") && r.contains("gpt-x"))
         );
         assert!(
-            matches!(handle_command("/session delete work", &mut s, &store, &p), CommandOutcome::Reply(r) if r == "deleted `work`")
+            matches!(handle_command("/session delete work", &mut s, &store, &p).await, CommandOutcome::Reply(r) if r == "deleted `work`")
         );
         assert!(
-            matches!(handle_command("/session load work", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("no saved session named `work`"))
+            matches!(handle_command("/session load work", &mut s, &store, &p).await, CommandOutcome::Reply(r) if r.contains("no saved session named `work`"))
         );
         assert!(
-            matches!(handle_command("/session save ../x", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("not a usable session name"))
+            matches!(handle_command("/session save ../x", &mut s, &store, &p).await, CommandOutcome::Reply(r) if r.contains("not a usable session name"))
         );
         assert!(
-            matches!(handle_command("/frobnicate", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("unknown command /frobnicate"))
+            matches!(handle_command("/frobnicate", &mut s, &store, &p).await, CommandOutcome::Reply(r) if r.contains("unknown command /frobnicate"))
         );
     }
 
-    #[test]
-    fn bypass_enable_and_disable() {
+    #[tokio::test]
+    async fn bypass_enable_and_disable() {
         let dir = tempfile::tempdir().unwrap();
         let store = SessionStore::new(dir.path());
         let p = CompactionPolicy::default();
         let mut s = Session::new();
         assert_eq!(
-            handle_command("/session bypass  what is 2+2? ", &mut s, &store, &p),
+            handle_command("/session bypass  what is 2+2? ", &mut s, &store, &p).await,
             CommandOutcome::Bypass("what is 2+2?".into())
         );
         assert_eq!(bypass_prompt("/Session BYPASS hi"), Some("hi"));
         assert_eq!(bypass_prompt("/session bypass"), None);
         assert_eq!(bypass_prompt("hello"), None);
         assert!(
-            matches!(handle_command("/session bypass", &mut s, &store, &p), CommandOutcome::Reply(r) if r.starts_with("usage"))
+            matches!(handle_command("/session bypass", &mut s, &store, &p).await, CommandOutcome::Reply(r) if r.starts_with("usage"))
         );
         assert!(
-            matches!(handle_command("/session disable", &mut s, &store, &p), CommandOutcome::Reply(r) if r.starts_with("history off"))
+            matches!(handle_command("/session disable", &mut s, &store, &p).await, CommandOutcome::Reply(r) if r.starts_with("history off"))
         );
         assert!(!s.history_enabled);
         assert!(
-            matches!(handle_command("/session info", &mut s, &store, &p), CommandOutcome::Reply(r) if r.contains("(history off)"))
+            matches!(handle_command("/session info", &mut s, &store, &p).await, CommandOutcome::Reply(r) if r.contains("(history off)"))
         );
         let saved: Session = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
         assert!(!saved.history_enabled);
-        handle_command("/session enable", &mut s, &store, &p);
+        handle_command("/session enable", &mut s, &store, &p).await;
         assert!(s.history_enabled);
     }
 }

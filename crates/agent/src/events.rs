@@ -4,14 +4,13 @@
 //! id and the path of the agent that emitted it (depth 0 is the agent the
 //! user talks to; subagents add their session id).
 
-use std::sync::Arc;
-
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::agent::ActionResult;
 use crate::compact::CompactionReport;
+use crate::ids::{SessionId, TurnId};
 use crate::stop::StopReason;
 
 /// Something the agent did.
@@ -120,7 +119,7 @@ pub enum AgentEvent {
 #[serde(rename_all = "camelCase")]
 pub struct TurnOutcome {
     /// The conversation (session) the turn belongs to.
-    pub session_id: String,
+    pub session_id: SessionId,
     /// The conversation's title.
     pub title: String,
     /// Why it ended: a stable code and a sentence.
@@ -144,7 +143,7 @@ pub struct AgentPath {
 #[serde(rename_all = "camelCase")]
 pub struct TurnEvent {
     /// The turn's id.
-    pub turn: Arc<str>,
+    pub turn: TurnId,
     /// The agent that emitted it.
     pub agent: AgentPath,
     /// What happened.
@@ -171,7 +170,7 @@ enum Tx {
 #[derive(Debug, Clone, Default)]
 pub struct EventSink {
     tx: Option<Tx>,
-    turn: Arc<str>,
+    turn: TurnId,
     path: AgentPath,
 }
 
@@ -207,7 +206,7 @@ impl EventStream {
 
 impl EventSink {
     /// A sink for turn `turn` holding at most `capacity` unread events.
-    pub fn channel(turn: impl Into<Arc<str>>, capacity: usize) -> (Self, EventStream) {
+    pub fn channel(turn: impl Into<TurnId>, capacity: usize) -> (Self, EventStream) {
         let (tx, rx) = mpsc::channel(capacity.max(1));
         let sink = Self {
             tx: Some(Tx::Bounded(tx)),
@@ -224,7 +223,7 @@ impl EventSink {
 
     /// A sink that never waits (for tests and for readers that collect
     /// everything after the run).
-    pub fn unbounded(turn: impl Into<Arc<str>>) -> (Self, EventStream) {
+    pub fn unbounded(turn: impl Into<TurnId>) -> (Self, EventStream) {
         let (tx, rx) = mpsc::unbounded_channel();
         let sink = Self {
             tx: Some(Tx::Unbounded(tx)),
@@ -240,7 +239,7 @@ impl EventSink {
     }
 
     /// The turn's id.
-    pub fn turn(&self) -> &str {
+    pub fn turn(&self) -> &TurnId {
         &self.turn
     }
 
@@ -253,7 +252,7 @@ impl EventSink {
     pub fn for_subagent(&self, id: &str) -> Self {
         Self {
             tx: self.tx.clone(),
-            turn: Arc::clone(&self.turn),
+            turn: self.turn.clone(),
             path: AgentPath {
                 depth: self.path.depth + 1,
                 subagent: Some(id.to_string()),
@@ -274,7 +273,7 @@ impl EventSink {
     pub async fn emit(&self, event: AgentEvent) {
         let Some(tx) = &self.tx else { return };
         let event = TurnEvent {
-            turn: Arc::clone(&self.turn),
+            turn: self.turn.clone(),
             agent: self.path.clone(),
             event,
         };

@@ -5,12 +5,14 @@ use std::path::{Path, PathBuf};
 use baton_llm::Message;
 use serde::{Deserialize, Serialize};
 
+use crate::ids::{BadSessionId, SessionId};
+
 /// A conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Session {
     /// Identifier (also the file name).
-    pub id: String,
+    pub id: SessionId,
     /// Title (from the first user message).
     pub title: String,
     /// The stored history (never holds per-call dynamic context).
@@ -70,8 +72,13 @@ impl Default for Session {
 impl Session {
     /// A new, empty session with a fresh id.
     pub fn new() -> Self {
+        Self::with_id(SessionId::new())
+    }
+
+    /// A new, empty session named `id`.
+    pub fn with_id(id: SessionId) -> Self {
         Self {
-            id: uuid::Uuid::new_v4().simple().to_string()[..12].to_string(),
+            id,
             title: String::new(),
             history: Vec::new(),
             model: None,
@@ -99,7 +106,7 @@ impl Session {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionInfo {
     /// Id (the file name).
-    pub id: String,
+    pub id: SessionId,
     /// Title.
     pub title: String,
     /// Last saved.
@@ -110,6 +117,20 @@ pub struct SessionInfo {
     pub agent: Option<String>,
     /// How many exchanges were spoken ([`Session::voice`]).
     pub voice_turns: usize,
+}
+
+impl SessionInfo {
+    /// What a list shows of `session`, last saved at `modified`.
+    pub fn of(session: &Session, modified: std::time::SystemTime) -> Self {
+        Self {
+            id: session.id.clone(),
+            title: session.title.clone(),
+            modified,
+            messages: session.history.len(),
+            agent: session.agent.clone(),
+            voice_turns: session.voice.len(),
+        }
+    }
 }
 
 /// What a list needs from a session file.
@@ -157,41 +178,42 @@ impl<'de> Deserialize<'de> for Count {
 pub enum SessionError {
     /// No such session.
     #[error("no saved session named `{0}`")]
-    NotFound(String),
-    /// A name that cannot be a file name.
-    #[error("`{0}` is not a usable session name (letters, digits, `-`, `_` and `.` only)")]
-    BadName(String),
+    NotFound(SessionId),
+    /// A name that cannot be a session id.
+    #[error(transparent)]
+    BadName(#[from] BadSessionId),
     /// Reading or writing failed.
     #[error("session `{name}`: {source}")]
     Io {
         /// The session.
-        name: String,
+        name: SessionId,
         /// The error.
         source: std::io::Error,
     },
-    /// The file is not a session.
+    /// The stored session is not a session.
     #[error("session `{name}` is damaged: {reason}")]
     Corrupt {
         /// The session.
-        name: String,
+        name: SessionId,
         /// What is wrong.
+        reason: String,
+    },
+    /// The store cannot be reached (a shared server that is down).
+    #[error("the session store ({place}) cannot be reached: {reason}")]
+    Unavailable {
+        /// Which store, for the message.
+        place: String,
+        /// Why.
         reason: String,
     },
 }
 
-/// A folder of session files.
+/// A folder of session files: the engine's own sessions (what `baton chat
+/// --session` and the desktop open), one JSON file each, written
+/// atomically and readable by the user only.
 #[derive(Debug, Clone)]
 pub struct SessionStore {
     dir: PathBuf,
-}
-
-fn valid(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 100
-        && !name.starts_with('.')
-        && name
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 impl SessionStore {
@@ -205,16 +227,14 @@ impl SessionStore {
         &self.dir
     }
 
-    fn path(&self, name: &str) -> Result<PathBuf, SessionError> {
-        if !valid(name) {
-            return Err(SessionError::BadName(name.to_string()));
-        }
-        Ok(self.dir.join(format!("{name}.json")))
+    /// The file session `id` is kept in.
+    pub fn path(&self, id: &SessionId) -> PathBuf {
+        self.dir.join(format!("{id}.json"))
     }
 
     /// Saves under the session's id.
     pub fn save(&self, session: &Session) -> Result<PathBuf, SessionError> {
-        let path = self.path(&session.id)?;
+        let path = self.path(&session.id);
         let text = serde_json::to_vec_pretty(session).expect("session serializes");
         baton_stdx::atomic_write_private(&path, &text).map_err(|source| SessionError::Io {
             name: session.id.clone(),
@@ -223,39 +243,35 @@ impl SessionStore {
         Ok(path)
     }
 
-    /// Saves a copy named `name`.
-    pub fn save_as(&self, name: &str, session: &Session) -> Result<PathBuf, SessionError> {
-        let mut copy = session.clone();
-        copy.id = name.to_string();
-        self.save(&copy)
-    }
-
-    /// Loads a session by name or id.
-    pub fn load(&self, name: &str) -> Result<Session, SessionError> {
-        let path = self.path(name)?;
-        let bytes = std::fs::read(&path).map_err(|source| {
+    /// Loads session `id`.
+    pub fn load(&self, id: &SessionId) -> Result<Session, SessionError> {
+        let bytes = std::fs::read(self.path(id)).map_err(|source| {
             if source.kind() == std::io::ErrorKind::NotFound {
-                SessionError::NotFound(name.to_string())
+                SessionError::NotFound(id.clone())
             } else {
                 SessionError::Io {
-                    name: name.to_string(),
+                    name: id.clone(),
                     source,
                 }
             }
         })?;
-        serde_json::from_slice(&bytes).map_err(|e| SessionError::Corrupt {
-            name: name.to_string(),
-            reason: e.to_string(),
-        })
+        let mut session: Session =
+            serde_json::from_slice(&bytes).map_err(|e| SessionError::Corrupt {
+                name: id.clone(),
+                reason: e.to_string(),
+            })?;
+        // The file's name is the id (a copy saved under another name).
+        session.id = id.clone();
+        Ok(session)
     }
 
     /// Deletes a session; `Ok(false)` when there was none.
-    pub fn delete(&self, name: &str) -> Result<bool, SessionError> {
-        match std::fs::remove_file(self.path(name)?) {
+    pub fn delete(&self, id: &SessionId) -> Result<bool, SessionError> {
+        match std::fs::remove_file(self.path(id)) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
             Err(source) => Err(SessionError::Io {
-                name: name.to_string(),
+                name: id.clone(),
                 source,
             }),
         }
@@ -268,11 +284,8 @@ impl SessionStore {
             .flatten()
             .flatten()
             .filter_map(|e| {
-                let id = e
-                    .file_name()
-                    .to_string_lossy()
-                    .strip_suffix(".json")?
-                    .to_string();
+                let name = e.file_name();
+                let id = SessionId::parse(name.to_string_lossy().strip_suffix(".json")?).ok()?;
                 let modified = e.metadata().ok()?.modified().ok()?;
                 // Only the title and a count: the messages are skipped, not built.
                 let s: SessionHead = serde_json::from_slice(&std::fs::read(e.path()).ok()?).ok()?;
@@ -292,52 +305,31 @@ impl SessionStore {
 
     /// Moves a session to the trash folder, where [`restore`](Self::restore)
     /// finds it again (delete with undo).
-    pub fn trash(&self, name: &str) -> Result<(), SessionError> {
-        let from = self.path(name)?;
+    pub fn trash(&self, id: &SessionId) -> Result<(), SessionError> {
+        let from = self.path(id);
         let trash = self.dir.join(".trash");
         let io = |source| SessionError::Io {
-            name: name.to_string(),
+            name: id.clone(),
             source,
         };
         if !from.exists() {
-            return Err(SessionError::NotFound(name.to_string()));
+            return Err(SessionError::NotFound(id.clone()));
         }
         std::fs::create_dir_all(&trash).map_err(io)?;
-        std::fs::rename(&from, trash.join(format!("{name}.json"))).map_err(io)
+        std::fs::rename(&from, trash.join(format!("{id}.json"))).map_err(io)
     }
 
     /// Brings a trashed session back.
-    pub fn restore(&self, name: &str) -> Result<Session, SessionError> {
-        let to = self.path(name)?;
-        let from = self.dir.join(".trash").join(format!("{name}.json"));
+    pub fn restore(&self, id: &SessionId) -> Result<Session, SessionError> {
+        let from = self.dir.join(".trash").join(format!("{id}.json"));
         if !from.exists() {
-            return Err(SessionError::NotFound(name.to_string()));
+            return Err(SessionError::NotFound(id.clone()));
         }
-        std::fs::rename(&from, &to).map_err(|source| SessionError::Io {
-            name: name.to_string(),
+        std::fs::rename(&from, self.path(id)).map_err(|source| SessionError::Io {
+            name: id.clone(),
             source,
         })?;
-        self.load(name)
-    }
-
-    /// Saved sessions: (id, title), by name.
-    pub fn list(&self) -> Vec<(String, String)> {
-        let mut out: Vec<(String, String)> = std::fs::read_dir(&self.dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|e| {
-                let name = e
-                    .file_name()
-                    .to_string_lossy()
-                    .strip_suffix(".json")?
-                    .to_string();
-                let s: Session = serde_json::from_slice(&std::fs::read(e.path()).ok()?).ok()?;
-                Some((name, s.title))
-            })
-            .collect();
-        out.sort();
-        out
+        self.load(id)
     }
 }
 
@@ -381,12 +373,10 @@ mod tests {
         let back = store.restore(&newer.id).unwrap();
         assert_eq!(back, newer);
         assert_eq!(store.summaries().len(), 2);
+        let nope = SessionId::parse("nope").unwrap();
+        assert!(matches!(store.trash(&nope), Err(SessionError::NotFound(_))));
         assert!(matches!(
-            store.trash("nope"),
-            Err(SessionError::NotFound(_))
-        ));
-        assert!(matches!(
-            store.restore("nope"),
+            store.restore(&nope),
             Err(SessionError::NotFound(_))
         ));
     }

@@ -27,7 +27,11 @@ impl Agent {
         content: Vec<ContentPart>,
         ctx: &TurnContext,
     ) -> ActionResult {
-        let span = tracing::info_span!("turn", turn = ctx.events.turn(), depth = self.depth);
+        let span = tracing::info_span!(
+            "turn",
+            turn = ctx.events.turn().as_str(),
+            depth = self.depth
+        );
         // The top agent's budget is the turn's, shared with its subagents.
         let scoped;
         let ctx = if ctx.budget.limit().is_none() && self.config.token_budget.is_some() {

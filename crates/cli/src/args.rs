@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use baton_engine::api::SessionId;
 use clap::{Args, Parser, Subcommand};
 
 /// Baton — a desktop AI assistant, from the command line.
@@ -292,7 +293,7 @@ pub struct VoiceArgs {
     pub agent: Option<String>,
     /// Continue this saved conversation (a chat) by voice.
     #[arg(long, value_name = "ID")]
-    pub session: Option<String>,
+    pub session: Option<SessionId>,
     /// List the microphones and speakers, then exit.
     #[arg(long)]
     pub list_devices: bool,
@@ -525,7 +526,7 @@ pub struct ChatArgs {
     pub mode: Option<ModeArg>,
     /// Continue a saved session (name or id).
     #[arg(long)]
-    pub session: Option<String>,
+    pub session: Option<SessionId>,
     /// Allow tools that send something off this machine without asking (by default each one is put to you first).
     #[arg(long, short = 'y')]
     pub yes: bool,

@@ -11,10 +11,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use baton_config::BatonPaths;
 use baton_engine::{ConfirmMode, ConversationOptions, Engine, Overrides, UserMessage};
 use baton_orchestrator::{CancellationToken, Options};
 use baton_scripted_llm::{Reply, ScriptedServer};
+use baton_test_support::TestHome;
 use serde_json::json;
 
 const RUNS: usize = 15;
@@ -37,20 +37,17 @@ fn script(server: &ScriptedServer, delay_ms: u64) {
     server.reply_when("ROLE-syn", reply("A and B.", delay_ms));
 }
 
-fn engine(dir: &std::path::Path, server: &ScriptedServer) -> Arc<Engine> {
-    let providers = json!({"default": "scripted", "providers": [
-        {"name": "scripted", "dialect": "openai", "endpoint": format!("{}/v1", server.url()), "model": "m"}
-    ]});
-    std::fs::write(dir.join("providers.json"), providers.to_string()).unwrap();
+fn engine(home: &TestHome, server: &ScriptedServer) -> Arc<Engine> {
+    let providers = home.write_providers(&server.url(), None);
     let agent = |name: &str, spec: &str| json!({"name": name, "specialisations": [spec], "instructions": format!("ROLE-{name}"), "toolboxes": []});
     let team = json!({"agents": [agent("planner", "planning"), agent("alpha", "alpha-work"),
         agent("beta", "beta-work"), agent("rita", "review"), agent("syn", "synthesis")]});
-    let paths = BatonPaths::under(dir);
+    let paths = home.paths();
     std::fs::create_dir_all(&paths.config_dir).unwrap();
     std::fs::write(paths.user_agents_file(), team.to_string()).unwrap();
     let overrides = Overrides {
-        providers: Some(dir.join("providers.json")),
-        workspace: Some(dir.join("ws")),
+        providers: Some(providers),
+        workspace: Some(home.workspace()),
         ..Overrides::default()
     };
     Arc::new(Engine::load_with(paths, overrides).unwrap())
@@ -121,8 +118,8 @@ fn main() {
         .unwrap();
     rt.block_on(async {
         let server = ScriptedServer::start().await.unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let engine = engine(dir.path(), &server);
+        let home = TestHome::new();
+        let engine = engine(&home, &server);
         let (mut team, mut plain) = (Vec::new(), Vec::new());
         for _ in 0..RUNS {
             team.push(orchestrated(&engine, &server, true, 0).await);

@@ -5,13 +5,12 @@
 
 use std::sync::Arc;
 
-use baton_config::BatonPaths;
 use baton_engine::{ConversationOptions, Engine, Overrides, UserMessage};
 use baton_llm::{ChatRequest, Message};
 use baton_scripted_llm::ScriptedServer;
+use baton_test_support::TestHome;
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures::StreamExt;
-use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 fn bench(c: &mut Criterion) {
@@ -21,17 +20,13 @@ fn bench(c: &mut Criterion) {
         .build()
         .unwrap();
     let server = rt.block_on(ScriptedServer::start()).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let providers = json!({"default": "scripted", "providers": [
-        {"name": "scripted", "dialect": "openai", "endpoint": format!("{}/v1", server.url()), "model": "m"}
-    ]});
-    std::fs::write(dir.path().join("providers.json"), providers.to_string()).unwrap();
+    let home = TestHome::new();
     let overrides = Overrides {
-        providers: Some(dir.path().join("providers.json")),
-        workspace: Some(dir.path().join("ws")),
+        providers: Some(home.write_providers(&server.url(), None)),
+        workspace: Some(home.workspace()),
         ..Overrides::default()
     };
-    let engine = Arc::new(Engine::load_with(BatonPaths::under(dir.path()), overrides).unwrap());
+    let engine = Arc::new(Engine::load_with(home.paths(), overrides).unwrap());
     let cfg = engine.providers().config(None).unwrap();
     let provider = engine.providers().open(&cfg).unwrap();
     let options = ConversationOptions {

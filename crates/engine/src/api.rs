@@ -9,10 +9,15 @@
 //! sessions, confirmations); each concern has a module of its own.
 
 pub use baton_agent::{
-    AgentEvent, Confirmations, Questions, Session, SessionError, SessionInfo, SessionStore,
-    StopReason, TurnEvent, TurnOutcome, VoiceTurn,
+    AgentEvent, BadSessionId, Confirmations, MemorySessions, Questions, SESSION_ID_MAX, Session,
+    SessionError, SessionId, SessionInfo, SessionRepo, SessionStore, StopReason, TurnEvent, TurnId,
+    TurnOutcome, VoiceTurn,
 };
 pub use baton_docs::{FileAttachment, split_prompt};
+pub use baton_stdx::{error_chain, mask};
+
+/// API keys of the network doors.
+pub use crate::keys;
 pub use baton_llm::{
     ContentPart, Dialect, Image, InteractionMode, LlmError, Message, Readiness, ToolCall, Usage,
 };
@@ -22,8 +27,9 @@ pub use crate::{
     ConfirmMode, Conversation, ConversationOptions, Conversations, DIAGNOSTIC_TOOLS_ENV,
     ENV_PROVIDERS, ENV_WORKSPACE, Engine, EngineError, IndexChoice, IndexListener, IndexState,
     LoadListener, Models, Overrides, PROBE_TIMEOUT, ProviderChoice, Providers, PulledModel,
-    RestoreFileError, RestoredFile, Team, ToolboxInfo, Toolkit, Tools, Turn, UserMessage, Voice,
-    read_attachments, refresh_in_background,
+    RestoreFileError, RestoredFile, Run, RunParts, Team, TeamRequest, TeamRun, ToolboxInfo,
+    Toolkit, Tools, Turn, TurnControls, UserMessage, Voice, VoiceControls, VoiceInput,
+    VoiceRequest, VoiceRun, read_attachments, refresh_in_background,
 };
 
 /// Settings, folders and the keychain.
@@ -48,7 +54,7 @@ pub mod convert {
 pub mod voice {
     pub use baton_voice::{
         AudioSink, Control, EspeakTts, ListenMode, SentenceSplitter, Speech, SplitterOptions,
-        TextToSpeech, VoiceEvent, VoiceParts, run_voice_loop,
+        TextToSpeech, TurnRecord, VoiceEvent, VoiceParts, run_voice_loop,
     };
 
     pub use crate::{check_stt_language, spoken_action, spoken_yes_no, tool_cue};

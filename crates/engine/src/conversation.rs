@@ -9,15 +9,17 @@ use std::sync::Arc;
 
 use baton_agent::{
     ActionResult, Agent, AgentEvent, CommandOutcome, CompactionPolicy, ConfirmPolicy,
-    Confirmations, DOCUMENT_AGENT, EventSink, EventStream, Questions, Session, StopReason,
-    TurnContext, TurnEvent, TurnOutcome, bypass_prompt, document_request, handle_command,
+    Confirmations, DOCUMENT_AGENT, EventSink, Questions, Session, SessionId, SessionRepo,
+    StopReason, TurnContext, TurnEvent, TurnId, TurnOutcome, bypass_prompt, document_request,
+    handle_command,
 };
 use baton_docs::FileAttachment;
 use baton_index::WorkspaceIndex;
 use baton_llm::{ContentPart, FileRef, InteractionMode, Message};
 use tokio_util::sync::CancellationToken;
 
-use crate::{Engine, EngineError, LoadListener};
+use crate::{Engine, EngineError, LoadListener, Run};
+use futures::StreamExt;
 
 /// Events a turn may hold unread before the agent waits for the reader.
 const EVENT_CAPACITY: usize = 64;
@@ -148,68 +150,53 @@ enum TurnInput {
 #[derive(Clone)]
 pub struct Conversation {
     engine: Arc<Engine>,
+    repo: Arc<dyn SessionRepo>,
     session: Arc<tokio::sync::Mutex<Session>>,
     options: Arc<ConversationOptions>,
 }
 
-/// A running turn: its events, its Stop, and its confirmations.
-pub struct Turn {
-    id: Arc<str>,
-    events: EventStream,
-    cancel: CancellationToken,
+/// What a front door can do to a running turn besides stopping it:
+/// answer its confirmations and its subagents' questions.
+pub struct TurnControls {
+    id: TurnId,
     confirmations: Confirmations,
     questions: Questions,
 }
 
-impl Turn {
+/// A running turn: its events (the last is the top agent's
+/// [`AgentEvent::Finished`]), its Stop, its confirmations and questions,
+/// and its [`TurnOutcome`].
+pub type Turn = Run<TurnEvent, TurnOutcome, TurnControls>;
+
+impl Run<TurnEvent, TurnOutcome, TurnControls> {
     /// The turn's id (every event carries it).
-    pub fn id(&self) -> &str {
-        &self.id
-    }
-
-    /// The next event; the last is the top agent's `Finished`, then
-    /// `None`.
-    pub async fn next(&mut self) -> Option<TurnEvent> {
-        self.events.recv().await
-    }
-
-    /// Cancelling this stops the turn (the model call, the running tool,
-    /// a pending confirmation) within a second.
-    pub fn stopper(&self) -> CancellationToken {
-        self.cancel.clone()
+    pub fn id(&self) -> &TurnId {
+        &self.controls().id
     }
 
     /// Where confirmation requests of this turn are answered.
     pub fn confirmations(&self) -> Confirmations {
-        self.confirmations.clone()
+        self.controls().confirmations.clone()
     }
 
     /// Where subagents' questions of this turn are answered (by the
     /// subagent's session id, as [`AgentEvent::SubagentAsked`] gives it).
     pub fn questions(&self) -> Questions {
-        self.questions.clone()
-    }
-
-    /// Reads the remaining events and returns the outcome (`None` only if
-    /// the turn's task died).
-    pub async fn finish(mut self) -> Option<TurnOutcome> {
-        let mut last = None;
-        while let Some(e) = self.next().await {
-            if let AgentEvent::Finished(o) = e.event
-                && e.agent.depth == 0
-            {
-                last = Some(*o);
-            }
-        }
-        last
+        self.controls().questions.clone()
     }
 }
 
 impl Conversation {
-    /// A conversation of `engine` over `session`.
-    pub(crate) fn new(engine: Arc<Engine>, session: Session, options: ConversationOptions) -> Self {
+    /// A conversation of `engine` over `session`, kept in `repo`.
+    pub(crate) fn new(
+        engine: Arc<Engine>,
+        repo: Arc<dyn SessionRepo>,
+        session: Session,
+        options: ConversationOptions,
+    ) -> Self {
         Self {
             engine,
+            repo,
             session: Arc::new(tokio::sync::Mutex::new(session)),
             options: Arc::new(options),
         }
@@ -218,7 +205,7 @@ impl Conversation {
 
 impl Conversation {
     /// The session's id.
-    pub async fn session_id(&self) -> String {
+    pub async fn session_id(&self) -> SessionId {
         self.session.lock().await.id.clone()
     }
 
@@ -249,14 +236,14 @@ impl Conversation {
         };
         turn.message = index;
         session.voice.push(turn);
-        self.keep(&session)?;
+        self.keep(&session).await?;
         Ok(true)
     }
 
-    /// Saves `session` when the conversation is kept.
-    fn keep(&self, session: &Session) -> Result<(), EngineError> {
+    /// Saves `session` in the repo when the conversation is kept.
+    async fn keep(&self, session: &Session) -> Result<(), EngineError> {
         if self.options.persist {
-            crate::conversations::session_store(&self.engine).save(session)?;
+            self.repo.save(session).await?;
         }
         Ok(())
     }
@@ -277,7 +264,7 @@ impl Conversation {
         drop_last_exchange(&mut session.history);
         let kept = session.history.len();
         session.voice.retain(|v| v.message < kept);
-        self.keep(&session)?;
+        self.keep(&session).await?;
         Ok(true)
     }
 
@@ -300,8 +287,8 @@ impl Conversation {
         self.start(TurnInput::Regenerate)
     }
 
-    /// Runs a slash command on the session (saved when it holds
-    /// something); `None` when `line` is not a command.
+    /// Runs a slash command on the session (saved when the command
+    /// changed it); `None` when `line` is not a command.
     pub async fn command(&self, line: &str) -> Result<Option<String>, EngineError> {
         match line.trim() {
             "/prompts" => return Ok(Some(self.engine.tools().prompts_listing().await)),
@@ -314,8 +301,9 @@ impl Conversation {
             _ => {}
         }
         let mut session = self.session.lock().await;
-        let store = crate::conversations::session_store(&self.engine);
-        let reply = match handle_command(line, &mut session, &store, &CompactionPolicy::default()) {
+        let before = session.clone();
+        let policy = CompactionPolicy::default();
+        let reply = match handle_command(line, &mut session, &*self.repo, &policy).await {
             CommandOutcome::Reply(text) => text,
             CommandOutcome::ModelChanged(model) => format!("model set to {model}"),
             // Answered by `send` (a turn of its own, outside the history).
@@ -325,18 +313,16 @@ impl Conversation {
                 return Ok(None);
             }
         };
-        let worth = !session.history.is_empty()
-            || session.model.is_some()
-            || session.instructions.is_some();
-        if self.options.persist && worth {
-            store.save(&session)?;
+        // Kept when the command changed it (a `/session reset` too).
+        if *session != before {
+            self.keep(&session).await?;
         }
         Ok(Some(reply))
     }
 
     fn start(&self, input: TurnInput) -> Turn {
-        let id: Arc<str> = uuid::Uuid::new_v4().simple().to_string()[..12].into();
-        let (events, stream) = EventSink::channel(Arc::clone(&id), EVENT_CAPACITY);
+        let id = TurnId::new();
+        let (events, stream) = EventSink::channel(id.clone(), EVENT_CAPACITY);
         let cancel = CancellationToken::new();
         let confirmations = Confirmations::default();
         let confirm = match &self.options.confirm {
@@ -357,20 +343,24 @@ impl Conversation {
             previews: self.options.previews,
         };
         let this = self.clone();
-        tokio::spawn(async move { this.run(input, ctx).await });
-        Turn {
+        let task = tokio::spawn(async move { this.run(input, ctx).await });
+        let events =
+            futures::stream::unfold(
+                stream,
+                |mut s| async move { s.recv().await.map(|e| (e, s)) },
+            );
+        let controls = TurnControls {
             id,
-            events: stream,
-            cancel,
             confirmations,
             questions,
-        }
+        };
+        Run::start(events.boxed(), cancel, controls, task)
     }
 
     /// The turn: prepare the user message, run the agent, save, finish.
     /// A `/session bypass` message, or any message while history is off,
     /// runs on an empty history and adds nothing to the session.
-    async fn run(self, input: TurnInput, ctx: TurnContext) {
+    async fn run(self, input: TurnInput, ctx: TurnContext) -> TurnOutcome {
         let mut session = self.session.lock().await;
         let result = match self.prepare(&mut session, input, &ctx).await {
             Ok(Prepared {
@@ -395,9 +385,7 @@ impl Conversation {
                 result
             }
         };
-        if self.options.persist
-            && let Err(e) = crate::conversations::session_store(&self.engine).save(&session)
-        {
+        if let Err(e) = self.keep(&session).await {
             let message = format!("the conversation could not be saved: {e}");
             ctx.events.emit(AgentEvent::Error { message }).await;
         }
@@ -408,8 +396,9 @@ impl Conversation {
             result,
         };
         ctx.events
-            .emit(AgentEvent::Finished(Box::new(outcome)))
+            .emit(AgentEvent::Finished(Box::new(outcome.clone())))
             .await;
+        outcome
     }
 
     /// The conversation's options, with another agent for one turn.

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use baton_agent::{Session, SessionStore};
+use baton_agent::{Session, SessionId, SessionRepo, SessionStore};
 use baton_docs::{AttachmentContext, FileAttachment};
 use baton_llm::FileRef;
 
@@ -15,26 +15,52 @@ pub struct Conversations<'a> {
 }
 
 impl Conversations<'_> {
-    /// Opens conversation `id` (a saved session), or a new one.
+    /// Opens conversation `id` (a saved session), or a new one; kept in
+    /// the engine's session files.
     pub fn open(
         &self,
-        id: Option<&str>,
+        id: Option<&SessionId>,
         options: ConversationOptions,
     ) -> Result<Conversation, EngineError> {
+        let store = self.store();
         let session = match id {
-            Some(id) => self.store().load(id)?,
+            Some(id) => store.load(id)?,
             None => Session::new(),
         };
-        Ok(self.open_with(session, options))
+        Ok(Conversation::new(
+            Arc::clone(self.e),
+            Arc::new(store),
+            session,
+            options,
+        ))
+    }
+
+    /// Opens conversation `id` kept in `repo` (a new, empty one when it
+    /// has none by that id); the conversation saves there.
+    pub async fn open_in(
+        &self,
+        repo: Arc<dyn SessionRepo>,
+        id: &SessionId,
+        options: ConversationOptions,
+    ) -> Result<Conversation, EngineError> {
+        let session = repo.load_or_new(id).await?;
+        Ok(Conversation::new(
+            Arc::clone(self.e),
+            repo,
+            session,
+            options,
+        ))
     }
 
     /// Opens a conversation over `session` as given (a front door that
-    /// brings its own history: the HTTP API's posted messages).
+    /// brings its own history: the HTTP API's posted messages); with
+    /// `persist` it is saved in the engine's session files.
     pub fn open_with(&self, session: Session, options: ConversationOptions) -> Conversation {
-        Conversation::new(Arc::clone(self.e), session, options)
+        Conversation::new(Arc::clone(self.e), Arc::new(self.store()), session, options)
     }
 
-    /// Where sessions are saved.
+    /// The engine's session files (what `baton chat --session` and the
+    /// desktop's sidebar use).
     pub fn store(&self) -> SessionStore {
         session_store(self.e)
     }

@@ -65,4 +65,16 @@ pub enum EngineError {
     /// The speech engine could not start.
     #[error(transparent)]
     Speech(#[from] baton_voice::TtsError),
+    /// Speech recognition could not start (no model, no worker).
+    #[error(transparent)]
+    Listen(#[from] baton_voice::stt::SttError),
+    /// A microphone, speaker or recording could not be opened.
+    #[error(transparent)]
+    Audio(#[from] baton_voice::audio::AudioError),
+    /// A voice conversation could not start for another reason.
+    #[error("the voice conversation could not start: {0}")]
+    VoiceStart(String),
+    /// A control was sent to a voice conversation that has ended.
+    #[error("no voice conversation is running")]
+    VoiceEnded,
 }

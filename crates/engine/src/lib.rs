@@ -14,12 +14,14 @@ mod diagnostics;
 mod error;
 mod first_run;
 mod index;
+pub mod keys;
 mod models;
 mod now;
 mod prompts;
 mod providers;
 mod readiness;
 mod restore;
+mod run;
 mod team;
 mod tools;
 mod user_providers;
@@ -37,7 +39,7 @@ pub use agents::{AgentInfo, Agents, ToolboxInfo, Toolkit, compaction_for};
 pub use attachments::{AttachmentStore, read_attachments};
 pub use build::LoadListener;
 pub use conversation::{
-    ConfirmMode, Conversation, ConversationOptions, IndexChoice, Turn, UserMessage,
+    ConfirmMode, Conversation, ConversationOptions, IndexChoice, Turn, TurnControls, UserMessage,
     attachment_note, drop_last_exchange,
 };
 pub use conversations::Conversations;
@@ -52,11 +54,12 @@ pub use now::{Clock, NowContext};
 pub use providers::Providers;
 pub use readiness::local_readiness;
 pub use restore::{RestoreFileError, RestoredFile};
-pub use team::Team;
+pub use run::{Run, RunParts};
+pub use team::{Team, TeamRequest, TeamRun};
 pub use tools::Tools;
 pub use voice::{
-    AgentResponder, VOICE_INSTRUCTIONS, Voice, check_stt_language, spoken_action, spoken_yes_no,
-    tool_cue,
+    AgentResponder, VOICE_INSTRUCTIONS, Voice, VoiceControls, VoiceInput, VoiceRequest, VoiceRun,
+    check_stt_language, spoken_action, spoken_yes_no, tool_cue,
 };
 
 /// What a front door may override when loading the engine.

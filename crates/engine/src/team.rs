@@ -7,12 +7,52 @@ use std::sync::Arc;
 
 use baton_agent::{Session, StopReason};
 use baton_orchestrator::{
-    Ask, CancellationToken, Member, MemberError, Options, Orchestrator, OrchestratorError, Reply,
+    Ask, Attachment, CancellationToken, Member, MemberError, Options, OrchestrationEvent,
+    OrchestrationResult, Orchestrator, OrchestratorError, Reply, StateFactory,
 };
 use futures::future::BoxFuture;
 
 use crate::conversation::{ConfirmMode, ConversationOptions, UserMessage};
-use crate::{Engine, EngineError};
+use crate::{Engine, EngineError, Run};
+
+/// Progress events a team run may hold unread before its event thread
+/// waits for the reader (the run itself never waits).
+const TEAM_EVENTS: usize = 256;
+
+/// What a team is asked, and how it works.
+pub struct TeamRequest {
+    /// The request.
+    pub prompt: String,
+    /// Files given with it, as text.
+    pub attachments: Vec<Attachment>,
+    /// The members by name (any casing); `None`: every enabled agent.
+    pub names: Option<Vec<String>>,
+    /// External actions: a team runs without anyone to ask, so refuse
+    /// (with the reason) or allow (`--yes`).
+    pub confirm: ConfirmMode,
+    /// Review, revision, budget and order.
+    pub options: Options,
+    /// Where the run's shared notes are kept (default: in memory).
+    pub state: Option<StateFactory>,
+}
+
+impl TeamRequest {
+    /// `prompt` for every enabled agent, with the default options.
+    pub fn new(prompt: impl Into<String>, confirm: ConfirmMode) -> Self {
+        Self {
+            prompt: prompt.into(),
+            attachments: Vec::new(),
+            names: None,
+            confirm,
+            options: Options::default(),
+            state: None,
+        }
+    }
+}
+
+/// A team at work: each stage as it happens, then the whole run (`Err`
+/// only for a request that could not start, such as an empty one).
+pub type TeamRun = Run<OrchestrationEvent, Result<OrchestrationResult, OrchestratorError>>;
 
 /// Teams of an [`Engine`]'s agents (see [`Engine::team`]).
 pub struct Team<'a> {
@@ -121,6 +161,34 @@ impl Team<'_> {
             }));
         }
         Ok(members)
+    }
+
+    /// Starts `request` on its team; the run's events are its stages.
+    pub fn start(&self, request: TeamRequest) -> Result<TeamRun, EngineError> {
+        let orchestrator = self.orchestrator(
+            request.names.as_deref(),
+            request.confirm.clone(),
+            request.options.clone(),
+        )?;
+        let orchestrator = match request.state.clone() {
+            Some(state) => orchestrator.with_state(state),
+            None => orchestrator,
+        };
+        Ok(Run::spawn(TEAM_EVENTS, (), move |parts| async move {
+            // The orchestrator calls this on its own event thread (not the
+            // runtime's), where waiting for the reader is fine.
+            let events = parts.events;
+            let orchestrator = orchestrator.on_event(Arc::new(move |e: &OrchestrationEvent| {
+                let _ = events.blocking_send(e.clone());
+            }));
+            let result = orchestrator
+                .orchestrate(&request.prompt, &request.attachments, parts.cancel)
+                .await;
+            // The event thread ends with the orchestrator, and the events
+            // with it.
+            drop(orchestrator);
+            result
+        }))
     }
 
     /// An orchestrator over [`members`](Self::members).

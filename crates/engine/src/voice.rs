@@ -27,8 +27,10 @@ pub struct Voice<'a> {
 }
 
 mod responder;
+mod run;
 
 pub use responder::{AgentResponder, spoken_action, spoken_yes_no, tool_cue};
+pub use run::{VoiceControls, VoiceInput, VoiceRequest, VoiceRun};
 
 /// What an agent is told when its answers are spoken.
 pub const VOICE_INSTRUCTIONS: &str = "You are talking with the user by voice: your answer is read \
@@ -43,7 +45,7 @@ impl Voice<'_> {
     /// ask the user, who answers by voice ([`AgentResponder`]).
     pub fn conversation(
         &self,
-        session: Option<&str>,
+        session: Option<&baton_agent::SessionId>,
         agent: Option<&str>,
         provider: Option<&str>,
     ) -> Result<Conversation, EngineError> {

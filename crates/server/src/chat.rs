@@ -14,10 +14,10 @@ use axum::extract::rejection::JsonRejection;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use baton_engine::api::{AgentEvent, Session, TurnEvent};
+use baton_engine::api::{AgentEvent, Session, SessionId, TurnEvent};
 use baton_engine::api::{ContentPart, Message};
 use baton_engine::{
-    ConfirmMode, Conversation, ConversationOptions, IndexChoice, Turn, UserMessage,
+    ConfirmMode, Conversation, ConversationOptions, EngineError, IndexChoice, Turn, UserMessage,
 };
 use futures::Stream;
 use serde_json::{Value, json};
@@ -99,15 +99,10 @@ fn read_body(body: Result<Json<ChatRequest>, JsonRejection>) -> Result<ChatReque
 }
 
 /// The `x-baton-session` the client asked for, checked.
-fn kept_session(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+fn kept_session(headers: &HeaderMap) -> Result<Option<SessionId>, ApiError> {
     headers
         .get("x-baton-session")
-        .map(|v| {
-            let id = v
-                .to_str()
-                .map_err(|_| sessions::valid_id("").unwrap_err())?;
-            sessions::valid_id(id).map(str::to_string)
-        })
+        .map(|v| sessions::parse_id(v.to_str().unwrap_or("")))
         .transpose()
 }
 
@@ -117,24 +112,32 @@ fn kept_session(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
 async fn open(
     app: &Arc<App>,
     req: &ChatRequest,
-    kept: Option<&str>,
+    kept: Option<&SessionId>,
 ) -> Result<(Conversation, UserMessage), ApiError> {
     let (agent, provider) = app.resolve_model(&req.model)?;
     let (posted, instructions, message) = conversation_from(app, &req.messages).await?;
-    let session = match kept {
-        Some(id) => app.sessions.load(id).await?,
-        None => posted,
-    };
     let options = ConversationOptions {
         agent,
         provider,
         instructions,
-        persist: false,
+        persist: kept.is_some(),
         confirm: ConfirmMode::Refuse(NO_CONFIRM.into()),
         index: IndexChoice::Given(app.index.index.clone()),
         ..ConversationOptions::default()
     };
-    let conversation = app.engine.conversations().open_with(session, options);
+    let conversations = app.engine.conversations();
+    // A kept session is saved by the conversation after each turn and
+    // command, in the server's repository.
+    let conversation = match kept {
+        Some(id) => conversations
+            .open_in(std::sync::Arc::clone(&app.sessions.repo), id, options)
+            .await
+            .map_err(|e| match e {
+                EngineError::Session(e) => sessions::store_error(e),
+                e => ApiError::server(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+            })?,
+        None => conversations.open_with(posted, options),
+    };
     conversation
         .ready()
         .await
@@ -158,33 +161,31 @@ pub(crate) async fn completions(
         return crate::team::completions(Arc::clone(&app), req, prompt, place).await;
     }
     let kept = kept_session(&headers)?;
-    let (conversation, message) = open(&app, &req, kept.as_deref()).await?;
+    let (conversation, message) = open(&app, &req, kept.as_ref()).await?;
     let chunks = Chunks::new(&req.model);
-    let keep = kept.map(|_| (conversation.clone(), Arc::clone(&app)));
-    // A slash command on a kept session answers at once.
-    if let Some((c, app)) = &keep
+    // A slash command on a kept session answers at once (and is saved).
+    if kept.is_some()
         && message.files.is_empty()
         && message.text.trim_start().starts_with('/')
-        && let Some(out) = c
+        && let Some(out) = conversation
             .command(&message.text)
             .await
-            .map_err(|e| ApiError::invalid(e.to_string(), Some("messages")))?
+            .map_err(|e| match e {
+                EngineError::Session(e) => sessions::store_error(e),
+                e => ApiError::invalid(e.to_string(), Some("messages")),
+            })?
     {
-        app.sessions.save(c.session().await).await?;
         return Ok(fixed(&chunks, out, req.stream));
     }
     let turn = conversation.send(message);
     if req.stream {
         let usage = req.stream_options.is_some_and(|o| o.include_usage);
-        Ok(Sse::new(stream(turn, chunks, usage, place, keep))
+        Ok(Sse::new(stream(turn, chunks, usage, place))
             .keep_alive(KeepAlive::default())
             .into_response())
     } else {
         let answer = complete(turn, &chunks).await;
         drop(place);
-        if let Some((c, app)) = keep {
-            app.sessions.save(c.session().await).await?;
-        }
         Ok(Json(answer?).into_response())
     }
 }
@@ -339,7 +340,6 @@ fn stream(
     chunks: Chunks,
     with_usage: bool,
     place: tokio::sync::OwnedSemaphorePermit,
-    keep: Option<(Conversation, Arc<App>)>,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
     struct St {
         turn: Turn,
@@ -351,8 +351,6 @@ fn stream(
         with_usage: bool,
         queue: std::collections::VecDeque<Event>,
         done: bool,
-        /// The kept session, saved when the answer ends.
-        keep: Option<(Conversation, Arc<App>)>,
     }
     let stop = Stopper(turn.stopper());
     let mut queue = std::collections::VecDeque::new();
@@ -366,7 +364,6 @@ fn stream(
         with_usage,
         queue,
         done: false,
-        keep,
     };
     futures::stream::unfold(st, |mut st| async move {
         loop {
@@ -379,12 +376,6 @@ fn stream(
             match st.turn.next().await {
                 Some(e) => on_event(&mut st.queue, &st.chunks, &mut st.usage, &e),
                 None => {
-                    if let Some((c, app)) = st.keep.take()
-                        && let Err(e) = app.sessions.save(c.session().await).await
-                    {
-                        st.queue
-                            .push_back(Event::default().comment(format!("error {e}")));
-                    }
                     st.queue.push_back(st.chunks.chunk(json!({}), Some("stop")));
                     if st.with_usage {
                         st.queue.push_back(st.chunks.usage(st.usage.into()));

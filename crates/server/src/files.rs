@@ -131,12 +131,12 @@ fn checked(id: &str) -> Result<&str, ApiError> {
 impl FileStore {
     /// Beside the sessions: on their Redis, else in `data_dir/api-files`.
     pub fn beside(sessions: &crate::Sessions, data_dir: &std::path::Path) -> Self {
-        match sessions {
-            crate::Sessions::Redis { conn, url, .. } => FileStore::Redis {
-                conn: conn.clone(),
-                url: url.clone(),
+        match &sessions.redis {
+            Some(link) => FileStore::Redis {
+                conn: link.conn.clone(),
+                url: link.url.clone(),
             },
-            _ => FileStore::Disk(data_dir.join("api-files")),
+            None => FileStore::Disk(data_dir.join("api-files")),
         }
     }
 

@@ -10,7 +10,6 @@
 mod chat;
 mod error;
 mod files;
-mod keys;
 mod limits;
 mod parts;
 mod ready;
@@ -30,11 +29,11 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use baton_engine::Engine;
+use baton_engine::api::keys::{KeyError, LiveKeys};
 use serde_json::{Value, json};
 
 pub use error::ApiError;
 pub use files::{FileRecord, FileStore, Purpose};
-pub use keys::{KEYS_FILE, KeyError, KeyStore, Keys, StoredKey};
 pub use limits::Limits;
 pub use sessions::{SessionKind, Sessions};
 
@@ -56,46 +55,12 @@ pub const BODY_LIMIT: usize = 16 * 1024 * 1024;
 /// What the handlers share.
 pub struct App {
     engine: Arc<Engine>,
-    keys: KeyWatch,
+    keys: LiveKeys,
     gate: limits::Gate,
     limits: Limits,
     sessions: Sessions,
     files: FileStore,
     index: ready::ServerIndex,
-}
-
-/// The accepted keys, re-read when the keys file changes (a key made or
-/// revoked counts from the next request, without a restart).
-struct KeyWatch {
-    store: KeyStore,
-    /// Keys were required at start: a server that listens beyond this
-    /// computer never becomes open, even with every key revoked.
-    required: bool,
-    current: std::sync::RwLock<(Option<std::time::SystemTime>, Keys)>,
-}
-
-impl KeyWatch {
-    fn new(store: KeyStore, keys: Keys) -> Self {
-        Self {
-            required: !keys.is_empty(),
-            current: std::sync::RwLock::new((store.modified(), keys)),
-            store,
-        }
-    }
-
-    /// The keys now (`None`: no key is needed).
-    fn now(&self) -> Option<Keys> {
-        let modified = self.store.modified();
-        let stale = self.current.read().map(|c| c.0 != modified).unwrap_or(true);
-        if stale
-            && let Ok(stored) = self.store.list()
-            && let Ok(mut c) = self.current.write()
-        {
-            *c = (modified, Keys::from_stored(&stored));
-        }
-        let keys = self.current.read().map(|c| c.1.clone()).unwrap_or_default();
-        (self.required || !keys.is_empty()).then_some(keys)
-    }
 }
 
 /// Why the server could not start.
@@ -123,12 +88,10 @@ pub enum ServeError {
 }
 
 impl App {
-    /// The handlers' state over `engine`, accepting the keys of `store`
-    /// (`keys`, as read at start; none: open).
+    /// The handlers' state over `engine`, accepting `keys` (none: open).
     async fn new(
         engine: Arc<Engine>,
-        store: KeyStore,
-        keys: Keys,
+        keys: LiveKeys,
         options: ServeOptions,
     ) -> Result<Arc<Self>, ServeError> {
         let sessions = Sessions::open(&options.sessions, &engine)
@@ -139,7 +102,7 @@ impl App {
         let files = FileStore::beside(&sessions, &engine.paths().data_dir);
         Ok(Arc::new(Self {
             engine,
-            keys: KeyWatch::new(store, keys),
+            keys,
             gate: limits::Gate::new(options.limits),
             limits: options.limits,
             sessions,
@@ -336,9 +299,8 @@ pub async fn serve(
     on_bound: impl FnOnce(SocketAddr, bool),
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let store = KeyStore::new(&engine.paths().data_dir);
-    let keys = Keys::from_stored(&store.list()?);
-    if keys.is_empty() && !addr.ip().is_loopback() {
+    let keys = LiveKeys::open(&engine.paths().data_dir)?;
+    if !keys.required() && !addr.ip().is_loopback() {
         return Err(ServeError::NotLoopback(addr.ip()));
     }
     let bind_error = |e: std::io::Error| ServeError::Bind {
@@ -349,8 +311,8 @@ pub async fn serve(
         .await
         .map_err(bind_error)?;
     let bound = listener.local_addr().map_err(bind_error)?;
-    let keys_required = !keys.is_empty();
-    let app = App::new(engine, store, keys, options).await?;
+    let keys_required = keys.required();
+    let app = App::new(engine, keys, options).await?;
     on_bound(bound, keys_required);
     axum::serve(listener, router(app))
         .with_graceful_shutdown(shutdown)

@@ -1,33 +1,35 @@
 //! Server-side conversations for clients that send `x-baton-session: ID`:
 //! the history lives on the server (slash commands and compaction work as
-//! in `baton chat`), kept in memory or in the engine's session files.
-//! Without the header the API is stateless, as OpenAI's is.
+//! in `baton chat`), kept in a [`SessionRepo`]: memory, the engine's
+//! session files, or Redis (here). Without the header the API is
+//! stateless, as OpenAI's is.
 
-use std::collections::HashMap;
+use std::sync::Arc;
 
-use baton_engine::api::{Session, SessionError, SessionStore};
-use tokio::sync::Mutex;
+use async_trait::async_trait;
+use axum::http::StatusCode;
+use baton_engine::api::{
+    MemorySessions, Session, SessionError, SessionId, SessionInfo, SessionRepo,
+};
 
 use crate::ApiError;
-use axum::http::StatusCode;
 
 /// Where `x-baton-session` conversations are kept.
-pub enum Sessions {
-    /// In this process (gone when it stops).
-    Memory(Mutex<HashMap<String, Session>>),
-    /// The engine's session files (what `baton chat --session` and the
-    /// desktop use).
-    File(SessionStore),
-    /// A Redis server several instances share; each session expires
-    /// `ttl` seconds after its last use.
-    Redis {
-        /// The connection (reconnects by itself).
-        conn: redis::aio::ConnectionManager,
-        /// Where, for messages.
-        url: String,
-        /// Sliding expiry, in seconds.
-        ttl: u64,
-    },
+pub struct Sessions {
+    /// The repository conversations are opened in and saved to.
+    pub(crate) repo: Arc<dyn SessionRepo>,
+    /// The Redis server, when sessions are kept there (files and the
+    /// team's notes are shared beside them).
+    pub(crate) redis: Option<RedisLink>,
+}
+
+/// A connection to the Redis server the sessions are on.
+#[derive(Clone)]
+pub(crate) struct RedisLink {
+    /// The connection (reconnects by itself).
+    pub(crate) conn: redis::aio::ConnectionManager,
+    /// Where, for messages.
+    pub(crate) url: String,
 }
 
 /// Which store `baton serve --sessions` names.
@@ -64,127 +66,196 @@ impl SessionKind {
     }
 }
 
-fn redis_error(url: &str, e: &redis::RedisError) -> ApiError {
-    ApiError::server(
-        StatusCode::SERVICE_UNAVAILABLE,
-        format!("the session store (Redis at {url}) cannot be reached: {e}"),
-    )
-}
-
-fn key(id: &str) -> String {
-    format!("baton:session:{id}")
-}
-
 impl Sessions {
     /// The store `kind` names; Redis is connected now (an unreachable
     /// server is told at start).
     pub async fn open(
         kind: &SessionKind,
-        engine: &std::sync::Arc<baton_engine::Engine>,
+        engine: &Arc<baton_engine::Engine>,
     ) -> Result<Self, String> {
         Ok(match kind {
-            SessionKind::Memory => Self::Memory(Mutex::default()),
-            SessionKind::File => Self::File(engine.conversations().store()),
+            SessionKind::Memory => Self {
+                repo: Arc::new(MemorySessions::default()),
+                redis: None,
+            },
+            SessionKind::File => Self {
+                repo: Arc::new(engine.conversations().store()),
+                redis: None,
+            },
             SessionKind::Redis { url, ttl_days } => {
-                let fail = |e: redis::RedisError| format!("Redis at {url} cannot be reached: {e}");
-                let client = redis::Client::open(url.as_str()).map_err(fail)?;
-                let config = redis::aio::ConnectionManagerConfig::new()
-                    .set_connection_timeout(Some(std::time::Duration::from_secs(5)))
-                    .set_response_timeout(Some(std::time::Duration::from_secs(5)))
-                    .set_number_of_retries(2);
-                let conn = client
-                    .get_connection_manager_with_config(config)
-                    .await
-                    .map_err(fail)?;
-                Self::Redis {
-                    conn,
-                    url: url.clone(),
+                let link = RedisLink::connect(url).await?;
+                let repo = RedisSessions {
+                    link: link.clone(),
                     ttl: u64::from(*ttl_days) * 86_400,
+                };
+                Self {
+                    repo: Arc::new(repo),
+                    redis: Some(link),
                 }
             }
         })
     }
 }
 
-fn store_error(e: SessionError) -> ApiError {
-    ApiError::server(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        format!("the session store failed: {e}"),
-    )
-}
-
-/// Checks a client's session id (it becomes a file name).
-pub(crate) fn valid_id(id: &str) -> Result<&str, ApiError> {
-    let ok = !id.is_empty()
-        && id.len() <= 64
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c));
-    if ok {
-        Ok(id)
-    } else {
-        Err(ApiError::invalid(
-            "`x-baton-session` is 1 to 64 letters, digits, `-` or `_`",
-            None,
-        ))
-    }
-}
-
-impl Sessions {
-    /// The session `id`, or a new one by that id.
-    pub(crate) async fn load(&self, id: &str) -> Result<Session, ApiError> {
-        let found = match self {
-            Sessions::Memory(m) => m.lock().await.get(id).cloned(),
-            Sessions::File(store) => match store.load(id) {
-                Ok(s) => Some(s),
-                Err(SessionError::NotFound(_)) => None,
-                Err(e) => return Err(store_error(e)),
-            },
-            Sessions::Redis { conn, url, ttl } => {
-                // GETEX: read it and slide its expiry.
-                let json: Option<String> = redis::cmd("GETEX")
-                    .arg(key(id))
-                    .arg("EX")
-                    .arg(*ttl)
-                    .query_async(&mut conn.clone())
-                    .await
-                    .map_err(|e| redis_error(url, &e))?;
-                match json {
-                    Some(j) => Some(serde_json::from_str(&j).map_err(|e| {
-                        ApiError::server(
-                            StatusCode::INTERNAL_SERVER_ERROR,
-                            format!("session `{id}` in Redis is damaged: {e}"),
-                        )
-                    })?),
-                    None => None,
-                }
-            }
-        };
-        Ok(found.unwrap_or_else(|| Session {
-            id: id.to_string(),
-            ..Session::new()
-        }))
+impl RedisLink {
+    /// Connects to `url`, with short timeouts and a few retries.
+    async fn connect(url: &str) -> Result<Self, String> {
+        let fail = |e: redis::RedisError| format!("Redis at {url} cannot be reached: {e}");
+        let client = redis::Client::open(url).map_err(fail)?;
+        let config = redis::aio::ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(std::time::Duration::from_secs(5)))
+            .set_response_timeout(Some(std::time::Duration::from_secs(5)))
+            .set_number_of_retries(2);
+        let conn = client
+            .get_connection_manager_with_config(config)
+            .await
+            .map_err(fail)?;
+        Ok(Self {
+            conn,
+            url: url.to_string(),
+        })
     }
 
-    /// Keeps `session` (after a turn or a command).
-    pub(crate) async fn save(&self, session: Session) -> Result<(), ApiError> {
-        match self {
-            Sessions::Memory(m) => {
-                m.lock().await.insert(session.id.clone(), session);
-                Ok(())
-            }
-            Sessions::File(store) => store.save(&session).map(drop).map_err(store_error),
-            Sessions::Redis { conn, url, ttl } => {
-                let json = serde_json::to_string(&session).expect("a session serializes");
-                redis::cmd("SET")
-                    .arg(key(&session.id))
-                    .arg(json)
-                    .arg("EX")
-                    .arg(*ttl)
-                    .query_async::<()>(&mut conn.clone())
-                    .await
-                    .map_err(|e| redis_error(url, &e))
-            }
+    fn unavailable(&self, e: &redis::RedisError) -> SessionError {
+        SessionError::Unavailable {
+            place: format!("Redis at {}", self.url),
+            reason: e.to_string(),
         }
     }
+}
+
+/// Sessions on a Redis server several instances share, one JSON string
+/// each under `baton:session:ID`; each expires `ttl` seconds after its
+/// last use.
+struct RedisSessions {
+    link: RedisLink,
+    ttl: u64,
+}
+
+fn key(id: &SessionId) -> String {
+    format!("baton:session:{id}")
+}
+
+const KEY_PREFIX: &str = "baton:session:";
+
+#[async_trait]
+impl SessionRepo for RedisSessions {
+    async fn load(&self, id: &SessionId) -> Result<Session, SessionError> {
+        // GETEX: read it and slide its expiry.
+        let json: Option<String> = redis::cmd("GETEX")
+            .arg(key(id))
+            .arg("EX")
+            .arg(self.ttl)
+            .query_async(&mut self.link.conn.clone())
+            .await
+            .map_err(|e| self.link.unavailable(&e))?;
+        let json = json.ok_or_else(|| SessionError::NotFound(id.clone()))?;
+        serde_json::from_str(&json).map_err(|e| SessionError::Corrupt {
+            name: id.clone(),
+            reason: format!("in Redis: {e}"),
+        })
+    }
+
+    async fn save(&self, session: &Session) -> Result<(), SessionError> {
+        let json = serde_json::to_string(session).expect("a session serializes");
+        redis::cmd("SET")
+            .arg(key(&session.id))
+            .arg(json)
+            .arg("EX")
+            .arg(self.ttl)
+            .query_async::<()>(&mut self.link.conn.clone())
+            .await
+            .map_err(|e| self.link.unavailable(&e))
+    }
+
+    async fn delete(&self, id: &SessionId) -> Result<bool, SessionError> {
+        let gone: u64 = redis::cmd("DEL")
+            .arg(key(id))
+            .query_async(&mut self.link.conn.clone())
+            .await
+            .map_err(|e| self.link.unavailable(&e))?;
+        Ok(gone > 0)
+    }
+
+    async fn list(&self) -> Result<Vec<SessionInfo>, SessionError> {
+        let mut conn = self.link.conn.clone();
+        let keys = self.session_keys().await?;
+        let mut out = Vec::new();
+        for k in keys {
+            let Some(id) = k
+                .strip_prefix(KEY_PREFIX)
+                .and_then(|i| SessionId::parse(i).ok())
+            else {
+                continue;
+            };
+            let (json, left): (Option<String>, i64) = redis::pipe()
+                .get(&k)
+                .ttl(&k)
+                .query_async(&mut conn)
+                .await
+                .map_err(|e| self.link.unavailable(&e))?;
+            let Some(session) = json.and_then(|j| serde_json::from_str::<Session>(&j).ok()) else {
+                continue;
+            };
+            // Last used: the expiry slides from there.
+            let idle = self.ttl.saturating_sub(left.max(0) as u64);
+            let modified = std::time::SystemTime::now() - std::time::Duration::from_secs(idle);
+            out.push(SessionInfo::of(&Session { id, ..session }, modified));
+        }
+        out.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.id.cmp(&b.id)));
+        Ok(out)
+    }
+
+    fn place(&self) -> String {
+        format!("Redis at {}", self.link.url)
+    }
+}
+
+impl RedisSessions {
+    /// Every session's key, by SCAN (which, unlike KEYS, does not hold
+    /// the server up while it walks).
+    async fn session_keys(&self) -> Result<Vec<String>, SessionError> {
+        let mut conn = self.link.conn.clone();
+        let (mut cursor, mut keys) = (0u64, Vec::new());
+        loop {
+            let (next, batch): (u64, Vec<String>) = redis::cmd("SCAN")
+                .arg(cursor)
+                .arg("MATCH")
+                .arg(format!("{KEY_PREFIX}*"))
+                .arg("COUNT")
+                .arg(500)
+                .query_async(&mut conn)
+                .await
+                .map_err(|e| self.link.unavailable(&e))?;
+            keys.extend(batch);
+            if next == 0 {
+                return Ok(keys);
+            }
+            cursor = next;
+        }
+    }
+}
+
+/// A session store's failure as the API's error: 503 while the store
+/// cannot be reached, 500 otherwise.
+pub(crate) fn store_error(e: SessionError) -> ApiError {
+    match e {
+        SessionError::Unavailable { .. } => {
+            ApiError::server(StatusCode::SERVICE_UNAVAILABLE, e.to_string())
+        }
+        e => ApiError::server(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the session store failed: {e}"),
+        ),
+    }
+}
+
+/// A client's session id, checked by the one rule.
+pub(crate) fn parse_id(id: &str) -> Result<SessionId, ApiError> {
+    SessionId::parse(id).map_err(|_| {
+        ApiError::invalid(
+            "`x-baton-session` is 1 to 100 letters, digits, `-`, `_` or `.`, not starting with `.`",
+            None,
+        )
+    })
 }

@@ -10,12 +10,12 @@ use std::sync::Arc;
 use axum::Json;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use baton_engine::ConfirmMode;
 use baton_engine::api::team::{
-    CancellationToken, EventHandler, Options, OrchestrationEvent, OrchestrationResult, Phase, Stage,
+    OrchestrationEvent, OrchestrationResult, OrchestratorError, Phase, Stage,
 };
+use baton_engine::{ConfirmMode, TeamRequest};
+use futures::StreamExt;
 use serde_json::json;
-use tokio::sync::mpsc;
 
 use crate::App;
 use crate::chat::Chunks;
@@ -34,93 +34,84 @@ pub(crate) async fn completions(
     place: Place,
 ) -> Result<Response, ApiError> {
     let chunks = Arc::new(Chunks::new(&req.model));
-    let (tx, rx) = mpsc::unbounded_channel::<Event>();
-    let orchestrator = app
+    let refuse = ConfirmMode::Refuse("a team answering over the HTTP API has no one to ask".into());
+    let mut request = TeamRequest::new(prompt, refuse);
+    // On Redis with the sessions, the team's notes are shared too.
+    request.state = app
+        .sessions
+        .redis
+        .as_ref()
+        .map(|link| crate::team_state::on_redis(link.conn.clone()));
+    let run = app
         .engine
         .team()
-        .orchestrator(
-            None,
-            ConfirmMode::Refuse("a team answering over the HTTP API has no one to ask".into()),
-            Options::default(),
-        )
+        .start(request)
         .map_err(|e| ApiError::invalid(e.to_string(), Some("model")))?;
-    // On Redis with the sessions, the team's notes are shared too.
-    let orchestrator = match &app.sessions {
-        crate::Sessions::Redis { conn, .. } => {
-            orchestrator.with_state(crate::team_state::on_redis(conn.clone()))
-        }
-        _ => orchestrator,
-    };
-    let orchestrator = match req.stream {
-        true => orchestrator.on_event(progress(tx.clone(), Arc::clone(&chunks))),
-        false => orchestrator,
-    };
-    let cancel = CancellationToken::new();
-    let stop = cancel.clone();
-    let run = tokio::spawn(async move {
-        let result = orchestrator.orchestrate(&prompt, &[], cancel).await;
-        drop(place);
-        result
-    });
-    if !req.stream {
-        let _stop = stop.drop_guard();
-        let result = finished(run).await?;
-        return Ok(Json(answer(&chunks, &result)).into_response());
-    }
-    // A run that could not start has no events: its error ends the stream.
-    tokio::spawn(async move {
-        if let Err(e) = finished(run).await
-            && e.status != axum::http::StatusCode::BAD_GATEWAY
-        {
-            let _ = tx.send(Event::default().event("error").data(e.message));
-            let _ = tx.send(Event::default().data("[DONE]"));
-        }
-    });
     // The client leaving stops the run.
-    let guard = stop.drop_guard();
-    let stream = futures::stream::unfold((rx, guard), |(mut rx, guard)| async move {
-        rx.recv()
-            .await
-            .map(|e| (Ok::<_, Infallible>(e), (rx, guard)))
-    });
+    let guard = run.stopper().drop_guard();
+    if !req.stream {
+        let result = finished(run.finish().await);
+        drop((place, guard));
+        return Ok(Json(answer(&chunks, &result?)).into_response());
+    }
+    let stream = futures::stream::unfold(Some((run, guard, place)), move |st| {
+        let chunks = Arc::clone(&chunks);
+        async move {
+            let (mut run, guard, place) = st?;
+            match run.next().await {
+                Some(e) => Some((progress(&chunks, &e), Some((run, guard, place)))),
+                // A run that could not start has no events: its error
+                // ends the stream.
+                None => {
+                    let tail = match finished(run.finish().await) {
+                        Err(e) if e.status != axum::http::StatusCode::BAD_GATEWAY => vec![
+                            Event::default().event("error").data(e.message),
+                            Event::default().data("[DONE]"),
+                        ],
+                        _ => Vec::new(),
+                    };
+                    drop((place, guard));
+                    Some((tail, None))
+                }
+            }
+        }
+    })
+    .flat_map(|events| futures::stream::iter(events.into_iter().map(Ok::<_, Infallible>)));
     Ok(Sse::new(stream)
         .keep_alive(KeepAlive::default())
         .into_response())
 }
 
-/// Sends each event as an SSE comment; the last one (the orchestration
-/// stopped) is followed by the answer and `[DONE]`, so nothing comes after.
-fn progress(tx: mpsc::UnboundedSender<Event>, chunks: Arc<Chunks>) -> EventHandler {
-    Arc::new(move |e: &OrchestrationEvent| {
-        if let Ok(line) = serde_json::to_string(e) {
-            let _ = tx.send(Event::default().comment(line));
-        }
-        if (e.stage, e.phase) != (Stage::Orchestration, Phase::Stopped) {
-            return;
-        }
-        let text = e.text.clone().unwrap_or_default();
-        if text.is_empty() {
-            let why = e.error.clone().unwrap_or_default();
-            let _ = tx.send(Event::default().event("error").data(why));
-        } else {
-            let delta = json!({"role": "assistant", "content": text});
-            let _ = tx.send(chunks.chunk(delta, None));
-            let _ = tx.send(chunks.chunk(json!({}), Some("stop")));
-        }
-        let _ = tx.send(Event::default().data("[DONE]"));
-    })
+/// Each event as an SSE comment; the last one (the orchestration stopped)
+/// is followed by the answer and `[DONE]`, so nothing comes after.
+fn progress(chunks: &Chunks, e: &OrchestrationEvent) -> Vec<Event> {
+    let mut out = Vec::new();
+    if let Ok(line) = serde_json::to_string(e) {
+        out.push(Event::default().comment(line));
+    }
+    if (e.stage, e.phase) != (Stage::Orchestration, Phase::Stopped) {
+        return out;
+    }
+    let text = e.text.clone().unwrap_or_default();
+    if text.is_empty() {
+        let why = e.error.clone().unwrap_or_default();
+        out.push(Event::default().event("error").data(why));
+    } else {
+        let delta = json!({"role": "assistant", "content": text});
+        out.push(chunks.chunk(delta, None));
+        out.push(chunks.chunk(json!({}), Some("stop")));
+    }
+    out.push(Event::default().data("[DONE]"));
+    out
 }
 
-async fn finished(
-    run: tokio::task::JoinHandle<
-        Result<OrchestrationResult, baton_engine::api::team::OrchestratorError>,
-    >,
+/// The run's result, or the error the client is told.
+fn finished(
+    result: Option<Result<OrchestrationResult, OrchestratorError>>,
 ) -> Result<OrchestrationResult, ApiError> {
-    let result = run
-        .await
-        .map_err(|e| {
-            ApiError::server(axum::http::StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
-        })?
+    let internal = axum::http::StatusCode::INTERNAL_SERVER_ERROR;
+    let result = result
+        .ok_or_else(|| ApiError::server(internal, "the team's run ended without a result"))?
         .map_err(|e| ApiError::invalid(e.to_string(), Some("messages")))?;
     if !result.success && result.final_response.is_empty() {
         let why = result.error.clone().unwrap_or_default();

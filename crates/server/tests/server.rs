@@ -8,11 +8,12 @@ use std::sync::Arc;
 use baton_config::BatonPaths;
 use baton_engine::{Engine, Overrides};
 use baton_scripted_llm::{Reply, ScriptedServer};
+use baton_test_support::TestHome;
 use serde_json::{Value, json};
 
 struct Running {
     base: String,
-    dir: tempfile::TempDir,
+    dir: TestHome,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -40,22 +41,15 @@ async fn start_at(
     options: baton_server::ServeOptions,
     prepare: impl FnOnce(&std::path::Path),
 ) -> Running {
-    let dir = tempfile::tempdir().unwrap();
-    let providers = json!({"default": "scripted", "providers": [
-        {"name": "scripted", "dialect": "openai", "endpoint": format!("{llm_url}/v1"), "model": "m"}
-    ]});
-    std::fs::write(dir.path().join("providers.json"), providers.to_string()).unwrap();
-    let paths = BatonPaths::under(dir.path());
-    std::fs::create_dir_all(&paths.config_dir).unwrap();
-    let settings = json!({"diagnosticTools": true, "workspace": dir.path().join("ws")});
-    std::fs::create_dir_all(dir.path().join("ws")).unwrap();
-    prepare(&dir.path().join("ws"));
-    std::fs::write(paths.settings_file(), settings.to_string()).unwrap();
+    let dir = TestHome::new();
+    let providers = dir.write_providers(llm_url, None);
+    dir.write_settings(json!({"diagnosticTools": true}));
+    prepare(&dir.workspace());
     let overrides = Overrides {
-        providers: Some(dir.path().join("providers.json")),
+        providers: Some(providers),
         ..Overrides::default()
     };
-    let engine = Arc::new(Engine::load_with(paths, overrides).unwrap());
+    let engine = Arc::new(Engine::load_with(dir.paths(), overrides).unwrap());
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let (bound_tx, bound_rx) = tokio::sync::oneshot::channel::<SocketAddr>();
     let task = tokio::spawn(async move {
@@ -424,7 +418,7 @@ fn check_files_journey(files: &Value, llm: &ScriptedServer) {
 async fn api_keys_are_required_once_made_and_revoking_one_counts_at_once() {
     let llm = ScriptedServer::start().await.unwrap();
     let s = start(&llm).await;
-    let store = baton_server::KeyStore::new(&BatonPaths::under(s.dir.path()).data_dir);
+    let store = baton_engine::api::keys::KeyStore::new(&s.dir.paths().data_dir);
     let models = |key: Option<&str>| {
         let mut r = client().get(format!("{}/v1/models", s.base));
         if let Some(k) = key {
@@ -437,9 +431,10 @@ async fn api_keys_are_required_once_made_and_revoking_one_counts_at_once() {
     let key = store.add("ci-bot").unwrap();
     assert!(key.starts_with("bk-") && key.len() > 60);
     let stored = std::fs::read_to_string(
-        BatonPaths::under(s.dir.path())
+        s.dir
+            .paths()
             .data_dir
-            .join(baton_server::KEYS_FILE),
+            .join(baton_engine::api::keys::KEYS_FILE),
     )
     .unwrap();
     assert!(!stored.contains(&key), "only the hash is kept");
@@ -468,11 +463,11 @@ async fn api_keys_are_required_once_made_and_revoking_one_counts_at_once() {
     );
     assert!(matches!(
         store.add("ci-bot"),
-        Err(baton_server::KeyError::Exists(_))
+        Err(baton_engine::api::keys::KeyError::Exists(_))
     ));
     assert!(matches!(
         store.add("bad name"),
-        Err(baton_server::KeyError::BadName(_))
+        Err(baton_engine::api::keys::KeyError::BadName(_))
     ));
     store.revoke("ci-bot").unwrap();
     assert!(store.list().unwrap().is_empty());
@@ -487,9 +482,9 @@ async fn api_keys_are_required_once_made_and_revoking_one_counts_at_once() {
     let other = store.add("lan").unwrap();
     let engine = Arc::new(
         Engine::load_with(
-            BatonPaths::under(s.dir.path()),
+            s.dir.paths(),
             Overrides {
-                providers: Some(s.dir.path().join("providers.json")),
+                providers: Some(s.dir.root().join("providers.json")),
                 ..Overrides::default()
             },
         )
@@ -650,14 +645,26 @@ async fn x_baton_session_keeps_the_history_on_the_server() {
         assert_eq!(llm.requests().len(), before);
         let e = ask("hi", "../etc").await.unwrap();
         assert_eq!(e.status(), 400);
-        let file = BatonPaths::under(s.dir.path())
-            .data_dir
-            .join("sessions/team-7.json");
+        let file = s.dir.paths().data_dir.join("sessions/team-7.json");
         assert_eq!(
             file.exists(),
             kind == baton_server::SessionKind::File,
             "{kind:?}"
         );
+        // A command that changes the session is kept: after a reset the
+        // next question comes without the history.
+        let v: Value = ask("/session reset", "team-7")
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let said = v["choices"][0]["message"]["content"].as_str().unwrap();
+        assert!(said.contains("conversation cleared"), "{v}");
+        llm.reply(Reply::text("I do not know you yet."));
+        ask("Who am I?", "team-7").await.unwrap();
+        let sent = llm.requests().last().unwrap().json()["messages"].to_string();
+        assert!(!sent.contains("Ada"), "{kind:?}: {sent}");
     }
 }
 

@@ -10,6 +10,19 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
     }
 }
 
+/// A secret as a settings page or `baton config show` prints it: its
+/// first three and last four characters (`sk-…7890`), or bullets only
+/// when it is too short to show any of it (8 characters or fewer).
+pub fn mask(secret: &str) -> String {
+    let chars: Vec<char> = secret.chars().collect();
+    if chars.len() <= 8 {
+        return "•".repeat(chars.len().max(4));
+    }
+    let head: String = chars[..3].iter().collect();
+    let tail: String = chars[chars.len() - 4..].iter().collect();
+    format!("{head}…{tail}")
+}
+
 /// An error with its causes, `outer: inner: innermost`, each cause said
 /// once (a cause whose text the chain already holds is left out).
 pub fn error_chain(error: &dyn std::error::Error) -> String {
@@ -28,6 +41,15 @@ pub fn error_chain(error: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secrets_show_their_ends_only() {
+        assert_eq!(mask("sk-1234567890abcd"), "sk-…abcd");
+        assert_eq!(mask("short"), "•••••");
+        assert_eq!(mask("ab"), "••••");
+        assert_eq!(mask("12345678"), "••••••••");
+        assert_eq!(mask("ключ-123456789"), "клю…6789");
+    }
 
     #[test]
     fn excerpts_cut_at_characters() {

@@ -1,5 +1,7 @@
-//! What several crates' tests share: where scripts/make-fixtures.sh put
-//! the programs they drive (make test runs it first).
+//! What several crates' tests share: a private Baton home with providers
+//! on the scripted server ([`TestHome`]), where scripts/make-fixtures.sh
+//! put the programs they drive (make test runs it first), the embedded
+//! model and voice, a loopback file server, and real mail servers.
 
 use std::path::PathBuf;
 
@@ -30,8 +32,10 @@ pub fn venv_python() -> PathBuf {
 }
 
 mod file_server;
+mod home;
 pub mod mail_servers;
 pub use file_server::{FileServer, FileServerOptions, serve_file};
+pub use home::{SCRIPTED_KEY_ENV, TestHome, scripted_providers};
 
 /// The embedded model's file name (SmolLM2-135M-Instruct, Q4_1).
 pub const EMBEDDED_MODEL: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use baton_engine::api::{AgentEvent, TurnEvent};
+use baton_engine::api::{AgentEvent, SessionId, TurnEvent};
 use baton_engine::{ConversationOptions, IndexChoice, Turn, UserMessage};
 use tauri::State;
 use tauri::ipc::Channel;
@@ -44,7 +44,12 @@ pub async fn send_message(
                 .name,
         ),
     };
-    let conversation = open(&app, &state, request.session_id.as_deref(), agent)?;
+    let id = request
+        .session_id
+        .as_deref()
+        .map(SessionId::parse)
+        .transpose()?;
+    let conversation = open(&app, &state, id.as_ref(), agent)?;
     if text.starts_with('/')
         && request.attachment_ids.is_empty()
         && !request.replace_last
@@ -60,7 +65,7 @@ pub async fn send_message(
             reason: TurnEnd::Command,
         });
         return Ok(TurnResult {
-            session_id: session.id,
+            session_id: session.id.into(),
             title: session.title,
             reason: TurnEnd::Command,
         });
@@ -97,7 +102,8 @@ pub async fn regenerate(
     on_event: Channel<ChatEvent>,
 ) -> IpcResult<TurnResult> {
     let guard = state.begin_turn().ok_or_else(busy)?;
-    let conversation = open(&app, &state, Some(&session_id), None)?;
+    let id = SessionId::parse(&session_id)?;
+    let conversation = open(&app, &state, Some(&id), None)?;
     send_started(&on_event, &conversation.session().await);
     forward(conversation.regenerate(), guard, &on_event).await
 }
@@ -165,7 +171,7 @@ pub fn list_agents(state: State<'_, AppState>) -> IpcResult<Vec<AgentView>> {
 fn open(
     app: &tauri::AppHandle,
     state: &AppState,
-    id: Option<&str>,
+    id: Option<&SessionId>,
     agent: Option<String>,
 ) -> IpcResult<baton_engine::Conversation> {
     let engine = state.engine();
@@ -194,7 +200,7 @@ fn open(
 /// The first event of every turn: the session it belongs to.
 fn send_started(on_event: &Channel<ChatEvent>, session: &baton_engine::api::Session) {
     let _ = on_event.send(ChatEvent::Started {
-        session_id: session.id.clone(),
+        session_id: session.id.to_string(),
         title: session.title.clone(),
     });
 }
@@ -230,7 +236,7 @@ async fn forward(
             }
             send(ChatEvent::Done { reason });
             return Ok(TurnResult {
-                session_id: outcome.session_id,
+                session_id: outcome.session_id.into(),
                 title: outcome.title,
                 reason,
             });

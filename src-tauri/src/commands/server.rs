@@ -52,7 +52,7 @@ pub fn server_status(state: State<'_, AppState>) -> IpcResult<ServerStatus> {
 
 fn status_of(state: &AppState) -> ServerStatus {
     let engine = state.engine();
-    let keys = baton_server::KeyStore::new(&engine.paths().data_dir)
+    let keys = baton_engine::api::keys::KeyStore::new(&engine.paths().data_dir)
         .list()
         .map(|k| k.len() as u32)
         .unwrap_or(0);

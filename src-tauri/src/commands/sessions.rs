@@ -1,7 +1,7 @@
 //! The conversations sidebar over the engine's session store.
 
-use baton_engine::api::VoiceTurn;
 use baton_engine::api::{ContentPart, Message};
+use baton_engine::api::{SessionId, VoiceTurn};
 use tauri::State;
 
 use crate::dto::{IpcError, MessageView, SessionSummary, SessionView, SpokenView, ToolCallView};
@@ -15,7 +15,7 @@ fn summary(info: baton_engine::api::SessionInfo) -> SessionSummary {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as f64)
             .unwrap_or(0.0),
-        id: info.id,
+        id: info.id.into(),
         title: info.title,
         message_count: info.messages as u32,
         agent: info.agent,
@@ -23,16 +23,16 @@ fn summary(info: baton_engine::api::SessionInfo) -> SessionSummary {
     }
 }
 
-fn summary_of(state: &AppState, id: &str) -> IpcResult<SessionSummary> {
+fn summary_of(state: &AppState, id: &SessionId) -> IpcResult<SessionSummary> {
     state
         .engine()
         .conversations()
         .store()
         .summaries()
         .into_iter()
-        .find(|s| s.id == id)
+        .find(|s| s.id == *id)
         .map(summary)
-        .ok_or_else(|| baton_engine::api::SessionError::NotFound(id.to_string()).into())
+        .ok_or_else(|| baton_engine::api::SessionError::NotFound(id.clone()).into())
 }
 
 /// Saved conversations, newest first.
@@ -53,9 +53,13 @@ pub fn list_sessions(state: State<'_, AppState>) -> IpcResult<Vec<SessionSummary
 #[tauri::command]
 #[specta::specta]
 pub fn load_session(state: State<'_, AppState>, id: String) -> IpcResult<SessionView> {
-    let session = state.engine().conversations().store().load(&id)?;
+    let session = state
+        .engine()
+        .conversations()
+        .store()
+        .load(&SessionId::parse(&id)?)?;
     Ok(SessionView {
-        id: session.id,
+        id: session.id.into(),
         title: session.title,
         agent: session.agent,
         messages: view_messages(&session.history, &session.voice),
@@ -74,6 +78,7 @@ pub fn rename_session(
     if title.is_empty() {
         return Err(IpcError::invalid("a conversation needs a title"));
     }
+    let id = SessionId::parse(&id)?;
     let store = state.engine().conversations().store();
     let mut session = store.load(&id)?;
     session.title = title.chars().take(120).collect();
@@ -85,6 +90,7 @@ pub fn rename_session(
 #[tauri::command]
 #[specta::specta]
 pub fn delete_session(state: State<'_, AppState>, id: String) -> IpcResult<()> {
+    let id = SessionId::parse(&id)?;
     Ok(state.engine().conversations().store().trash(&id)?)
 }
 
@@ -92,6 +98,7 @@ pub fn delete_session(state: State<'_, AppState>, id: String) -> IpcResult<()> {
 #[tauri::command]
 #[specta::specta]
 pub fn restore_session(state: State<'_, AppState>, id: String) -> IpcResult<SessionSummary> {
+    let id = SessionId::parse(&id)?;
     state.engine().conversations().store().restore(&id)?;
     summary_of(&state, &id)
 }

@@ -204,16 +204,6 @@ fn known_provider(state: &AppState, provider: &str) -> IpcResult<Option<String>>
     Ok(cfg.api_key_env.clone())
 }
 
-fn mask(key: &str) -> String {
-    let chars: Vec<char> = key.chars().collect();
-    if chars.len() <= 8 {
-        return "•".repeat(chars.len().max(4));
-    }
-    let head: String = chars[..3].iter().collect();
-    let tail: String = chars[chars.len() - 4..].iter().collect();
-    format!("{head}…{tail}")
-}
-
 fn status_of(state: &AppState, provider: &str) -> IpcResult<KeyStatus> {
     let env = known_provider(state, provider)?;
     let engine = state.engine();
@@ -228,7 +218,7 @@ fn status_of(state: &AppState, provider: &str) -> IpcResult<KeyStatus> {
     Ok(KeyStatus {
         provider: provider.to_string(),
         stored: stored.is_some(),
-        masked: stored.as_deref().map(mask),
+        masked: stored.as_deref().map(baton_engine::api::mask),
         source,
     })
 }
@@ -272,16 +262,4 @@ pub async fn delete_api_key(state: State<'_, AppState>, provider: String) -> Ipc
     state.engine().secrets().delete(&provider)?;
     state.reload().await?;
     status_of(&state, &provider)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::mask;
-
-    #[test]
-    fn keys_are_masked_to_a_hint() {
-        assert_eq!(mask("sk-abcdef1234567890"), "sk-…7890");
-        assert_eq!(mask("short"), "•••••");
-        assert!(!mask("sk-abcdef1234567890").contains("abcdef"));
-    }
 }

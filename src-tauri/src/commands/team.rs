@@ -2,12 +2,8 @@
 //! `baton orchestrate` runs). Each stage streams over the channel given to
 //! `run_team` as it happens; the command returns the whole run.
 
-use std::sync::Arc;
-
-use baton_engine::ConfirmMode;
-use baton_engine::api::team::{
-    CancellationToken, Options, OrchestrationEvent, OrchestrationResult,
-};
+use baton_engine::api::team::{OrchestrationEvent, OrchestrationResult};
+use baton_engine::{ConfirmMode, TeamRequest};
 use tauri::State;
 use tauri::ipc::Channel;
 
@@ -100,8 +96,11 @@ pub async fn run_team(
     prompt: String,
     on_event: Channel<TeamEventDto>,
 ) -> IpcResult<TeamResultView> {
-    let cancel = CancellationToken::new();
-    {
+    let refuse = ConfirmMode::Refuse(
+        "a team works without asking: actions that send something off this computer are not run"
+            .into(),
+    );
+    let mut run = {
         let mut slot = lock(&state.team);
         if slot.is_some() {
             return Err(IpcError::new(
@@ -109,30 +108,26 @@ pub async fn run_team(
                 "a team is already working; stop it or wait for its answer",
             ));
         }
-        *slot = Some(cancel.clone());
-    }
-    let refuse = ConfirmMode::Refuse(
-        "a team works without asking: actions that send something off this computer are not run"
-            .into(),
-    );
-    let orchestrator = state
-        .engine()
-        .team()
-        .orchestrator(None, refuse, Options::default())
-        .map(|o| {
-            o.on_event(Arc::new(move |e: &OrchestrationEvent| {
-                let _ = on_event.send(event(e));
-            }))
-        });
-    let result = match orchestrator {
-        Ok(o) => o
-            .orchestrate(&prompt, &[], cancel)
-            .await
-            .map_err(|e| IpcError::invalid(e.to_string())),
-        Err(e) => Err(e.into()),
+        let run = state
+            .engine()
+            .team()
+            .start(TeamRequest::new(prompt, refuse))?;
+        *slot = Some(run.stopper());
+        run
     };
+    while let Some(e) = run.next().await {
+        let _ = on_event.send(event(&e));
+    }
+    let result = run.finish().await;
     *lock(&state.team) = None;
-    result.map(view)
+    match result {
+        Some(Ok(r)) => Ok(view(r)),
+        Some(Err(e)) => Err(IpcError::invalid(e.to_string())),
+        None => Err(IpcError::new(
+            ErrorCode::Internal,
+            "the team's run ended without a result",
+        )),
+    }
 }
 
 /// Stops the team at work (its answer comes back marked cancelled).

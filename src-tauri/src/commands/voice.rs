@@ -2,17 +2,14 @@
 //! and starting, steering and stopping the engine's voice loop. Events
 //! stream over the channel given to `voice_start`.
 
-use std::sync::Arc;
-
-use baton_engine::AgentResponder;
-use baton_engine::api::voice::audio::{Microphone, input_devices, open_speaker, output_devices};
+use baton_engine::api::voice::audio::{input_devices, output_devices};
 use baton_engine::api::voice::stt::{
     MULTILINGUAL_MODEL, WHISPER_LANGUAGES, is_multilingual, whisper_models,
 };
-use baton_engine::api::voice::{Control, VoiceEvent, VoiceParts, run_voice_loop};
+use baton_engine::api::voice::{Control, VoiceEvent};
+use baton_engine::{VoiceInput, VoiceRequest};
 use tauri::State;
 use tauri::ipc::Channel;
-use tokio::sync::mpsc;
 
 use crate::dto::{
     AudioDevice, AudioDevices, ErrorCode, IpcError, VoiceEventDto, VoiceLanguage,
@@ -20,10 +17,6 @@ use crate::dto::{
 };
 use crate::error::IpcResult;
 use crate::state::{AppState, lock};
-
-fn audio_error(e: impl std::fmt::Display) -> IpcError {
-    IpcError::new(ErrorCode::Audio, e.to_string())
-}
 
 /// The microphones and speakers present.
 #[tauri::command]
@@ -236,53 +229,37 @@ pub async fn voice_start(
             "a voice conversation is already running",
         ));
     }
-    let engine = state.engine();
-    let conversation = engine
-        .voice()
-        .conversation(session.as_deref(), agent.as_deref(), None)?;
-    conversation.ready().await?;
-    let session_id = conversation.session_id().await;
-    let tts = engine.voice().tts()?;
-    let options = engine.voice().loop_options();
-    let voice = engine.settings().voice.clone();
-    let opened = tauri::async_runtime::spawn_blocking(move || {
-        let stt = engine.voice().start_stt().map_err(audio_error)?;
-        let (mic, chunks) = Microphone::open(voice.input_device.as_deref()).map_err(audio_error)?;
-        let speaker = open_speaker(voice.output_device.as_deref()).map_err(audio_error)?;
-        Ok::<_, IpcError>((stt, mic, chunks, speaker))
-    })
-    .await
-    .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))??;
-    let (stt, mic, chunks, speaker) = opened;
+    let request = VoiceRequest {
+        session: session
+            .as_deref()
+            .map(baton_engine::api::SessionId::parse)
+            .transpose()?,
+        agent,
+        ..VoiceRequest::new(VoiceInput::Microphone)
+    };
+    let mut run = state.engine().voice().start(request).await?;
+    let controls = run.controls().clone();
     let started = VoiceStarted {
-        stt: baton_engine::api::voice::stt::SpeechToText::name(&stt),
-        tts: tts.name().to_string(),
-        microphone: mic.name.clone(),
-        push_to_talk: options.mode == baton_engine::api::voice::ListenMode::PushToTalk,
-        session_id,
+        stt: controls.stt.clone(),
+        tts: controls.tts.clone(),
+        microphone: controls
+            .microphone
+            .as_ref()
+            .map(|m| m.0.clone())
+            .unwrap_or_default(),
+        push_to_talk: controls.push_to_talk,
+        session_id: controls.session_id.to_string(),
     };
-    let (ctl_tx, ctl_rx) = mpsc::channel(16);
-    *lock(&state.voice) = Some(ctl_tx);
-    let (ev_tx, mut ev_rx) = mpsc::unbounded_channel();
-    let parts = VoiceParts {
-        stt: Arc::new(stt),
-        tts,
-        speaker,
-        responder: Arc::new(AgentResponder::new(conversation)),
-    };
-    let channel = on_event.clone();
-    tauri::async_runtime::spawn(async move {
-        while let Some(ev) = ev_rx.recv().await {
-            if channel.send(to_dto(ev)).is_err() {
-                break;
-            }
-        }
-    });
+    *lock(&state.voice) = Some(controls);
     let voice_slot = state.voice_slot();
     tauri::async_runtime::spawn(async move {
-        let _mic = mic; // capturing lasts as long as the loop
-        let turns = run_voice_loop(chunks, parts, options, ctl_rx, ev_tx).await;
-        tracing::info!(turns = turns.len(), "voice conversation ended");
+        while let Some(ev) = run.next().await {
+            if on_event.send(to_dto(ev)).is_err() {
+                // The window went away: end the conversation.
+                run.stopper().cancel();
+            }
+        }
+        run.finish().await;
         lock(&voice_slot).take();
         let _ = on_event.send(VoiceEventDto::Stopped);
     });
@@ -290,11 +267,10 @@ pub async fn voice_start(
 }
 
 fn control(state: &AppState, c: Control) -> IpcResult<()> {
-    let tx = lock(&state.voice)
+    let controls = lock(&state.voice)
         .clone()
         .ok_or_else(|| IpcError::invalid("no voice conversation is running"))?;
-    tx.try_send(c)
-        .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))
+    Ok(controls.send(c)?)
 }
 
 /// Push-to-talk: the talk button was pressed (`true`) or released.

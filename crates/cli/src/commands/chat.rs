@@ -32,7 +32,7 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
         },
         ..ConversationOptions::default()
     };
-    let conversation = match ctx.conversations().open(args.session.as_deref(), options) {
+    let conversation = match ctx.conversations().open(args.session.as_ref(), options) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");

@@ -2,28 +2,12 @@
 
 use std::process::ExitCode;
 
+use baton_engine::api::mask;
 use baton_engine::api::settings::Settings;
 use serde_json::{Map, Value, json};
 
 use crate::args::ConfigCommand;
 use crate::context::Context;
-
-/// Shows a secret as its last four characters.
-pub fn mask(secret: &str) -> String {
-    let tail: String = secret
-        .chars()
-        .rev()
-        .take(4)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    if secret.chars().count() <= 8 {
-        "********".into()
-    } else {
-        format!("****{tail}")
-    }
-}
 
 fn secrets_view(ctx: &Context) -> Value {
     let mut out = Map::new();
@@ -101,16 +85,5 @@ pub fn run(ctx: &Context, cmd: ConfigCommand) -> anyhow::Result<ExitCode> {
             println!("{key} = {value}  (saved to {})", path.display());
             Ok(ExitCode::SUCCESS)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::mask;
-
-    #[test]
-    fn masks_all_but_the_last_four() {
-        assert_eq!(mask("sk-1234567890abcd"), "****abcd");
-        assert_eq!(mask("short"), "********");
     }
 }

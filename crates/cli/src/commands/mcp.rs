@@ -4,9 +4,9 @@
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use baton_server::{KeyStore, Keys};
+use baton_engine::api::keys::LiveKeys;
 use serde_json::{Value, json};
 
 use crate::args::{McpArgs, McpCommand};
@@ -74,9 +74,8 @@ fn key_check(
     ctx: &Context,
     addr: SocketAddr,
 ) -> anyhow::Result<Option<baton_engine::api::mcp::server::KeyCheck>> {
-    let store = KeyStore::new(&ctx.paths().data_dir);
-    let keys = Keys::from_stored(&store.list()?);
-    if keys.is_empty() {
+    let keys = LiveKeys::open(&ctx.paths().data_dir)?;
+    if !keys.required() {
         anyhow::ensure!(
             addr.ip().is_loopback(),
             "refusing to listen on {}: without API keys Baton's MCP server answers this computer only (use 127.0.0.1, or make a key with `baton serve keys add NAME`)",
@@ -84,16 +83,8 @@ fn key_check(
         );
         return Ok(None);
     }
-    let current = Mutex::new((store.modified(), keys));
     Ok(Some(Arc::new(move |presented: &str| {
-        let mut c = current.lock().unwrap_or_else(|e| e.into_inner());
-        let modified = store.modified();
-        if modified != c.0
-            && let Ok(stored) = store.list()
-        {
-            *c = (modified, Keys::from_stored(&stored));
-        }
-        c.1.check(presented).is_some()
+        keys.check(presented).is_some()
     })))
 }
 

@@ -5,10 +5,8 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use baton_engine::ConfirmMode;
-use baton_engine::api::team::{
-    Attachment, CancellationToken, Options, OrchestrationEvent, Phase, Stage,
-};
+use baton_engine::api::team::{Attachment, Options, OrchestrationEvent, Phase, Stage};
+use baton_engine::{ConfirmMode, TeamRequest};
 
 use crate::args::OrchestrateArgs;
 use crate::context::Context;
@@ -44,27 +42,30 @@ pub async fn run(ctx: &Context, args: OrchestrateArgs) -> anyhow::Result<ExitCod
             "a team runs without asking: add --yes to `baton orchestrate` to allow it".into(),
         )
     };
-    let quiet = args.json;
-    let orchestrator = engine
-        .team()
-        .orchestrator(names.as_deref(), confirm, options)?
-        .on_event(Arc::new(move |e: &OrchestrationEvent| {
-            if !quiet && let Some(line) = progress_line(e) {
-                eprintln!("{line}");
-            }
-        }));
-    let attachments = read_attachments(&engine, &args.attach)?;
-    let cancel = CancellationToken::new();
-    let on_ctrl_c = cancel.clone();
+    let request = TeamRequest {
+        attachments: read_attachments(&engine, &args.attach)?,
+        names,
+        options,
+        ..TeamRequest::new(crate::commands::ask::prompt_text(&args.prompt)?, confirm)
+    };
+    let mut run = engine.team().start(request)?;
+    let stop = run.stopper();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
-            on_ctrl_c.cancel();
+            stop.cancel();
         }
     });
-    let prompt = crate::commands::ask::prompt_text(&args.prompt)?;
-    let result = orchestrator
-        .orchestrate(&prompt, &attachments, cancel)
-        .await?;
+    while let Some(e) = run.next().await {
+        if !args.json
+            && let Some(line) = progress_line(&e)
+        {
+            eprintln!("{line}");
+        }
+    }
+    let result = run
+        .finish()
+        .await
+        .ok_or_else(|| anyhow::anyhow!("the team's run ended without a result"))??;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {

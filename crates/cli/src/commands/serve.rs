@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
-use baton_server::KeyStore;
+use baton_engine::api::keys::KeyStore;
 
 use crate::args::{KeysCommand, ServeArgs, ServeCommand};
 use crate::context::Context;

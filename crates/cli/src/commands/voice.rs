@@ -6,17 +6,12 @@
 
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
-use baton_engine::AgentResponder;
-use baton_engine::api::voice::audio::{
-    Microphone, Speaker, decode_file, input_devices, open_speaker, output_devices, paced_source,
-};
-use baton_engine::api::voice::stt::STT_SAMPLE_RATE;
-use baton_engine::api::voice::{Control, VoiceEvent, VoiceParts, run_voice_loop};
+use baton_engine::api::voice::VoiceEvent;
+use baton_engine::api::voice::audio::{Speaker, input_devices, output_devices};
+use baton_engine::{VoiceInput, VoiceRequest};
 use serde_json::json;
-use tokio::sync::mpsc;
 
 use crate::args::VoiceArgs;
 use crate::context::Context;
@@ -42,53 +37,43 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
     if args.list_devices {
         return list_devices();
     }
-    let conversation = ctx.voice().conversation(
-        args.session.as_deref(),
-        args.agent.as_deref(),
-        args.provider.as_deref(),
-    )?;
-    conversation.ready().await?;
-    let responder = Arc::new(AgentResponder::new(conversation));
-    let session = responder.session_id().await;
-    let tts = ctx.voice().tts()?;
-    // Loading the model blocks for a moment; nothing else runs yet.
-    let stt = ctx.voice().start_stt()?;
-    let voice = &ctx.settings().voice;
-    let (mic, chunks) = open_microphone(&args, voice.input_device.as_deref())?;
-    let speaker = match &args.speaker_file {
-        Some(_) => Speaker::paced(22_050),
-        None => open_speaker(voice.output_device.as_deref())?,
+    let speaker = args.speaker_file.as_ref().map(|_| Speaker::paced(22_050));
+    let request = VoiceRequest {
+        session: args.session.clone(),
+        agent: args.agent.clone(),
+        provider: args.provider.clone(),
+        input: match &args.mic_file {
+            Some(file) => VoiceInput::Recording(file.clone()),
+            None => VoiceInput::Microphone,
+        },
+        speaker: speaker.clone(),
     };
+    let mut run = ctx.voice().start(request).await?;
+    let controls = run.controls().clone();
+    let session = controls.session_id.clone();
     if args.json {
         println!(
             "{}",
-            json!({"kind": "ready", "stt": baton_engine::api::voice::stt::SpeechToText::name(&stt),
-                   "tts": tts.name(), "microphone": mic.as_ref().map(|m| m.name.clone()),
+            json!({"kind": "ready", "stt": controls.stt, "tts": controls.tts,
+                   "microphone": controls.microphone.as_ref().map(|m| m.0.clone()),
                    "session": session})
         );
+    } else if let Some((name, rate)) = &controls.microphone {
+        eprintln!("listening on {name} ({rate} Hz); speak, and press Ctrl-C to stop");
     }
-    let parts = VoiceParts {
-        stt: Arc::new(stt),
-        tts,
-        speaker: speaker.clone(),
-        responder,
-    };
-    let (ctl_tx, ctl_rx) = mpsc::channel(8);
+    let stop = run.stopper();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
-            let _ = ctl_tx.send(Control::Quit).await;
+            stop.cancel();
         }
     });
-    let (ev_tx, ev_rx) = mpsc::unbounded_channel();
-    let printer = tokio::spawn(print_events(ev_rx, args.json, verbose));
-    let mut options = ctx.voice().loop_options();
-    // A recording has no echo of this speaker in it.
-    options.echo_cancellation &= args.mic_file.is_none();
-    let turns = run_voice_loop(chunks, parts, options, ctl_rx, ev_tx).await;
-    drop(mic);
-    let _ = printer.await;
-    if let Some(path) = &args.speaker_file {
-        save_recording(&speaker, path).await?;
+    let mut printer = Printer::new(args.json, verbose);
+    while let Some(ev) = run.next().await {
+        printer.show(ev);
+    }
+    let turns = run.finish().await.unwrap_or_default();
+    if let (Some(path), Some(speaker)) = (&args.speaker_file, &speaker) {
+        save_recording(speaker, path).await?;
     }
     if args.json {
         println!(
@@ -101,44 +86,29 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
     Ok(ExitCode::SUCCESS)
 }
 
-/// The microphone, or the recording played in real time (`--mic-file`).
-fn open_microphone(
-    args: &VoiceArgs,
-    device: Option<&str>,
-) -> anyhow::Result<(
-    Option<Microphone>,
-    baton_engine::api::voice::audio::AudioChunks,
-)> {
-    Ok(match &args.mic_file {
-        Some(file) => {
-            let mut samples = decode_file(file)?.resampled(STT_SAMPLE_RATE)?.samples;
-            // Room to hear the end of the last utterance.
-            samples.extend(std::iter::repeat_n(0.0, STT_SAMPLE_RATE as usize * 2));
-            (None, paced_source(samples, Duration::from_millis(10)))
-        }
-        None => {
-            let (mic, chunks) = Microphone::open(device)?;
-            if !args.json {
-                eprintln!(
-                    "listening on {} ({} Hz); speak, and press Ctrl-C to stop",
-                    mic.name, mic.device_rate
-                );
-            }
-            (Some(mic), chunks)
-        }
-    })
-}
-
 /// Shows the loop's events: JSON lines with `--json`, else the transcript
 /// on stderr and the answer on stdout.
-async fn print_events(mut ev_rx: mpsc::UnboundedReceiver<VoiceEvent>, json: bool, verbose: bool) {
-    let mut answering = false;
-    while let Some(ev) = ev_rx.recv().await {
-        if json {
+struct Printer {
+    json: bool,
+    verbose: bool,
+    answering: bool,
+}
+
+impl Printer {
+    fn new(json: bool, verbose: bool) -> Self {
+        Self {
+            json,
+            verbose,
+            answering: false,
+        }
+    }
+
+    fn show(&mut self, ev: VoiceEvent) {
+        if self.json {
             if !matches!(ev, VoiceEvent::Level { .. }) {
                 println!("{}", serde_json::to_string(&ev).unwrap_or_default());
             }
-            continue;
+            return;
         }
         let mut err = std::io::stderr().lock();
         match ev {
@@ -152,8 +122,8 @@ async fn print_events(mut ev_rx: mpsc::UnboundedReceiver<VoiceEvent>, json: bool
                 let _ = writeln!(err, "\r\x1b[2Kyou: {text}");
             }
             VoiceEvent::AnswerText { text } => {
-                if !answering {
-                    answering = true;
+                if !self.answering {
+                    self.answering = true;
                     print!("baton: ");
                 }
                 print!("{text}");
@@ -163,11 +133,11 @@ async fn print_events(mut ev_rx: mpsc::UnboundedReceiver<VoiceEvent>, json: bool
                 interrupted,
                 timing,
             } => {
-                if answering {
+                if self.answering {
                     println!("{}", if interrupted { " [interrupted]" } else { "" });
                 }
-                answering = false;
-                if let (true, Some(t)) = (verbose, timing) {
+                self.answering = false;
+                if let (true, Some(t)) = (self.verbose, timing) {
                     let _ = writeln!(
                         err,
                         "  first audio {:.0} ms (silence wait {:.0}, transcription {:.0}, first sentence {:.0}, speech {:.0})",

@@ -146,7 +146,7 @@ async fn secrets_live_in_the_real_keychain_and_env_overrides_them() {
         .arg(&providers)
         .args(["config", "show", "--json"]);
     let v: Value = serde_json::from_str(&run(c, None).await.stdout).unwrap();
-    assert_eq!(v["secrets"]["scripted-keyed"], "****n-42 (keychain)");
+    assert_eq!(v["secrets"]["scripted-keyed"], "sk-…n-42 (keychain)");
 
     let mut c = env.cmd();
     c.arg("--providers")

@@ -10,36 +10,31 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use baton_scripted_llm::ScriptedServer;
-use serde_json::{Value, json};
+use baton_test_support::{SCRIPTED_KEY_ENV, TestHome};
+use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 
+/// A private home for one `baton` process (the shared [`TestHome`]).
 pub(crate) struct Env {
-    dir: tempfile::TempDir,
+    home: TestHome,
 }
 
 impl Env {
     pub(crate) fn new() -> Self {
         Self {
-            dir: tempfile::tempdir().unwrap(),
+            home: TestHome::new(),
         }
     }
 
     pub(crate) fn path(&self) -> &Path {
-        self.dir.path()
+        self.home.root()
     }
 
-    /// A providers file whose `scripted` entry (OpenAI dialect, no key) and
-    /// `scripted-keyed` entry (declares a key variable) point at `server`.
+    /// A providers file whose `scripted` entry (OpenAI dialect, no key),
+    /// `scripted-keyed` entry (declares a key variable) and
+    /// `scripted-ollama` entry point at `server`.
     pub(crate) fn providers(&self, server: &ScriptedServer) -> PathBuf {
-        let file = self.path().join("providers.json");
-        let doc = json!({"default": "scripted", "providers": [
-            {"name": "scripted", "dialect": "openai", "endpoint": format!("{}/v1", server.url()), "model": "m"},
-            {"name": "scripted-keyed", "dialect": "openai", "endpoint": format!("{}/v1", server.url()),
-             "model": "m", "apiKeyEnv": "BATON_TEST_SCRIPTED_KEY"},
-            {"name": "scripted-ollama", "dialect": "ollama", "endpoint": server.url(), "model": "m"}
-        ]});
-        std::fs::write(&file, doc.to_string()).unwrap();
-        file
+        self.home.write_providers(&server.url(), None)
     }
 
     /// `baton` on the scripted server's providers file.
@@ -52,12 +47,13 @@ impl Env {
     pub(crate) fn cmd(&self) -> tokio::process::Command {
         let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_baton"));
         // HOME too, so the default workspace (~/Documents) is a temp folder.
-        c.env("HOME", self.path().join("home"))
-            .env("BATON_CONFIG_DIR", self.path().join("config"))
-            .env("BATON_DATA_DIR", self.path().join("data"))
+        let paths = self.home.paths();
+        c.env("HOME", self.home.home_dir())
+            .env("BATON_CONFIG_DIR", paths.config_dir)
+            .env("BATON_DATA_DIR", paths.data_dir)
             .env_remove("BATON_WORKSPACE")
             .env_remove("BATON_PROVIDERS")
-            .env_remove("BATON_TEST_SCRIPTED_KEY")
+            .env_remove(SCRIPTED_KEY_ENV)
             .env_remove("SCRIPTED_KEYED_API_KEY")
             .kill_on_drop(true)
             .stdin(Stdio::null());

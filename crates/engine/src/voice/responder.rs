@@ -70,7 +70,7 @@ impl AgentResponder {
     }
 
     /// The saved session's id (open it as a chat to continue by typing).
-    pub async fn session_id(&self) -> String {
+    pub async fn session_id(&self) -> baton_agent::SessionId {
         self.conversation.session_id().await
     }
 

@@ -7,52 +7,44 @@ use std::path::Path;
 use std::sync::Arc;
 
 use baton_agent::{AgentEvent, TurnOutcome};
-use baton_config::BatonPaths;
 use baton_engine::{Engine, Overrides, Turn};
 use baton_scripted_llm::ScriptedServer;
+use baton_test_support::TestHome;
 use chrono::TimeZone;
 use serde_json::{Value, json};
 
 /// Baton's folders in a temp dir.
 pub struct Setup {
-    pub dir: tempfile::TempDir,
+    pub home: TestHome,
 }
 
 impl Setup {
     /// Baton's folders in a temp dir: providers on `server`, the
     /// diagnostics toolbox on, no background indexing.
     pub fn new(server: &ScriptedServer) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let providers = json!({"default": "scripted", "providers": [
-            {"name": "scripted", "dialect": "openai", "endpoint": format!("{}/v1", server.url()),
-             "model": "m", "contextWindow": 200000}
-        ]});
-        std::fs::write(dir.path().join("providers.json"), providers.to_string()).unwrap();
-        let paths = BatonPaths::under(dir.path());
-        std::fs::create_dir_all(&paths.config_dir).unwrap();
-        let settings = json!({"skipIndexingOnStartup": true, "diagnosticTools": true,
-                              "workspace": dir.path().join("ws")});
-        std::fs::write(paths.settings_file(), settings.to_string()).unwrap();
-        Self { dir }
+        let home = TestHome::new();
+        home.write_providers(&server.url(), Some(200_000));
+        home.write_settings(json!({"skipIndexingOnStartup": true, "diagnosticTools": true}));
+        Self { home }
     }
 
     /// A freshly loaded engine (as after a restart), its clock stopped at
     /// 2026-12-01 09:00 +01:00 so requests are the same bytes every run.
     pub fn engine(&self) -> Arc<Engine> {
         let overrides = Overrides {
-            providers: Some(self.dir.path().join("providers.json")),
+            providers: Some(self.root().join("providers.json")),
             ..Overrides::default()
         };
         let stopped = chrono::FixedOffset::east_opt(3600)
             .unwrap()
             .with_ymd_and_hms(2026, 12, 1, 9, 0, 0)
             .unwrap();
-        let engine = Engine::load_with(BatonPaths::under(self.dir.path()), overrides).unwrap();
+        let engine = Engine::load_with(self.home.paths(), overrides).unwrap();
         Arc::new(engine.with_clock(Arc::new(move || stopped)))
     }
 
     pub fn root(&self) -> &Path {
-        self.dir.path()
+        self.home.root()
     }
 }
 
@@ -71,7 +63,7 @@ pub async fn collect(mut turn: Turn) -> (TurnOutcome, Vec<AgentEvent>) {
     let mut events = Vec::new();
     let mut outcome = None;
     while let Some(e) = turn.next().await {
-        assert_eq!(&*e.turn, turn.id());
+        assert_eq!(&e.turn, turn.id());
         if let AgentEvent::Finished(o) = &e.event {
             outcome = Some((**o).clone());
         }

@@ -1,7 +1,8 @@
-//! API keys for `baton serve`: made by `baton serve keys add NAME` (shown
-//! once), stored only as SHA-256 hashes in `server-keys.json` in the data
-//! folder (written atomically, readable by the user only), compared in
-//! constant time.
+//! API keys for Baton's network doors (`baton serve` and `baton mcp
+//! serve`): made by `baton serve keys add NAME` (shown once), stored only
+//! as SHA-256 hashes in `server-keys.json` in the data folder (written
+//! atomically, readable by the user only), compared in constant time, and
+//! re-read by a running server when the file changes ([`LiveKeys`]).
 
 use std::path::{Path, PathBuf};
 
@@ -47,6 +48,14 @@ pub enum KeyError {
     BadName(String),
 }
 
+/// One version of the keys file, to tell when it changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileVersion {
+    modified: Option<std::time::SystemTime>,
+    len: u64,
+    inode: u64,
+}
+
 /// The keys file of a data folder.
 #[derive(Debug, Clone)]
 pub struct KeyStore {
@@ -76,11 +85,20 @@ impl KeyStore {
         }
     }
 
-    /// When the keys file last changed (`None`: there is none).
-    pub fn modified(&self) -> Option<std::time::SystemTime> {
-        std::fs::metadata(&self.path)
-            .and_then(|m| m.modified())
-            .ok()
+    /// Which version of the keys file is there (`None`: there is none):
+    /// its modification time, size and inode, so that a change within the
+    /// clock's resolution is seen too (an atomic write makes a new inode).
+    pub fn version(&self) -> Option<FileVersion> {
+        let meta = std::fs::metadata(&self.path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some(FileVersion {
+            modified: meta.modified().ok(),
+            len: meta.len(),
+            inode,
+        })
     }
 
     /// The stored keys (none when there is no file).
@@ -183,5 +201,81 @@ impl Keys {
             }
         }
         found
+    }
+}
+
+/// The keys a running door accepts, re-read when the keys file changes (a
+/// key made or revoked counts from the next request, without a restart).
+#[derive(Debug)]
+pub struct LiveKeys {
+    store: KeyStore,
+    /// Keys were required at start: a server that listens beyond this
+    /// computer never becomes open, even with every key revoked.
+    required: bool,
+    current: std::sync::RwLock<(Option<FileVersion>, Keys)>,
+}
+
+impl LiveKeys {
+    /// The keys in `data_dir`, as they are now.
+    pub fn open(data_dir: &Path) -> Result<Self, KeyError> {
+        let store = KeyStore::new(data_dir);
+        let version = store.version();
+        let keys = Keys::from_stored(&store.list()?);
+        Ok(Self {
+            required: !keys.is_empty(),
+            current: std::sync::RwLock::new((version, keys)),
+            store,
+        })
+    }
+
+    /// Whether a key was needed when the door opened.
+    pub fn required(&self) -> bool {
+        self.required
+    }
+
+    /// The keys now (`None`: none was ever needed and none is now, so the
+    /// door is open to this computer).
+    pub fn now(&self) -> Option<Keys> {
+        let version = self.store.version();
+        let stale = self.current.read().map(|c| c.0 != version).unwrap_or(true);
+        if stale
+            && let Ok(stored) = self.store.list()
+            && let Ok(mut c) = self.current.write()
+        {
+            *c = (version, Keys::from_stored(&stored));
+        }
+        let keys = self.current.read().map(|c| c.1.clone()).unwrap_or_default();
+        (self.required || !keys.is_empty()).then_some(keys)
+    }
+
+    /// The name of the key `presented` is, among the keys now.
+    pub fn check(&self, presented: &str) -> Option<String> {
+        self.now()?.check(presented).map(str::to_string)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_made_and_revoked_count_at_once_and_a_guarded_door_stays_guarded() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = LiveKeys::open(dir.path()).unwrap();
+        assert!(!open.required() && open.now().is_none());
+        let store = KeyStore::new(dir.path());
+        let key = store.add("laptop").unwrap();
+        assert_eq!(open.check(&key).as_deref(), Some("laptop"));
+        let guarded = LiveKeys::open(dir.path()).unwrap();
+        assert!(guarded.required());
+        // Revoked, then another made at once: each is seen.
+        store.revoke("laptop").unwrap();
+        assert_eq!(guarded.check(&key), None);
+        assert!(guarded.now().is_some_and(|k| k.is_empty()));
+        let other = store.add("phone").unwrap();
+        assert_eq!(guarded.check(&other).as_deref(), Some("phone"));
+        assert_eq!(guarded.check("bk-guess"), None);
+        let stored = std::fs::read_to_string(dir.path().join(KEYS_FILE)).unwrap();
+        assert!(!stored.contains(&other), "only hashes are kept");
     }
 }
