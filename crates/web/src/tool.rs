@@ -350,8 +350,10 @@ impl WebTool {
         #[default(30000u64)] timeout_ms: u64,
         ctx: &ToolContext,
     ) -> Result<PageInfo, WebError> {
-        let url = with_scheme(&url);
-        self.policy.check(&url).map_err(WebError::Refused)?;
+        let url = self
+            .policy
+            .check(&with_scheme(&url))
+            .map_err(WebError::Refused)?;
         let page = self.tab_to_navigate().await?;
         let limit = Duration::from_millis(timeout_ms.clamp(1000, 120_000));
         let loaded = tokio::select! {
@@ -736,7 +738,7 @@ impl WebTool {
             Some(u) => with_scheme(&u),
             None => Self::url_of(&page).await,
         };
-        self.policy.check(&url).map_err(WebError::Refused)?;
+        let url = self.policy.check(&url).map_err(WebError::Refused)?;
         let fetch = format!(
             "(async () => {{ const r = await fetch({}, {{credentials: 'include'}}); if (!r.ok) return {{error: 'HTTP ' + r.status}}; const b = new Uint8Array(await r.arrayBuffer()); let s = ''; for (let i = 0; i < b.length; i += 32768) s += String.fromCharCode.apply(null, b.subarray(i, i + 32768)); return {{data: btoa(s)}}; }})()",
             json!(url)
