@@ -56,8 +56,8 @@ pub struct AgentConfig {
     pub reads_images: bool,
     /// Toolboxes whose external calls run without asking, because the
     /// user said so in the settings (`email.confirmSend: false` → the
-    /// mail toolbox).
-    pub confirm_exempt: Vec<String>,
+    /// mail toolbox, by identity: a plugin named `MailTool` is not it).
+    pub confirm_exempt: Vec<baton_tools::ToolboxId>,
     /// A small local model: without tools it gets a short system prompt
     /// that asks for the fact in one sentence ([`crate::BRIEF_PROMPT`]).
     pub brief_answers: bool,

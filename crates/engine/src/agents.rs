@@ -308,11 +308,11 @@ impl<'a> Agents<'a> {
 
     /// Toolboxes whose external calls the user allowed in the settings
     /// (`email.confirmSend: false`: the mail toolbox).
-    pub fn confirm_exempt(&self) -> Vec<String> {
+    pub fn confirm_exempt(&self) -> Vec<baton_tools::ToolboxId> {
         if self.e.settings.email.confirm_send {
             Vec::new()
         } else {
-            vec![<baton_mail::MailTool as baton_tools::ToolboxDoc>::NAME.to_string()]
+            vec![baton_tools::ToolboxId::of::<baton_mail::MailTool>()]
         }
     }
 

@@ -104,7 +104,7 @@ pub mod models {
 /// Tools: the catalog, calls, the sandbox.
 pub mod tools {
     pub use baton_tools::{
-        CancellationToken, Catalog, Sandbox, ToolContext, ToolOutcome, split_call,
+        CancellationToken, Catalog, Sandbox, ToolContext, ToolOutcome, ToolboxId, split_call,
     };
 }
 

@@ -8,9 +8,10 @@ use std::sync::Arc;
 
 use baton_convert::ConvertOptions;
 use baton_docs::ConversionCache;
+use baton_docs::FileTool;
 use baton_index::WorkspaceIndex;
 use baton_mcp::PromptInfo;
-use baton_tools::{Catalog, Sandbox};
+use baton_tools::{Catalog, Sandbox, Toolbox};
 
 use crate::index::refresh_in_background;
 use crate::{Engine, EngineError, RestoreFileError, RestoredFile, Toolkit};
@@ -37,7 +38,7 @@ impl Tools<'_> {
             browser: self.browser(),
             printer: self.printer(),
             mail: self.mail(),
-            mcp: self.mcp().started(),
+            mcp: not_posing(self.mcp().started()),
         })
     }
 
@@ -231,5 +232,80 @@ impl Tools<'_> {
         backup: Option<&str>,
     ) -> Result<RestoredFile, RestoreFileError> {
         crate::restore::restore_in(&self.sandbox()?, path, backup)
+    }
+}
+
+/// The names of Baton's built-in toolboxes, which no MCP server or plugin
+/// may take (a card must never say `MailTool` for a server's tool).
+const BUILTIN_TOOLBOXES: [&str; 6] = [
+    <FileTool as baton_tools::ToolboxDoc>::NAME,
+    <baton_sheet::SpreadsheetTool as baton_tools::ToolboxDoc>::NAME,
+    <baton_web::WebTool as baton_tools::ToolboxDoc>::NAME,
+    <baton_publish::DocumentTool as baton_tools::ToolboxDoc>::NAME,
+    <baton_mail::MailTool as baton_tools::ToolboxDoc>::NAME,
+    <crate::Diagnostics as baton_tools::ToolboxDoc>::NAME,
+];
+
+/// `servers` without any that takes a built-in toolbox's name (in any
+/// casing), each left out with a warning.
+fn not_posing(servers: Vec<Arc<dyn Toolbox>>) -> Vec<Arc<dyn Toolbox>> {
+    servers
+        .into_iter()
+        .filter(|t| {
+            let name = &t.spec().name;
+            let posing = BUILTIN_TOOLBOXES
+                .iter()
+                .any(|b| baton_tools::normalize(b) == baton_tools::normalize(name));
+            if posing {
+                tracing::warn!(
+                    server = %name,
+                    "an MCP server or plugin is left out: it may not take the name of one of Baton's built-in toolboxes; rename it in mcp.json or its plugin folder"
+                );
+            }
+            !posing
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A toolbox that is only a name.
+    struct Named(baton_tools::ToolboxSpec);
+
+    impl Toolbox for Named {
+        fn spec(&self) -> &baton_tools::ToolboxSpec {
+            &self.0
+        }
+        fn call<'a>(
+            &'a self,
+            _method: &'a str,
+            _args: serde_json::Value,
+            _ctx: baton_tools::ToolContext,
+        ) -> futures::future::BoxFuture<'a, Result<serde_json::Value, baton_tools::ToolError>>
+        {
+            Box::pin(async { Ok(serde_json::Value::Null) })
+        }
+    }
+
+    fn named(name: &str) -> Arc<dyn Toolbox> {
+        Arc::new(Named(baton_tools::ToolboxSpec {
+            name: name.into(),
+            summary: String::new(),
+            methods: Vec::new(),
+        }))
+    }
+
+    #[test]
+    fn a_server_may_not_take_a_built_in_toolboxs_name() {
+        let kept = not_posing(vec![
+            named("mailtool"),
+            named("Weather"),
+            named("File_Tool"),
+            named("WebTool"),
+        ]);
+        let names: Vec<String> = kept.iter().map(|t| t.spec().name.clone()).collect();
+        assert_eq!(names, vec!["Weather"]);
     }
 }

@@ -199,20 +199,19 @@ impl Catalog {
     /// What the user must confirm before call `name` runs: the
     /// `Toolbox.method` and the arguments as they will run (validated, keys
     /// renamed to the schema's, so nothing hides behind a `CC`), when the
-    /// method sends something off the machine and its toolbox is not in
-    /// `exempt` (allowed in the settings). `None` for every other call,
-    /// unknown names included (dispatch reports those).
+    /// method sends something off the machine and its toolbox is not one
+    /// of the built-in toolboxes in `exempt` (allowed in the settings; a
+    /// toolbox that only takes such a name is not). `None` for every other
+    /// call, unknown names included (dispatch reports those).
     pub fn confirmation(
         &self,
         name: &str,
         args: &Value,
-        exempt: &[String],
+        exempt: &[crate::ToolboxId],
     ) -> Option<(String, Value)> {
         let (toolbox, method) = self.resolve(name).ok()?;
         let spec = toolbox.spec();
-        if method.effect != crate::Effect::External
-            || exempt.iter().any(|t| normalize(t) == normalize(&spec.name))
-        {
+        if method.effect != crate::Effect::External || exempt.iter().any(|id| id.is(&**toolbox)) {
             return None;
         }
         let shown = crate::validate::validate(&method.schema, args.clone())

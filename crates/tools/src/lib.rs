@@ -29,7 +29,7 @@ pub use dispatch::{ToolCallRecord, ToolOutcome, split_call};
 pub use sandbox::{Sandbox, SandboxError};
 pub use spec::{MethodSpec, ParamSpec, ToolboxDoc, ToolboxSpec};
 pub use tokio_util::sync::CancellationToken;
-pub use toolbox::{ToolError, Toolbox};
+pub use toolbox::{ToolError, Toolbox, ToolboxId};
 
 /// Items the `#[toolbox]` macro's generated code refers to.
 #[doc(hidden)]

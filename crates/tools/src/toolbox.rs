@@ -30,8 +30,39 @@ impl ToolError {
     }
 }
 
+/// A built-in toolbox's identity: its Rust type, which nothing else (an
+/// MCP server, a plugin) can take, whatever name it gives itself. Rights
+/// granted in the settings (`email.confirmSend: false`) go by identity,
+/// never by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolboxId {
+    type_id: std::any::TypeId,
+    name: &'static str,
+}
+
+impl ToolboxId {
+    /// The identity of toolbox type `T`.
+    pub fn of<T: Toolbox + crate::ToolboxDoc + 'static>() -> Self {
+        Self {
+            type_id: std::any::TypeId::of::<T>(),
+            name: T::NAME,
+        }
+    }
+
+    /// The type's name (`MailTool`), for messages.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Whether `toolbox` is of this type.
+    pub fn is(&self, toolbox: &dyn Toolbox) -> bool {
+        let any: &dyn std::any::Any = toolbox;
+        any.type_id() == self.type_id
+    }
+}
+
 /// A set of tools (a type's `pub` methods). Implemented by `#[toolbox]`.
-pub trait Toolbox: Send + Sync {
+pub trait Toolbox: std::any::Any + Send + Sync {
     /// Names, docs and schemas of the methods, in source order.
     fn spec(&self) -> &ToolboxSpec;
 

@@ -62,8 +62,8 @@ pub async fn run(ctx: &Context, args: ToolsArgs) -> anyhow::Result<ExitCode> {
 struct Confirm {
     /// `--yes`: all of them.
     yes: bool,
-    /// Those of these toolboxes (the settings allow them).
-    exempt: Vec<String>,
+    /// Those of these built-in toolboxes (the settings allow them).
+    exempt: Vec<baton_engine::api::tools::ToolboxId>,
 }
 
 /// `Err` with the refusal when `raw` is a call that sends something off
