@@ -242,6 +242,10 @@ impl Agent {
         let confirmations = match &ctx.confirm {
             ConfirmPolicy::Allow => return Ok(()),
             ConfirmPolicy::Refuse(why) => {
+                // The user hears it from the front door, not only from the
+                // model (which may say "Done." anyway).
+                let message = format!("held back: {tool} {args} was not run ({why})");
+                ctx.events.emit(AgentEvent::Notice { message }).await;
                 return Err(format!(
                     "`{tool}` was not run: it sends something off this machine and needs the user's confirmation, but {why}. Tell the user what you would have sent instead."
                 ));

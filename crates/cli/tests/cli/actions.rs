@@ -53,6 +53,18 @@ async fn ask_refuses_external_actions_unless_yes() {
         "ask sent it without --yes"
     );
     assert_eq!(v["stopCode"], "answered");
+    // The terminal says so itself, whatever the model answers.
+    script_post_note(&server);
+    let mut c = diagnostic(&env, &server);
+    c.args(["ask", "Tell the team lunch moved"]);
+    let o = run(c, None).await;
+    assert!(
+        o.stderr.contains("held back: Diagnostics.post_note")
+            && o.stderr.contains("Lunch moved to 1 pm"),
+        "{}",
+        o.stderr
+    );
+    assert!(notes_posted(&server).is_empty());
 
     script_post_note(&server);
     let mut c = diagnostic(&env, &server);
