@@ -256,7 +256,7 @@ impl AttachmentContext {
                         .unwrap_or_default();
                     text.push_str(&format!(
                         "<attachment name=\"{}\" format=\"{}\" size=\"{}\"{pages}>\n{}",
-                        attr(&a.name),
+                        baton_stdx::escape_attribute(&a.name),
                         c.format.label(),
                         human_size(size),
                         baton_stdx::fence_body(body.trim_end(), "attachment")
@@ -282,7 +282,7 @@ impl AttachmentContext {
                 Err(e) => {
                     text.push_str(&format!(
                         "<attachment name=\"{}\" size=\"{}\" status=\"not converted\">\nThis file could not be read: {e}.\n</attachment>\n\n",
-                        attr(&a.name),
+                        baton_stdx::escape_attribute(&a.name),
                         human_size(size)
                     ));
                     items.push(AttachmentSummary {
@@ -332,12 +332,6 @@ pub fn split_prompt(text: &str) -> (Vec<String>, &str) {
         rest = &after[end + CLOSE.len()..];
     }
     (names, rest)
-}
-
-fn attr(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('"', "&quot;")
-        .replace('<', "&lt;")
 }
 
 /// Water-filling: equal shares, the unused part of short files shared

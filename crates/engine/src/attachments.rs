@@ -83,7 +83,7 @@ impl FileRenderer for StoredFiles {
                 Some(a) => loaded.push(a),
                 None => missing.push_str(&format!(
                     "<attachment name=\"{}\" status=\"missing\">\nThe stored copy of this file is gone; it cannot be shown again.\n</attachment>\n\n",
-                    f.name.replace('"', "&quot;")
+                    baton_stdx::escape_attribute(&f.name)
                 )),
             }
         }

@@ -19,7 +19,6 @@ use baton_llm::{ContentPart, FileRef, InteractionMode, Message};
 use tokio_util::sync::CancellationToken;
 
 use crate::{Engine, EngineError, LoadListener, Run};
-use futures::StreamExt;
 
 /// Events a turn may hold unread before the agent waits for the reader.
 const EVENT_CAPACITY: usize = 64;
@@ -344,17 +343,12 @@ impl Conversation {
         };
         let this = self.clone();
         let task = tokio::spawn(async move { this.run(input, ctx).await });
-        let events =
-            futures::stream::unfold(
-                stream,
-                |mut s| async move { s.recv().await.map(|e| (e, s)) },
-            );
         let controls = TurnControls {
             id,
             confirmations,
             questions,
         };
-        Run::start(events.boxed(), cancel, controls, task)
+        Run::start(stream, cancel, controls, task)
     }
 
     /// The turn: prepare the user message, run the agent, save, finish.

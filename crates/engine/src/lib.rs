@@ -54,7 +54,7 @@ pub use now::{Clock, NowContext};
 pub use providers::Providers;
 pub use readiness::local_readiness;
 pub use restore::{RestoreFileError, RestoredFile};
-pub use run::{Run, RunParts};
+pub use run::{EventSource, Run, RunParts};
 pub use team::{Team, TeamRequest, TeamRun};
 pub use tools::Tools;
 pub use voice::{

@@ -24,6 +24,31 @@ pub struct Run<E, O, C = ()> {
     controls: C,
 }
 
+/// Where a run's events are read from: a channel's receiving end (the
+/// run's own, a turn's [`baton_agent::EventStream`], the voice loop's).
+pub trait EventSource<E>: Send + 'static {
+    /// The next event; `None` once the sender is gone.
+    fn recv(&mut self) -> impl Future<Output = Option<E>> + Send;
+}
+
+impl<E: Send + 'static> EventSource<E> for mpsc::Receiver<E> {
+    fn recv(&mut self) -> impl Future<Output = Option<E>> + Send {
+        mpsc::Receiver::recv(self)
+    }
+}
+
+impl<E: Send + 'static> EventSource<E> for mpsc::UnboundedReceiver<E> {
+    fn recv(&mut self) -> impl Future<Output = Option<E>> + Send {
+        mpsc::UnboundedReceiver::recv(self)
+    }
+}
+
+impl EventSource<baton_agent::TurnEvent> for baton_agent::EventStream {
+    fn recv(&mut self) -> impl Future<Output = Option<baton_agent::TurnEvent>> + Send {
+        baton_agent::EventStream::recv(self)
+    }
+}
+
 /// What a run's task is given: where its events go and its Stop.
 pub struct RunParts<E> {
     /// Where the run's events go; sending waits while the reader is
@@ -47,21 +72,22 @@ impl<E: Send + 'static, O: Send + 'static, C> Run<E, O, C> {
             events: tx,
             cancel: cancel.clone(),
         });
-        let events =
-            futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|e| (e, rx)) });
-        Self::start(events.boxed(), cancel, controls, tokio::spawn(fut))
+        Self::start(rx, cancel, controls, tokio::spawn(fut))
     }
 
     /// A run over a task already started: `events` end when it has no
     /// more to say, `result` is its outcome, `cancel` stops it.
     pub fn start(
-        events: BoxStream<'static, E>,
+        events: impl EventSource<E>,
         cancel: CancellationToken,
         controls: C,
         result: JoinHandle<O>,
     ) -> Self {
+        let events = futures::stream::unfold(events, |mut source| async move {
+            source.recv().await.map(|e| (e, source))
+        });
         Self {
-            events: events.fuse(),
+            events: events.boxed().fuse(),
             result,
             cancel,
             controls,

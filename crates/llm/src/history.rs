@@ -83,11 +83,14 @@ impl ContentPart {
             ContentPart::Text { text } => text.clone(),
             ContentPart::Attachment { name, markdown } => format!(
                 "<attachment name=\"{}\">\n{}\n</attachment>",
-                attribute(name),
+                baton_stdx::escape_attribute(name),
                 baton_stdx::fence_body(markdown, "attachment")
             ),
             ContentPart::Image { .. } => "[image]".to_string(),
-            ContentPart::File(f) => format!("<attachment name=\"{}\" />", attribute(&f.name)),
+            ContentPart::File(f) => format!(
+                "<attachment name=\"{}\" />",
+                baton_stdx::escape_attribute(&f.name)
+            ),
         }
     }
 
@@ -95,14 +98,6 @@ impl ContentPart {
     pub fn is_image(&self) -> bool {
         matches!(self, ContentPart::Image { .. })
     }
-}
-
-/// `value` as an attribute's value between double quotes.
-fn attribute(value: &str) -> String {
-    value
-        .replace('&', "&amp;")
-        .replace('"', "&quot;")
-        .replace('<', "&lt;")
 }
 
 /// One message of a conversation.

@@ -132,11 +132,11 @@ struct RedisSessions {
     ttl: u64,
 }
 
-fn key(id: &SessionId) -> String {
-    format!("baton:session:{id}")
-}
-
 const KEY_PREFIX: &str = "baton:session:";
+
+fn key(id: &SessionId) -> String {
+    format!("{KEY_PREFIX}{id}")
+}
 
 #[async_trait]
 impl SessionRepo for RedisSessions {
@@ -178,28 +178,32 @@ impl SessionRepo for RedisSessions {
     }
 
     async fn list(&self) -> Result<Vec<SessionInfo>, SessionError> {
-        let mut conn = self.link.conn.clone();
         let keys = self.session_keys().await?;
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Each session and its time to live, in one round trip.
+        let mut pipe = redis::pipe();
+        for k in &keys {
+            pipe.get(k).ttl(k);
+        }
+        let found: Vec<(Option<String>, i64)> = pipe
+            .query_async(&mut self.link.conn.clone())
+            .await
+            .map_err(|e| self.link.unavailable(&e))?;
+        let now = std::time::SystemTime::now();
         let mut out = Vec::new();
-        for k in keys {
-            let Some(id) = k
+        for (k, (json, left)) in keys.iter().zip(found) {
+            let id = k
                 .strip_prefix(KEY_PREFIX)
-                .and_then(|i| SessionId::parse(i).ok())
-            else {
-                continue;
-            };
-            let (json, left): (Option<String>, i64) = redis::pipe()
-                .get(&k)
-                .ttl(&k)
-                .query_async(&mut conn)
-                .await
-                .map_err(|e| self.link.unavailable(&e))?;
-            let Some(session) = json.and_then(|j| serde_json::from_str::<Session>(&j).ok()) else {
+                .and_then(|i| SessionId::parse(i).ok());
+            let session = json.and_then(|j| serde_json::from_str::<Session>(&j).ok());
+            let (Some(id), Some(session)) = (id, session) else {
                 continue;
             };
             // Last used: the expiry slides from there.
             let idle = self.ttl.saturating_sub(left.max(0) as u64);
-            let modified = std::time::SystemTime::now() - std::time::Duration::from_secs(idle);
+            let modified = now - std::time::Duration::from_secs(idle);
             out.push(SessionInfo::of(&Session { id, ..session }, modified));
         }
         out.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.id.cmp(&b.id)));

@@ -16,4 +16,4 @@ pub use backups::{
     Backup, RestoreError, Restored, backup_file, list_backups, replace_with_backup, restore_backup,
 };
 pub use lock::{FileLock, lock_beside};
-pub use text::{error_chain, excerpt, fence_body, mask};
+pub use text::{error_chain, escape_attribute, excerpt, fence_body, mask};

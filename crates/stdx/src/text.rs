@@ -31,6 +31,15 @@ pub fn fence_body(text: &str, tag: &str) -> String {
     out
 }
 
+/// `value` made safe to stand between double quotes as an attribute of a
+/// fence's opening tag (`<attachment name="…">`).
+pub fn escape_attribute(value: &str) -> String {
+    value
+        .replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+}
+
 /// A secret as a settings page or `baton config show` prints it: its
 /// first three and last four characters (`sk-…7890`), or bullets only
 /// when it is too short to show any of it (8 characters or fewer).
@@ -72,6 +81,10 @@ mod tests {
         );
         assert_eq!(fence_body("<b>é</b>", "attachment"), "<b>é</b>");
         assert_eq!(fence_body("<attachmen", "attachment"), "<attachmen");
+        assert_eq!(
+            escape_attribute("a \"q\" <b> & c"),
+            "a &quot;q&quot; &lt;b> &amp; c"
+        );
     }
 
     #[test]

@@ -13,7 +13,6 @@ use baton_voice::audio::{
 };
 use baton_voice::stt::{STT_SAMPLE_RATE, SpeechToText};
 use baton_voice::{Control, TurnRecord, VoiceEvent, VoiceParts, run_voice_loop};
-use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -83,11 +82,6 @@ impl VoiceControls {
             .try_send(control)
             .map_err(|_| EngineError::VoiceEnded)
     }
-
-    /// Whether the conversation has ended.
-    pub fn is_closed(&self) -> bool {
-        self.tx.is_closed()
-    }
 }
 
 /// A voice conversation: the loop's events, its controls, and the turns
@@ -144,12 +138,7 @@ impl Voice<'_> {
             tracing::info!(turns = turns.len(), "voice conversation ended");
             turns
         });
-        let events =
-            futures::stream::unfold(
-                ev_rx,
-                |mut rx| async move { rx.recv().await.map(|e| (e, rx)) },
-            );
-        Ok(Run::start(events.boxed(), cancel, controls, task))
+        Ok(Run::start(ev_rx, cancel, controls, task))
     }
 
     /// Loads the speech model and opens the input and the speaker
