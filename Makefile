@@ -56,8 +56,10 @@ ui: ui-deps
 	cd ui && npm run build
 
 ## bindings: regenerate ui/src/lib/bindings.ts from the shell's commands and events
+# (built as nextest builds: the same features, so nothing is built twice)
 bindings:
-	BATON_WRITE_BINDINGS=1 $(CARGO) test -p baton-desktop --lib committed_bindings
+	BATON_WRITE_BINDINGS=1 $(CARGO) nextest run --workspace --all-targets $(CPU_FEATURES) \
+	  -E 'test(committed_bindings)'
 
 ## build: the UI, the baton CLI and the desktop app (release), providers.json beside them
 build: setup ui

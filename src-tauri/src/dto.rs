@@ -5,6 +5,9 @@
 //! wire. Types only sent to the UI are `Serialize` only; only requests are
 //! `Deserialize`.
 
+use baton_engine::api::settings::{
+    BrowserMode, BrowserSettings, EmailSettings, MailServer, ServerSettings, VoiceSettings,
+};
 use serde::{Deserialize, Serialize};
 use specta::Type;
 use specta_typescript::Number;
@@ -315,76 +318,6 @@ pub struct ToolCallView {
     pub is_error: bool,
 }
 
-/// A named agent (`agents.json`), as the agent picker shows it.
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct AgentView {
-    /// Its name (what `SendRequest.agent` takes).
-    pub name: String,
-    /// What it is for.
-    pub description: String,
-    /// What it is good at.
-    pub specialisations: Vec<String>,
-    /// The provider entry it runs on (`null` when that cannot be found).
-    pub provider: Option<String>,
-    /// The model.
-    pub model: Option<String>,
-    /// Its toolboxes and the tools each offers it.
-    pub toolboxes: Vec<ToolboxView>,
-    /// Other agents may delegate to it.
-    pub delegable: bool,
-    /// It is offered subagents.
-    pub delegates: bool,
-    /// Compaction window (`null`: the default; 0: never).
-    pub max_messages: Option<u32>,
-    /// Model calls per turn at most.
-    pub max_iterations: Option<u32>,
-    /// Tokens per turn at most.
-    #[specta(type = Option<Number>)]
-    pub token_budget: Option<f64>,
-    /// The one used when none is named.
-    pub is_default: bool,
-    /// What keeps it from working as configured, in words.
-    pub problem: Option<String>,
-}
-
-/// One toolbox of an agent and the tools it offers that agent.
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolboxView {
-    /// The toolbox.
-    pub name: String,
-    /// Its tools.
-    pub tools: Vec<String>,
-}
-
-impl From<baton_engine::AgentInfo> for AgentView {
-    fn from(a: baton_engine::AgentInfo) -> Self {
-        Self {
-            name: a.name,
-            description: a.description,
-            specialisations: a.specialisations,
-            provider: a.provider,
-            model: a.model,
-            toolboxes: a
-                .toolboxes
-                .into_iter()
-                .map(|t| ToolboxView {
-                    name: t.name,
-                    tools: t.tools,
-                })
-                .collect(),
-            delegable: a.delegable,
-            delegates: a.delegates,
-            max_messages: a.max_messages,
-            max_iterations: a.max_iterations,
-            token_budget: a.token_budget.map(|n| n as f64),
-            is_default: a.default,
-            problem: a.problem,
-        }
-    }
-}
-
 /// A file waiting in the composer.
 #[derive(Debug, Clone, Serialize, Type)]
 #[serde(rename_all = "camelCase")]
@@ -456,32 +389,6 @@ pub struct SettingsView {
     pub ocr_provider: Option<String>,
 }
 
-/// A provider entry with its readiness.
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct ProviderView {
-    /// Entry name.
-    pub name: String,
-    /// Wire dialect (`openai`, `anthropic`, `ollama`, `gemini`, `local`).
-    pub dialect: String,
-    /// Model id.
-    pub model: String,
-    /// Endpoint URL (empty for the embedded model).
-    pub endpoint: String,
-    /// Environment variable that can hold the key, if the entry needs one.
-    pub api_key_env: Option<String>,
-    /// Whether a call can be made now.
-    pub ready: bool,
-    /// Readiness in words: "ready", "needs an API key (…)", "model file missing…".
-    pub status: String,
-    /// An entry from the user's providers file (endpoint and model editable).
-    pub custom: bool,
-    /// The default entry.
-    pub is_default: bool,
-    /// The entry in use.
-    pub selected: bool,
-}
-
 /// Whether a provider's key is in the keychain, masked.
 #[derive(Debug, Clone, Serialize, Type)]
 #[serde(rename_all = "camelCase")]
@@ -496,8 +403,8 @@ pub struct KeyStatus {
     pub source: String,
 }
 
-/// The workspace index.
-#[derive(Debug, Clone, Serialize, Type)]
+/// The workspace index (also sent, throttled, while it is scanned).
+#[derive(Debug, Clone, Serialize, Type, tauri_specta::Event)]
 #[serde(rename_all = "camelCase")]
 pub struct IndexStatus {
     /// Workspace folder.
@@ -514,12 +421,13 @@ pub struct IndexStatus {
     pub error: Option<String>,
 }
 
-/// Sent while the index is scanned (throttled).
+/// Sent when the settings, agents or providers were changed outside the
+/// app (`baton config set`, an editor) and the app now works with them.
 #[derive(Debug, Clone, Serialize, Type, tauri_specta::Event)]
 #[serde(rename_all = "camelCase")]
-pub struct IndexProgress {
-    /// The status now.
-    pub status: IndexStatus,
+pub struct SettingsChanged {
+    /// The workspace folder moved (it is being indexed again).
+    pub workspace_moved: bool,
 }
 
 /// Sent while the embedded model loads into memory (its first answer).
@@ -549,42 +457,7 @@ pub struct AppInfo {
     pub warnings: Vec<String>,
     /// Set when no provider was chosen yet and Baton picked this one (the
     /// onboarding card says which and why).
-    pub first_run: Option<FirstRunView>,
-}
-
-/// A workspace file put back from a backup (`restoreBackup`), in
-/// workspace paths (`/budget.xlsx`).
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct RestoredBackup {
-    /// The file restored.
-    pub path: String,
-    /// The backup now back in place (it is kept).
-    pub restored_from: String,
-    /// Where the replaced version was kept, when no backup held it yet.
-    pub saved_current: Option<String>,
-}
-
-impl From<baton_engine::RestoredFile> for RestoredBackup {
-    fn from(r: baton_engine::RestoredFile) -> Self {
-        Self {
-            path: r.path,
-            restored_from: r.restored_from,
-            saved_current: r.saved_current,
-        }
-    }
-}
-
-/// A microphone or speaker.
-#[derive(Debug, Clone, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct AudioDevice {
-    /// Id to select it by.
-    pub id: String,
-    /// Name to show.
-    pub name: String,
-    /// The system default.
-    pub is_default: bool,
+    pub first_run: Option<baton_engine::ProviderChoice>,
 }
 
 /// The sound devices present.
@@ -592,73 +465,24 @@ pub struct AudioDevice {
 #[serde(rename_all = "camelCase")]
 pub struct AudioDevices {
     /// Microphones.
-    pub inputs: Vec<AudioDevice>,
+    pub inputs: Vec<baton_engine::api::voice::audio::DeviceInfo>,
     /// Speakers.
-    pub outputs: Vec<AudioDevice>,
+    pub outputs: Vec<baton_engine::api::voice::audio::DeviceInfo>,
     /// Why the list is empty (no sound server…), if it is.
     pub error: Option<String>,
 }
 
-/// Voice settings as the panel edits them, with the choices available.
+/// Voice settings as the panel edits them (the engine's own section), with
+/// the choices available.
 #[derive(Debug, Clone, Serialize, Deserialize, Type)]
 #[serde(rename_all = "camelCase")]
 pub struct VoiceSettingsView {
-    /// Hold-to-talk instead of hands-free.
-    pub push_to_talk: bool,
-    /// Microphone id (`null`: default).
-    pub input_device: Option<String>,
-    /// Speaker id (`null`: default).
-    pub output_device: Option<String>,
-    /// "espeak", or a provider entry with a voice.
-    pub tts_engine: String,
-    /// Voice name (`null`: the engine's default).
-    pub tts_voice: Option<String>,
-    /// Words per minute (eSpeak NG).
-    pub tts_rate: u32,
-    /// Whisper model file (`null`: the best one present).
-    pub stt_model: Option<String>,
-    /// Silence that ends an utterance, ms.
-    pub end_silence_ms: u32,
-    /// The spoken language: a Whisper code (`en`, `de`, …) or `auto`.
-    #[serde(default = "english")]
-    pub language: String,
-    /// Take the speaker's sound out of the microphone (for loudspeakers).
-    #[serde(default = "yes")]
-    pub echo_cancellation: bool,
-    /// With echo cancellation, also suppress steady noise (noisy rooms;
-    /// on clean speech it costs the recognizer accuracy).
-    #[serde(default)]
-    pub noise_suppression: bool,
-    /// Speech engines to choose from (read-only).
-    #[serde(default)]
-    pub tts_engines: Vec<String>,
-    /// Whisper models in the models folder (read-only).
-    #[serde(default)]
-    pub stt_models: Vec<String>,
-    /// The languages to choose from (read-only): Whisper's, those a model
-    /// present can transcribe marked.
-    #[serde(default)]
-    pub languages: Vec<VoiceLanguage>,
-}
-
-fn english() -> String {
-    "en".into()
-}
-
-fn yes() -> bool {
-    true
-}
-
-/// A language voice mode can listen to.
-#[derive(Debug, Clone, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct VoiceLanguage {
-    /// Whisper's code (`de`), or `auto`.
-    pub code: String,
-    /// Its name in English.
-    pub name: String,
-    /// Whether a Whisper model in the models folder can transcribe it.
-    pub available: bool,
+    /// The settings.
+    #[serde(flatten)]
+    pub settings: VoiceSettings,
+    /// The choices for them (read-only).
+    #[serde(flatten)]
+    pub choices: baton_engine::VoiceChoices,
 }
 
 /// What a started voice conversation uses.
@@ -678,94 +502,6 @@ pub struct VoiceStarted {
     pub session_id: String,
 }
 
-/// Latency parts of one answer, in milliseconds.
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct VoiceTiming {
-    /// Silence waited for.
-    #[specta(type = Number)]
-    pub vad_tail_ms: f64,
-    /// Final transcription.
-    #[specta(type = Number)]
-    pub stt_ms: f64,
-    /// Transcript to first complete sentence.
-    #[specta(type = Number)]
-    pub first_sentence_ms: f64,
-    /// Synthesis of the first sentence.
-    #[specta(type = Number)]
-    pub tts_ms: f64,
-    /// End of speech to first sound.
-    #[specta(type = Number)]
-    pub first_audio_ms: f64,
-}
-
-/// What the voice conversation reports, over the channel given to
-/// `voice_start`.
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(
-    tag = "type",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
-pub enum VoiceEventDto {
-    /// Microphone level, 0–1.
-    Level {
-        /// RMS level.
-        #[specta(type = Number)]
-        rms: f32,
-    },
-    /// The user started talking.
-    SpeechStarted,
-    /// Draft transcript.
-    Partial {
-        /// Text so far.
-        text: String,
-    },
-    /// Final transcript.
-    Transcript {
-        /// What was said.
-        text: String,
-    },
-    /// Answer text.
-    AnswerText {
-        /// A piece.
-        text: String,
-    },
-    /// A sentence is being spoken.
-    Speaking {
-        /// The sentence.
-        sentence: String,
-    },
-    /// The answer ended.
-    AnswerDone {
-        /// Cut short by barge-in or stop.
-        interrupted: bool,
-        /// Latency parts.
-        timing: Option<VoiceTiming>,
-    },
-    /// Playback was interrupted.
-    BargeIn,
-    /// A failure; listening goes on.
-    Error {
-        /// What, in plain words.
-        message: String,
-    },
-    /// The conversation ended.
-    Stopped,
-}
-
-/// How the browser toolbox reaches a browser.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
-#[serde(rename_all = "lowercase")]
-pub enum BrowserModeView {
-    /// The user's running Edge or Chrome.
-    Attach,
-    /// Baton's own browser with a lasting profile.
-    Profile,
-    /// An invisible browser with a throwaway profile.
-    Headless,
-}
-
 /// A browser found on this computer.
 #[derive(Debug, Clone, Serialize, Deserialize, Type)]
 #[serde(rename_all = "camelCase")]
@@ -782,20 +518,13 @@ pub struct FoundBrowser {
     pub inspect_page: String,
 }
 
-/// The browser settings as the panel edits them.
+/// The browser settings as the panel edits them (the engine's own section).
 #[derive(Debug, Clone, Serialize, Deserialize, Type)]
 #[serde(rename_all = "camelCase")]
 pub struct BrowserSettingsView {
-    /// The mode (`null`: attach when allowed, else Baton's profile, else headless).
-    pub mode: Option<BrowserModeView>,
-    /// The browser program (`null`: found automatically).
-    pub path: Option<String>,
-    /// Only these sites may be opened (empty: any).
-    pub allowed_sites: Vec<String>,
-    /// These sites are never opened.
-    pub blocked_sites: Vec<String>,
-    /// Open file:// and browser-internal pages too.
-    pub allow_other_schemes: bool,
+    /// The settings.
+    #[serde(flatten)]
+    pub settings: BrowserSettings,
     /// The browsers found (read-only).
     #[serde(default)]
     pub browsers: Vec<FoundBrowser>,
@@ -808,35 +537,18 @@ pub struct BrowserTest {
     /// Whether Baton reached a browser.
     pub ok: bool,
     /// The mode it used.
-    pub mode: Option<BrowserModeView>,
+    pub mode: Option<BrowserMode>,
     /// What happened, in plain words.
     pub message: String,
 }
 
-/// How a mail connection is secured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
-#[serde(rename_all = "lowercase")]
-pub enum MailSecurityView {
-    /// TLS from the first byte (IMAP 993, SMTP 465).
-    Tls,
-    /// STARTTLS (IMAP 143, SMTP 587).
-    Starttls,
-    /// No encryption (a server on this computer only).
-    None,
-}
-
-/// One mail server as the panel edits it.
+/// One mail server as the panel edits it (the engine's own section).
 #[derive(Debug, Clone, Serialize, Deserialize, Type)]
 #[serde(rename_all = "camelCase")]
 pub struct MailServerView {
-    /// Host name (`null`: not set up).
-    pub host: Option<String>,
-    /// Port (`null`: the standard one for the security).
-    pub port: Option<u16>,
-    /// User name (`null`: the e-mail address).
-    pub username: Option<String>,
-    /// How the connection is secured.
-    pub security: MailSecurityView,
+    /// The server.
+    #[serde(flatten)]
+    pub server: MailServer,
     /// Whether its password is in the keychain (read-only).
     #[serde(default)]
     pub password_set: bool,
@@ -847,12 +559,9 @@ pub struct MailServerView {
 #[derive(Debug, Clone, Serialize, Deserialize, Type)]
 #[serde(rename_all = "camelCase")]
 pub struct MailSettingsView {
-    /// The user's own address.
-    pub address: Option<String>,
-    /// The name shown beside it.
-    pub name: Option<String>,
-    /// Ask before each mail is sent.
-    pub confirm_send: bool,
+    /// The user's address and whether sending asks.
+    #[serde(flatten)]
+    pub email: EmailSettings,
     /// Incoming mail.
     pub imap: MailServerView,
     /// Outgoing mail.
@@ -879,26 +588,12 @@ pub struct MailTest {
     pub smtp: MailCheck,
 }
 
-/// The HTTP API's settings as the settings panel edits them.
-#[derive(Debug, Clone, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct ServerSettingsView {
-    /// Start the server when the app opens.
-    pub start_with_app: bool,
-    /// The address it listens on.
-    pub host: String,
-    /// The port.
-    pub port: u16,
-    /// `memory`, `file` or `redis://HOST:PORT`.
-    pub sessions: String,
-}
-
 /// The HTTP API now.
 #[derive(Debug, Clone, Serialize, Deserialize, Type)]
 #[serde(rename_all = "camelCase")]
-pub struct ServerStatus {
+pub struct HttpApiStatus {
     /// The saved settings.
-    pub settings: ServerSettingsView,
+    pub settings: ServerSettings,
     /// Where it answers (`http://HOST:PORT/v1`) while it runs.
     pub url: Option<String>,
     /// Whether clients need an API key.
@@ -909,60 +604,12 @@ pub struct ServerStatus {
     pub error: Option<String>,
 }
 
-/// Where an MCP server was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub enum McpSourceKind {
-    /// `mcp.json` in the config folder.
-    McpJson,
-    /// A plugin folder in the plugins folder.
-    Plugin,
-}
-
-/// What an MCP server or plugin is doing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub enum McpState {
-    /// Connected; its tools are offered.
-    Running,
-    /// Starting now.
-    Starting,
-    /// Not started yet.
-    Idle,
-    /// It crashed or could not start (see `problem`).
-    Failed,
-    /// Turned off.
-    Disabled,
-}
-
-/// One MCP server or plugin in the Plugins & MCP list.
-#[derive(Debug, Clone, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct McpServerView {
-    /// Its name (its tools are listed under it).
-    pub name: String,
-    /// Where it was found.
-    pub source: McpSourceKind,
-    /// The plugin's folder.
-    pub folder: Option<String>,
-    /// What it is for.
-    pub description: Option<String>,
-    /// The command line or the URL.
-    pub target: String,
-    /// What it is doing.
-    pub state: McpState,
-    /// The tools it offers.
-    pub tools: Vec<String>,
-    /// Why it is not running, in plain words.
-    pub problem: Option<String>,
-}
-
 /// The Plugins & MCP page.
-#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[derive(Debug, Clone, Serialize, Type)]
 #[serde(rename_all = "camelCase")]
 pub struct McpOverview {
     /// Every server and plugin, by name.
-    pub servers: Vec<McpServerView>,
+    pub servers: Vec<baton_engine::api::mcp::ServerStatus>,
     /// Files that could not be used (a broken `plugin.json`), in words.
     pub problems: Vec<String>,
     /// The plugins folder (drop a plugin folder in it).
@@ -1007,186 +654,6 @@ pub struct McpPromptView {
     pub command: String,
 }
 
-/// A stage of a team's run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub enum TeamStage {
-    /// The whole run.
-    Orchestration,
-    /// The planner making the plan.
-    Planning,
-    /// An agent being briefed.
-    Training,
-    /// An agent working on its part.
-    Execution,
-    /// A reviewer reviewing a part.
-    Review,
-    /// An agent revising its part.
-    Revise,
-    /// The synthesizer writing the answer.
-    Synthesis,
-}
-
-/// Whether a stage starts or stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub enum TeamPhase {
-    /// It starts.
-    Starting,
-    /// It ended.
-    Stopped,
-}
-
-/// One part of a team's plan.
-#[derive(Debug, Clone, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct TeamAssignment {
-    /// What to do.
-    pub task: String,
-    /// Who should do it.
-    pub specialisation: String,
-}
-
-/// One stage of a team's run, as it happens.
-#[derive(Debug, Clone, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct TeamEventDto {
-    /// The stage.
-    pub stage: TeamStage,
-    /// Starting or stopped.
-    pub phase: TeamPhase,
-    /// The agent at work.
-    pub agent: Option<String>,
-    /// Which part of the plan (from 0).
-    pub assignment: Option<u32>,
-    /// The review round or revision (from 1).
-    pub round: Option<u32>,
-    /// The plan (planning stopped).
-    pub plan: Option<Vec<TeamAssignment>>,
-    /// The answer, the feedback or the final answer (stopped).
-    pub text: Option<String>,
-    /// The verdict (review stopped).
-    pub approved: Option<bool>,
-    /// What went wrong.
-    pub error: Option<String>,
-}
-
-/// An agent's final answer to its part.
-#[derive(Debug, Clone, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct TeamResponse {
-    /// The agent.
-    pub agent: String,
-    /// Its part.
-    pub task: String,
-    /// Its answer.
-    pub response: String,
-    /// Revisions after reviews.
-    pub revisions: u32,
-}
-
-/// A review of one part.
-#[derive(Debug, Clone, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct TeamReview {
-    /// Who reviewed.
-    pub reviewer: String,
-    /// Whose part.
-    pub author: String,
-    /// Approved or sent back.
-    pub approved: bool,
-    /// What to change.
-    pub feedback: String,
-    /// Which review of that part.
-    pub round: u32,
-}
-
-/// A team's whole run.
-#[derive(Debug, Clone, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct TeamResultView {
-    /// The answer.
-    pub final_response: String,
-    /// The plan.
-    pub plan: Vec<TeamAssignment>,
-    /// Each agent's final answer.
-    pub responses: Vec<TeamResponse>,
-    /// Every review.
-    pub reviews: Vec<TeamReview>,
-    /// One part only: no review, no synthesis.
-    pub short_circuited: bool,
-    /// Stopped by the user.
-    pub cancelled: bool,
-    /// Tokens the team used.
-    pub total_tokens: u32,
-    /// Whether it finished.
-    pub success: bool,
-    /// Why not, in plain words.
-    pub error: Option<String>,
-    /// What Baton did differently from the configuration.
-    pub notes: Vec<String>,
-}
-
-/// How a catalog model fits this computer.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, Type, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub enum ModelFit {
-    /// It fits in the GPU's memory.
-    Gpu,
-    /// It fits in memory with room to spare.
-    Comfortable,
-    /// It fits, leaving little memory for other programs.
-    Tight,
-    /// It needs more memory than this computer has.
-    TooBig,
-}
-
-/// What a catalog model is good for.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, Type, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub enum ModelTask {
-    /// Conversation, summaries, writing.
-    Chat,
-    /// Calling Baton's tools.
-    Tools,
-    /// Reading images.
-    Vision,
-}
-
-/// One model of the catalog, as the Models page shows it.
-#[derive(Debug, Clone, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct CatalogModelView {
-    /// Its name (also its provider entry's).
-    pub name: String,
-    /// Display name.
-    pub title: String,
-    /// Download size in MB.
-    pub size_mb: u32,
-    /// Licence.
-    pub licence: String,
-    /// Context length in tokens.
-    pub context_length: u32,
-    /// Parameter count in words.
-    pub parameters: String,
-    /// Memory it needs, in MB.
-    pub ram_mb: u32,
-    /// What it suits.
-    pub tasks: Vec<ModelTask>,
-    /// A line on what it is like.
-    pub notes: String,
-    /// The publisher lists its SHA-256 (else the first download records one).
-    pub hash_published: bool,
-    /// It is downloaded.
-    pub pulled: bool,
-    /// How much of an interrupted download is kept, in percent.
-    pub partial_percent: Option<u32>,
-    /// How it fits this computer.
-    pub fit: ModelFit,
-    /// The fit in words.
-    pub hint: String,
-}
-
 /// A model server found running on this computer.
 #[derive(Debug, Clone, Serialize, Deserialize, Type)]
 #[serde(rename_all = "camelCase")]
@@ -1199,34 +666,8 @@ pub struct LocalServerView {
     pub providers: Vec<String>,
 }
 
-/// Why the provider in use was picked on a first run.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, Type, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub enum FirstRunReason {
-    /// A cloud provider has an API key.
-    KeyedCloud,
-    /// A model server runs on this computer.
-    LocalServer,
-    /// A downloaded model.
-    PulledModel,
-    /// Nothing better: the small embedded model.
-    Embedded,
-}
-
-/// The provider a first run picked.
-#[derive(Debug, Clone, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct FirstRunView {
-    /// The provider entry.
-    pub provider: String,
-    /// Which rule picked it.
-    pub reason: FirstRunReason,
-    /// Why, in words.
-    pub why: String,
-}
-
 /// The Models page: this computer, the catalog, the servers found.
-#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[derive(Debug, Clone, Serialize, Type)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelsOverview {
     /// Installed memory in MB.
@@ -1236,11 +677,11 @@ pub struct ModelsOverview {
     /// The GPU, in words, if any.
     pub gpu: Option<String>,
     /// The catalog.
-    pub models: Vec<CatalogModelView>,
+    pub models: Vec<baton_engine::CatalogModel>,
     /// Model servers running here.
     pub local_servers: Vec<LocalServerView>,
     /// Set when no provider was chosen and Baton picked one.
-    pub first_run: Option<FirstRunView>,
+    pub first_run: Option<baton_engine::ProviderChoice>,
     /// The provider in use.
     pub selected_provider: String,
 }
@@ -1253,16 +694,4 @@ pub struct PullProgress {
     pub received_kb: u32,
     /// KB in all.
     pub total_kb: u32,
-}
-
-/// A finished download.
-#[derive(Debug, Clone, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct PulledView {
-    /// The provider entry it became.
-    pub provider: String,
-    /// False when it was already there.
-    pub downloaded: bool,
-    /// No hash was published: the one it had was recorded.
-    pub hash_recorded: bool,
 }

@@ -81,8 +81,9 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
         ])
         .events(tauri_specta::collect_events![
             dto::AttachmentsChanged,
-            dto::IndexProgress,
-            dto::ModelLoad
+            dto::IndexStatus,
+            dto::ModelLoad,
+            dto::SettingsChanged
         ])
 }
 
@@ -160,6 +161,7 @@ pub fn run() {
                     .start_mcp()
                     .await;
             });
+            commands::settings::watch_settings(app.handle());
             if serve {
                 let handle = app.handle().clone();
                 tauri::async_runtime::spawn(async move {

@@ -145,6 +145,17 @@ impl AppState {
         Ok(self.swap(new).await)
     }
 
+    /// Takes the engine the files on disk make now when it differs from
+    /// the one in use (a change made outside the app: `baton config set`,
+    /// an edited `agents.json`): `Some(whether the workspace moved)`, or
+    /// `None` when nothing changed (the app's own saves are noticed too).
+    pub async fn reload_if_changed(&self) -> IpcResult<Option<bool>> {
+        match self.engine().reload_if_changed()? {
+            Some(new) => Ok(Some(self.swap(new).await)),
+            None => Ok(None),
+        }
+    }
+
     /// Looks for model servers on this computer again (and makes the
     /// first-run choice again), then works on the result like
     /// [`AppState::reload`].

@@ -255,7 +255,7 @@ fn kind(v: &Value) -> &'static str {
 }
 
 /// The agents in effect, and what went wrong reading the user's file.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LoadedAgents {
     /// Every agent, enabled or not (shipped ones first, in file order;
     /// the user's new ones after).

@@ -12,6 +12,7 @@ mod agents;
 mod paths;
 mod secrets;
 mod settings;
+mod watch;
 
 pub use agents::{
     AGENTS_FILE, AgentDef, AgentsError, DEFAULT_AGENT, FACTORY_AGENTS_JSON, LoadedAgents,
@@ -26,3 +27,4 @@ pub use settings::{
     LocalServerKind, MailAuth, MailSecurity, MailServer, SETTINGS_FILE, ServerSettings, Settings,
     SettingsError, VoiceSettings, default_local_servers,
 };
+pub use watch::{ConfigWatcher, WatchError, watch_config};

@@ -14,7 +14,7 @@ pub const SETTINGS_FILE: &str = "setup.json";
 pub const DEFAULT_ATTACHMENT_CONTEXT_CHARS: usize = 30_000;
 
 /// How tools are offered to the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 pub enum InteractionMode {
     /// The full tool catalog (native tools or JSON in the prompt).
     #[serde(rename = "API", alias = "api")]
@@ -25,7 +25,7 @@ pub enum InteractionMode {
 }
 
 /// A mail server (SMTP or IMAP). The password lives in the keychain.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase", default)]
 pub struct MailServer {
     /// Host name.
@@ -37,6 +37,7 @@ pub struct MailServer {
     /// How the connection is secured (`tls`, `starttls` or `none`; the
     /// older `true`/`false` still read as `tls`/`none`).
     #[serde(deserialize_with = "mail_security")]
+    #[specta(type = MailSecurity)]
     pub tls: MailSecurity,
     /// What the keychain entry (`smtp` or `imap`) holds: the password, or
     /// an OAuth2 access token sent with XOAUTH2.
@@ -60,7 +61,7 @@ impl Default for MailServer {
 }
 
 /// How Baton signs in to a mail server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "lowercase")]
 pub enum MailAuth {
     /// User name and password.
@@ -72,7 +73,7 @@ pub enum MailAuth {
 }
 
 /// The user's own e-mail identity and how sending is guarded.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase", default)]
 pub struct EmailSettings {
     /// The user's own address: the sender of mail Baton sends, and where
@@ -96,7 +97,7 @@ impl Default for EmailSettings {
 
 /// The OpenAI-compatible HTTP API (`baton serve`, or started by the
 /// desktop app).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ServerSettings {
     /// The desktop app starts the server in the background when it opens.
@@ -126,7 +127,7 @@ impl Default for ServerSettings {
 }
 
 /// How a mail connection is secured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "lowercase")]
 pub enum MailSecurity {
     /// TLS from the first byte (SMTP 465, IMAP 993).
@@ -159,7 +160,7 @@ fn mail_security<'de, D: serde::Deserializer<'de>>(d: D) -> Result<MailSecurity,
 }
 
 /// How the browser toolbox reaches a browser.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "lowercase")]
 pub enum BrowserMode {
     /// The user's running Edge or Chrome, once they allowed remote
@@ -172,7 +173,7 @@ pub enum BrowserMode {
 }
 
 /// Browser toolbox settings.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase", default)]
 pub struct BrowserSettings {
     /// Attach, profile or headless; unset tries them in that order.
@@ -195,7 +196,7 @@ pub struct BrowserSettings {
 }
 
 /// Voice conversation settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase", default)]
 pub struct VoiceSettings {
     /// The ggml Whisper model file in the models folder (else the best
@@ -204,8 +205,10 @@ pub struct VoiceSettings {
     /// Spoken language ("en", or "auto" with a multilingual model).
     pub language: String,
     /// CPU threads for speech-to-text (else up to 4).
+    #[specta(type = Option<u32>)]
     pub threads: Option<usize>,
     /// Beam width of the final transcript (1 = greedy, fastest).
+    #[specta(type = u32)]
     pub beam_size: usize,
     /// Text-to-speech engine: "auto" (the natural Piper voice when
     /// installed, else eSpeak NG), "piper", "espeak" (both offline), or the
@@ -224,9 +227,11 @@ pub struct VoiceSettings {
     /// Hold-to-talk instead of voice detection.
     pub push_to_talk: bool,
     /// Silence that ends an utterance, in milliseconds.
+    #[specta(type = u32)]
     pub end_silence_ms: u64,
     /// How often a draft transcript is made while talking, in
     /// milliseconds (0: never).
+    #[specta(type = u32)]
     pub partial_every_ms: u64,
     /// Take the speaker's sound out of the microphone (acoustic echo
     /// cancellation), so the answer played on loudspeakers does not
@@ -239,6 +244,7 @@ pub struct VoiceSettings {
     /// After this much silence (ms) the utterance is transcribed and the
     /// answer started, held unheard until the end-of-speech pause confirms
     /// it (0: wait for the whole pause).
+    #[specta(type = u32)]
     pub speculate_after_ms: u64,
 }
 

@@ -380,7 +380,7 @@ pub(crate) fn apply_limits(config: &mut baton_agent::AgentConfig, def: &AgentDef
 }
 
 /// A named agent as lists show it (`baton agents`, the desktop picker).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentInfo {
     /// Its name.
@@ -404,6 +404,7 @@ pub struct AgentInfo {
     /// Model calls per turn at most.
     pub max_iterations: Option<u32>,
     /// Tokens per turn at most.
+    #[specta(type = Option<u32>)]
     pub token_budget: Option<u64>,
     /// Whether it is the one used when none is named.
     pub default: bool,
@@ -412,7 +413,7 @@ pub struct AgentInfo {
 }
 
 /// One toolbox of an agent and the tools it offers.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, specta::Type)]
 pub struct ToolboxInfo {
     /// The toolbox.
     pub name: String,

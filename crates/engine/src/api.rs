@@ -35,8 +35,9 @@ pub use crate::{
 /// Settings, folders and the keychain.
 pub mod settings {
     pub use baton_config::{
-        BrowserMode, InteractionMode, KeySource, MailSecurity, MailServer, SecretError, Secrets,
-        ServerSettings, Settings, SettingsError, conventional_env, parse_agents,
+        BrowserMode, BrowserSettings, ConfigWatcher, EmailSettings, InteractionMode, KeySource,
+        MailAuth, MailSecurity, MailServer, SecretError, Secrets, ServerSettings, Settings,
+        SettingsError, VoiceSettings, WatchError, conventional_env, parse_agents, watch_config,
     };
 }
 

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::Engine;
 
 /// Why the engine uses the provider it uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub enum ChoiceReason {
     /// A cloud entry has an API key.
@@ -28,7 +28,7 @@ pub enum ChoiceReason {
 }
 
 /// The provider picked on a first run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderChoice {
     /// The entry's name.

@@ -51,15 +51,16 @@ pub use first_run::{
 pub use index::{IndexListener, IndexState, refresh_in_background};
 pub use models::{CatalogModel, Models, PulledModel};
 pub use now::{Clock, NowContext};
-pub use providers::Providers;
+pub use providers::{ProviderInfo, Providers};
 pub use readiness::local_readiness;
 pub use restore::{RestoreFileError, RestoredFile};
 pub use run::{EventSource, Run, RunParts};
 pub use team::{Team, TeamRequest, TeamRun};
 pub use tools::Tools;
 pub use voice::{
-    AgentResponder, VOICE_INSTRUCTIONS, Voice, VoiceControls, VoiceInput, VoiceRequest, VoiceRun,
-    check_stt_language, spoken_action, spoken_yes_no, tool_cue,
+    AgentResponder, VOICE_INSTRUCTIONS, Voice, VoiceChoices, VoiceControls, VoiceInput,
+    VoiceLanguage, VoiceRequest, VoiceRun, check_stt_language, spoken_action, spoken_yes_no,
+    tool_cue,
 };
 
 /// What a front door may override when loading the engine.
@@ -207,6 +208,19 @@ impl Engine {
             first_run::apply_discovery(&mut engine, found.clone());
         }
         Ok(engine)
+    }
+
+    /// [`reload`](Self::reload) when the files on disk now make a
+    /// different engine (settings, providers or agents changed since this
+    /// one was loaded, e.g. by `baton config set` in another process);
+    /// `None` when they say what this one already does (a front door's
+    /// own save, an editor saving an unchanged file).
+    pub fn reload_if_changed(&self) -> Result<Option<Self>, EngineError> {
+        let fresh = self.reload()?;
+        let same = fresh.settings == self.settings
+            && fresh.providers == self.providers
+            && fresh.agents_file == self.agents_file;
+        Ok((!same).then_some(fresh))
     }
 
     /// The same engine with the agents of `file` over the shipped ones,

@@ -19,7 +19,7 @@ pub struct Models<'a> {
 const USER_CATALOG: &str = "models-catalog.json";
 
 /// One catalog entry as a listing shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct CatalogModel {
     /// The entry.
@@ -28,6 +28,7 @@ pub struct CatalogModel {
     /// Its file is in the models folder.
     pub pulled: bool,
     /// A part file from an interrupted download, and its size.
+    #[specta(type = Option<u32>)]
     pub partial_bytes: Option<u64>,
     /// How it fits this computer.
     pub fit: Fit,
@@ -36,7 +37,7 @@ pub struct CatalogModel {
 }
 
 /// A model that was downloaded and made a provider.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct PulledModel {
     /// The provider entry's name (the catalog name).
@@ -48,6 +49,7 @@ pub struct PulledModel {
     /// False when it was already there.
     pub downloaded: bool,
     /// Bytes reused from an interrupted download.
+    #[specta(type = u32)]
     pub resumed_from: u64,
     /// The hash was not published: this one was recorded for later pulls.
     pub hash_recorded: bool,

@@ -4,14 +4,47 @@
 
 use std::time::Duration;
 
+use baton_config::InteractionMode;
 use baton_llm::{
     Dialect, LlmError, Provider, ProviderConfig, ProvidersFile, Readiness, probe_readiness,
 };
 use baton_models::FoundServer;
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::{Engine, EngineError, LoadListener, ProviderChoice, first_run, user_providers};
 use std::sync::Arc;
+
+/// A provider entry with its readiness, as lists show it (`baton
+/// providers`, the desktop's settings).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderInfo {
+    /// Entry name.
+    pub name: String,
+    /// Wire dialect (`openai`, `anthropic`, `ollama`, `gemini`, `local`…).
+    pub dialect: String,
+    /// Model id.
+    pub model: String,
+    /// Endpoint URL (`None` for the embedded model).
+    pub endpoint: Option<String>,
+    /// Environment variable that can hold the key, if the entry names one.
+    pub api_key_env: Option<String>,
+    /// How tools are offered to it.
+    pub interaction_mode: InteractionMode,
+    /// Whether a call can be made now.
+    pub ready: bool,
+    /// Readiness in words (where the key comes from, what is missing).
+    pub detail: String,
+    /// It needs an API key and none is stored or set.
+    pub key_missing: bool,
+    /// An entry from the user's providers file (endpoint and model editable).
+    pub custom: bool,
+    /// The providers file's default entry.
+    pub is_default: bool,
+    /// The entry in use.
+    pub selected: bool,
+}
 
 /// The provider entries of an [`Engine`] (see [`Engine::providers`]).
 pub struct Providers<'a> {
@@ -69,6 +102,44 @@ impl<'a> Providers<'a> {
             .iter()
             .map(|p| self.readiness_of(p, timeout));
         futures::future::join_all(probes).await
+    }
+
+    /// Every entry with its readiness, in the providers file's order
+    /// (servers probed in parallel, each for at most `timeout`).
+    pub async fn list(&self, timeout: Duration) -> Vec<ProviderInfo> {
+        let states = self.readiness(timeout).await;
+        let custom = self.user_names();
+        let file = &self.e.providers;
+        let selected = self.selected();
+        file.providers
+            .iter()
+            .zip(states)
+            .map(|(p, r)| {
+                let (ready, detail) = match r {
+                    Readiness::Ready(d) => (true, d),
+                    Readiness::NotReady(d) => (false, d),
+                };
+                let key_missing = p.needs_key()
+                    && matches!(
+                        self.e.secrets.api_key(&p.name, p.api_key_env.as_deref()),
+                        Ok(None)
+                    );
+                ProviderInfo {
+                    name: p.name.clone(),
+                    dialect: p.dialect.as_str().into(),
+                    model: p.model_name().into(),
+                    endpoint: p.endpoint.clone(),
+                    api_key_env: p.api_key_env.clone(),
+                    interaction_mode: p.effective_interaction_mode(),
+                    ready,
+                    detail,
+                    key_missing,
+                    custom: custom.contains(&p.name),
+                    is_default: p.name == file.default,
+                    selected: p.name == selected,
+                }
+            })
+            .collect()
     }
 
     /// Whether entry `cfg` can be called now: its model file, or its

@@ -10,7 +10,8 @@ use baton_tools::{Sandbox, SandboxError};
 use crate::EngineError;
 
 /// What [`Tools::restore_file`](crate::Tools::restore_file) did, in workspace paths.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
 pub struct RestoredFile {
     /// The file put back.
     pub path: String,

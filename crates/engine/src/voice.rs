@@ -10,8 +10,8 @@ use std::time::Duration;
 use baton_llm::speech::SpeechClient;
 use baton_voice::audio::decode_bytes;
 use baton_voice::stt::{
-    MULTILINGUAL_MODEL, SttError, WhisperWorker, WorkerOptions, find_worker_binary,
-    is_multilingual, whisper_models, whisper_models_for,
+    MULTILINGUAL_MODEL, SttError, WHISPER_LANGUAGES, WhisperWorker, WorkerOptions,
+    find_worker_binary, is_multilingual, whisper_models, whisper_models_for,
 };
 use baton_voice::tts::{onnx_runtime, piper_voices};
 use baton_voice::{
@@ -37,7 +37,69 @@ pub const VOICE_INSTRUCTIONS: &str = "You are talking with the user by voice: yo
 aloud as you write it. Answer in short, plain spoken sentences, in the language the user speaks; \
 no tables, code blocks or lists unless asked.";
 
+/// A language voice mode can listen to.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct VoiceLanguage {
+    /// Whisper's code (`de`), or `auto`.
+    pub code: String,
+    /// Its name in English.
+    pub name: String,
+    /// Whether a Whisper model in the models folder can transcribe it.
+    pub available: bool,
+}
+
+/// What the voice settings can be set to on this computer.
+#[derive(
+    Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, specta::Type,
+)]
+#[serde(rename_all = "camelCase", default)]
+pub struct VoiceChoices {
+    /// Speech engines: `auto`, `espeak`, `piper` when a voice is
+    /// installed, and provider entries with a voice.
+    pub tts_engines: Vec<String>,
+    /// Whisper model files in the models folder.
+    pub stt_models: Vec<String>,
+    /// Whisper's languages (and `auto`), those a model present can
+    /// transcribe marked.
+    pub languages: Vec<VoiceLanguage>,
+}
+
 impl Voice<'_> {
+    /// The speech engines, speech models and languages to choose from.
+    pub fn choices(&self) -> VoiceChoices {
+        let mut tts_engines = vec!["auto".to_string(), "espeak".to_string()];
+        if !self.piper_voices().is_empty() {
+            tts_engines.push("piper".into());
+        }
+        let voiced = self
+            .e
+            .providers
+            .providers
+            .iter()
+            .filter(|p| p.voice.is_some());
+        tts_engines.extend(voiced.map(|p| p.name.clone()));
+        let models = whisper_models(&self.e.paths.models_dir);
+        let multilingual = models.iter().any(|m| is_multilingual(m));
+        let languages = std::iter::once(("auto", "Detect the language"))
+            .chain(WHISPER_LANGUAGES.iter().copied())
+            .map(|(code, name)| VoiceLanguage {
+                code: code.into(),
+                name: name.into(),
+                available: if code == "en" {
+                    !models.is_empty()
+                } else {
+                    multilingual
+                },
+            });
+        let file_name = |p: &PathBuf| p.file_name().map(|n| n.to_string_lossy().into_owned());
+        VoiceChoices {
+            tts_engines,
+            stt_models: models.iter().filter_map(file_name).collect(),
+            languages: languages.collect(),
+        }
+    }
+
     /// The conversation a voice session talks to: saved session `session`
     /// (a chat continued by voice) or a new one, with agent `agent` (else
     /// the session's or the default) or the provider entry `provider`, its

@@ -58,3 +58,42 @@ fn a_refused_change_writes_nothing() {
     assert!(err.to_string().contains("noSuchSetting"), "{err}");
     assert_eq!(std::fs::read(e.paths().settings_file()).unwrap(), before);
 }
+
+#[test]
+fn a_change_made_elsewhere_is_news_and_an_own_save_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let desktop = engine(&dir);
+    assert!(
+        desktop.reload_if_changed().unwrap().is_none(),
+        "nothing changed on disk"
+    );
+    // The desktop's own save: the engine it took already says the same.
+    let desktop = desktop
+        .update_settings(|s| s.set("anonymize", "true"))
+        .unwrap();
+    assert!(desktop.reload_if_changed().unwrap().is_none());
+    // `baton config set` in a terminal.
+    engine(&dir)
+        .update_settings(|s| s.set("attachmentContextChars", "5000"))
+        .unwrap();
+    let fresh = desktop
+        .reload_if_changed()
+        .unwrap()
+        .expect("the terminal's change is news");
+    assert_eq!(fresh.settings().attachment_context_chars, 5000);
+    assert!(fresh.settings().anonymize);
+    // An agents file edited by hand is news too.
+    std::fs::write(
+        fresh.paths().user_agents_file(),
+        r#"{"agents":[{"name":"helper","description":"Helps.","instructions":"Help."}]}"#,
+    )
+    .unwrap();
+    let with_helper = fresh.reload_if_changed().unwrap().expect("agents changed");
+    assert!(
+        with_helper
+            .agents()
+            .infos()
+            .iter()
+            .any(|a| a.name == "helper")
+    );
+}

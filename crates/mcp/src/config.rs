@@ -39,7 +39,7 @@ pub struct ServerDef {
 }
 
 /// Where a server was found.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, specta::Type)]
 #[serde(rename_all = "camelCase", tag = "kind")]
 pub enum Source {
     /// `mcp.json` in the config folder.

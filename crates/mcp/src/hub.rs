@@ -85,7 +85,7 @@ pub struct McpHub {
 }
 
 /// What a server is doing, for the desktop's list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub enum ServerState {
     /// Connected; its tools are offered.
@@ -147,7 +147,7 @@ impl PromptInfo {
 }
 
 /// One server as a front door shows it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerStatus {
     /// Its name (its toolbox's).

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 const SHIPPED: &str = include_str!("../catalog.json");
 
 /// What a model is good for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub enum Task {
     /// Conversation, summaries, writing.
@@ -23,7 +23,7 @@ pub enum Task {
 }
 
 /// One recommended model file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct CatalogEntry {
     /// Short name used on the command line and as the provider entry's
@@ -35,7 +35,8 @@ pub struct CatalogEntry {
     pub file: String,
     /// Where the file is downloaded from (the publisher's own listing).
     pub url: String,
-    /// File size in bytes.
+    /// File size in bytes (a TypeScript `number`: exact to 2^53).
+    #[specta(type = u32)]
     pub size: u64,
     /// SHA-256 of the file as the publisher lists it; `None` when no
     /// published hash could be confirmed (the first download records the
@@ -52,6 +53,7 @@ pub struct CatalogEntry {
     /// Parameter count in words (`3.1 B`).
     pub parameters: String,
     /// Memory needed to run it with a working context, in MB.
+    #[specta(type = u32)]
     pub ram_mb: u64,
     /// What it suits.
     pub tasks: Vec<Task>,

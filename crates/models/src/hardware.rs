@@ -30,7 +30,7 @@ pub struct Hardware {
 }
 
 /// Whether a model fits this computer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub enum Fit {
     /// Fits in the GPU's memory.

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::Assignment;
 
 /// A stage of the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub enum Stage {
     /// The whole orchestration.
@@ -29,7 +29,7 @@ pub enum Stage {
 }
 
 /// Whether a stage starts or stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub enum Phase {
     /// It starts.
@@ -39,7 +39,7 @@ pub enum Phase {
 }
 
 /// One event of one run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct OrchestrationEvent {
     /// The run's id.
@@ -50,24 +50,31 @@ pub struct OrchestrationEvent {
     pub phase: Phase,
     /// The member at work.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[specta(optional)]
     pub agent: Option<String>,
     /// Which assignment (from 0).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[specta(optional, type = Option<u32>)]
     pub assignment: Option<usize>,
     /// The review round or revision (from 1).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[specta(optional)]
     pub round: Option<u32>,
     /// The plan (planning stopped).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[specta(optional)]
     pub plan: Option<Vec<Assignment>>,
     /// The answer, the feedback or the final response (when stopped).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[specta(optional)]
     pub text: Option<String>,
     /// The verdict (review stopped).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[specta(optional)]
     pub approved: Option<bool>,
     /// What went wrong (stopped without success).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[specta(optional)]
     pub error: Option<String>,
 }
 

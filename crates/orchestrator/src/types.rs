@@ -36,7 +36,7 @@ impl Default for Options {
 }
 
 /// One piece of the plan.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct Assignment {
     /// What to do.
@@ -47,7 +47,7 @@ pub struct Assignment {
 }
 
 /// A member's final answer to its assignment.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentResponse {
     /// The member.
@@ -59,11 +59,12 @@ pub struct AgentResponse {
     /// Revisions made after reviews.
     pub revisions: u32,
     /// Tokens it used (revisions included).
+    #[specta(type = u32)]
     pub tokens: u64,
 }
 
 /// A review of one answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct ReviewResult {
     /// Who reviewed.
@@ -79,7 +80,7 @@ pub struct ReviewResult {
 }
 
 /// The outcome (seed 001's `OrchestrationResult`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct OrchestrationResult {
     /// The run's id, in every event and span.
@@ -97,6 +98,7 @@ pub struct OrchestrationResult {
     /// Stopped by the caller.
     pub cancelled: bool,
     /// Tokens used across all members.
+    #[specta(type = u32)]
     pub total_tokens: u64,
     /// Whether it finished.
     pub success: bool,

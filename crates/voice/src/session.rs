@@ -122,7 +122,7 @@ pub enum Control {
 
 /// Where the time went between the end of the user's speech and the first
 /// sound of the answer.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnTiming {
     /// Silence waited for before the utterance was judged over.
@@ -154,7 +154,7 @@ pub struct TurnRecord {
 }
 
 /// What the loop reports as it goes, for a UI or a terminal.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, specta::Type)]
 #[serde(
     tag = "kind",
     rename_all = "camelCase",
@@ -211,6 +211,9 @@ pub enum VoiceEvent {
         /// What, in plain words.
         message: String,
     },
+    /// The conversation is over: the last event a front door passes on,
+    /// once the run has finished (the loop itself just closes its channel).
+    Stopped,
 }
 
 /// The engines a voice conversation uses.

@@ -8,25 +8,9 @@ use baton_engine::api::settings::BrowserMode;
 use baton_engine::api::web::discover;
 use tauri::State;
 
-use crate::dto::{BrowserModeView, BrowserSettingsView, BrowserTest, FoundBrowser, IpcError};
+use crate::dto::{BrowserSettingsView, BrowserTest, FoundBrowser, IpcError};
 use crate::error::IpcResult;
 use crate::state::AppState;
-
-fn to_view(m: BrowserMode) -> BrowserModeView {
-    match m {
-        BrowserMode::Attach => BrowserModeView::Attach,
-        BrowserMode::Profile => BrowserModeView::Profile,
-        BrowserMode::Headless => BrowserModeView::Headless,
-    }
-}
-
-fn from_view(m: BrowserModeView) -> BrowserMode {
-    match m {
-        BrowserModeView::Attach => BrowserMode::Attach,
-        BrowserModeView::Profile => BrowserMode::Profile,
-        BrowserModeView::Headless => BrowserMode::Headless,
-    }
-}
 
 async fn found() -> Vec<FoundBrowser> {
     let mut out = Vec::new();
@@ -53,14 +37,8 @@ async fn found() -> Vec<FoundBrowser> {
 #[tauri::command]
 #[specta::specta]
 pub async fn browser_settings(state: State<'_, AppState>) -> IpcResult<BrowserSettingsView> {
-    let engine = state.engine();
-    let b = &engine.settings().browser;
     Ok(BrowserSettingsView {
-        mode: b.mode.map(to_view),
-        path: b.path.as_ref().map(|p| p.display().to_string()),
-        allowed_sites: b.allowed_sites.clone(),
-        blocked_sites: b.blocked_sites.clone(),
-        allow_other_schemes: b.allow_other_schemes,
+        settings: state.engine().settings().browser.clone(),
         browsers: found().await,
     })
 }
@@ -73,9 +51,11 @@ pub async fn save_browser_settings(
     state: State<'_, AppState>,
     settings: BrowserSettingsView,
 ) -> IpcResult<BrowserSettingsView> {
+    let settings = settings.settings;
     let path = settings
         .path
         .as_deref()
+        .and_then(std::path::Path::to_str)
         .map(str::trim)
         .filter(|p| !p.is_empty());
     if let Some(p) = path
@@ -110,7 +90,7 @@ pub async fn save_browser_settings(
     let blocked = sites(&settings.blocked_sites)?;
     state
         .update_settings(|s| {
-            s.browser.mode = settings.mode.map(from_view);
+            s.browser.mode = settings.mode;
             s.browser.path = path.map(Into::into);
             s.browser.allowed_sites = allowed;
             s.browser.blocked_sites = blocked;
@@ -137,7 +117,7 @@ pub async fn test_browser(state: State<'_, AppState>) -> IpcResult<BrowserTest> 
                 .unwrap_or_default();
             BrowserTest {
                 ok: true,
-                mode: Some(to_view(mode)),
+                mode: Some(mode),
                 message: format!("Connected to {version}."),
             }
         }
@@ -154,7 +134,7 @@ pub async fn test_browser(state: State<'_, AppState>) -> IpcResult<BrowserTest> 
     };
     // An attached connection stays open (the user allowed it once); a
     // browser Baton started for the test closes.
-    if out.mode != Some(BrowserModeView::Attach) {
+    if out.mode != Some(BrowserMode::Attach) {
         hub.shutdown().await;
     }
     Ok(out)

@@ -6,14 +6,12 @@
 use std::sync::Arc;
 
 use baton_engine::api::{AgentEvent, SessionId, TurnEvent};
-use baton_engine::{ConversationOptions, IndexChoice, Turn, UserMessage};
+use baton_engine::{AgentInfo, ConversationOptions, IndexChoice, Turn, UserMessage};
 use tauri::State;
 use tauri::ipc::Channel;
 use tauri_specta::Event;
 
-use crate::dto::{
-    AgentView, ChatEvent, ErrorCode, IpcError, ModelLoad, SendRequest, TurnEnd, TurnResult,
-};
+use crate::dto::{ChatEvent, ErrorCode, IpcError, ModelLoad, SendRequest, TurnEnd, TurnResult};
 use crate::error::IpcResult;
 use crate::state::{AppState, TurnGuard};
 use crate::stream::to_chat_event;
@@ -155,14 +153,8 @@ pub fn answer_question(
 /// The named agents (`agents.json`), for the agent picker.
 #[tauri::command]
 #[specta::specta]
-pub fn list_agents(state: State<'_, AppState>) -> IpcResult<Vec<AgentView>> {
-    Ok(state
-        .engine()
-        .agents()
-        .infos()
-        .into_iter()
-        .map(AgentView::from)
-        .collect())
+pub fn list_agents(state: State<'_, AppState>) -> IpcResult<Vec<AgentInfo>> {
+    Ok(state.engine().agents().infos())
 }
 
 /// The conversation `id` (or a new one) with the app's index and the

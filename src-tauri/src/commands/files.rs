@@ -3,9 +3,10 @@
 //! (`/budget.xlsx`), resolved by the engine inside the workspace; the UI
 //! never names a host path.
 
+use baton_engine::RestoredFile;
 use tauri::State;
 
-use crate::dto::{ErrorCode, IpcError, RestoredBackup};
+use crate::dto::{ErrorCode, IpcError};
 use crate::error::IpcResult;
 use crate::state::AppState;
 
@@ -19,7 +20,7 @@ pub async fn restore_backup(
     state: State<'_, AppState>,
     path: String,
     backup: Option<String>,
-) -> IpcResult<RestoredBackup> {
+) -> IpcResult<RestoredFile> {
     let path = path.trim().to_string();
     if path.is_empty() {
         return Err(IpcError::invalid("no file was named to restore"));
@@ -37,7 +38,7 @@ pub async fn restore_backup(
     })
     .await
     .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))??;
-    Ok(restored.into())
+    Ok(restored)
 }
 
 #[cfg(test)]

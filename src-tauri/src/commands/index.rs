@@ -5,7 +5,7 @@ use std::sync::Arc;
 use tauri::{AppHandle, Manager, State};
 use tauri_specta::Event;
 
-use crate::dto::{IndexProgress, IndexStatus};
+use crate::dto::IndexStatus;
 use crate::error::IpcResult;
 use crate::state::AppState;
 
@@ -24,7 +24,7 @@ pub fn start_indexing(app: &AppHandle, rebuild: bool) {
             Err(e) => {
                 let status =
                     state.apply_index_state(&baton_engine::IndexState::Failed(e.to_string()));
-                let _ = IndexProgress { status }.emit(app);
+                let _ = status.emit(app);
                 return;
             }
         },
@@ -35,7 +35,7 @@ pub fn start_indexing(app: &AppHandle, rebuild: bool) {
         rebuild,
         Arc::new(move |s| {
             let status = app.state::<AppState>().apply_index_state(&s);
-            if let Err(e) = (IndexProgress { status }).emit(&app) {
+            if let Err(e) = status.emit(&app) {
                 tracing::debug!(error = %e, "cannot send index-progress");
             }
         }),

@@ -2,34 +2,21 @@
 //! SMTP servers, passwords into the keychain, whether sending asks, and a
 //! connection test that signs in to both servers.
 
-use baton_engine::api::settings::{MailSecurity, MailServer, Settings};
+use baton_engine::api::settings::{MailServer, Secrets, Settings};
 use tauri::State;
 
-use crate::dto::{
-    IpcError, MailCheck, MailSecurityView, MailServerView, MailSettingsView, MailTest,
-};
+use crate::dto::{IpcError, MailCheck, MailServerView, MailSettingsView, MailTest};
 use crate::error::IpcResult;
 use crate::state::AppState;
 
-fn to_view(
-    kind: &str,
-    s: &MailServer,
-    secrets: &baton_engine::api::settings::Secrets,
-) -> MailServerView {
+fn to_view(kind: &str, s: &MailServer, secrets: &Secrets) -> MailServerView {
     MailServerView {
-        host: s.host.clone(),
-        port: s.port,
-        username: s.username.clone(),
-        security: match s.tls {
-            MailSecurity::Tls => MailSecurityView::Tls,
-            MailSecurity::Starttls => MailSecurityView::Starttls,
-            MailSecurity::None => MailSecurityView::None,
-        },
+        server: s.clone(),
         password_set: matches!(secrets.get(kind), Ok(Some(_))),
     }
 }
 
-fn apply(kind: &str, view: &MailServerView, into: &mut MailServer) -> IpcResult<()> {
+fn apply(kind: &str, view: &MailServer, into: &mut MailServer) -> IpcResult<()> {
     let clean = |v: &Option<String>| {
         v.as_deref()
             .map(str::trim)
@@ -46,11 +33,7 @@ fn apply(kind: &str, view: &MailServerView, into: &mut MailServer) -> IpcResult<
     into.host = host;
     into.port = view.port.filter(|p| *p != 0);
     into.username = clean(&view.username);
-    into.tls = match view.security {
-        MailSecurityView::Tls => MailSecurity::Tls,
-        MailSecurityView::Starttls => MailSecurity::Starttls,
-        MailSecurityView::None => MailSecurity::None,
-    };
+    into.tls = view.tls;
     Ok(())
 }
 
@@ -61,9 +44,7 @@ pub fn mail_settings(state: State<'_, AppState>) -> IpcResult<MailSettingsView> 
     let engine = state.engine();
     let s = engine.settings();
     Ok(MailSettingsView {
-        address: s.email.address.clone(),
-        name: s.email.name.clone(),
-        confirm_send: s.email.confirm_send,
+        email: s.email.clone(),
         imap: to_view("imap", &s.imap, engine.secrets()),
         smtp: to_view("smtp", &s.smtp, engine.secrets()),
     })
@@ -72,6 +53,7 @@ pub fn mail_settings(state: State<'_, AppState>) -> IpcResult<MailSettingsView> 
 fn updated(current: &Settings, view: &MailSettingsView) -> IpcResult<Settings> {
     let mut s = current.clone();
     let address = view
+        .email
         .address
         .as_deref()
         .map(str::trim)
@@ -85,14 +67,15 @@ fn updated(current: &Settings, view: &MailSettingsView) -> IpcResult<Settings> {
     }
     s.email.address = address.map(str::to_string);
     s.email.name = view
+        .email
         .name
         .as_deref()
         .map(str::trim)
         .filter(|n| !n.is_empty())
         .map(str::to_string);
-    s.email.confirm_send = view.confirm_send;
-    apply("incoming (IMAP)", &view.imap, &mut s.imap)?;
-    apply("outgoing (SMTP)", &view.smtp, &mut s.smtp)?;
+    s.email.confirm_send = view.email.confirm_send;
+    apply("incoming (IMAP)", &view.imap.server, &mut s.imap)?;
+    apply("outgoing (SMTP)", &view.smtp.server, &mut s.smtp)?;
     Ok(s)
 }
 
@@ -155,26 +138,27 @@ pub async fn test_mail(state: State<'_, AppState>) -> IpcResult<MailTest> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use baton_engine::api::settings::{EmailSettings, MailSecurity};
 
     fn view() -> MailSettingsView {
+        let server = |host: &str, port, username| MailServerView {
+            server: MailServer {
+                host: Some(host.into()),
+                port,
+                username,
+                tls: MailSecurity::Starttls,
+                ..MailServer::default()
+            },
+            password_set: false,
+        };
         MailSettingsView {
-            address: Some(" ana@example.org ".into()),
-            name: Some("Ana".into()),
-            confirm_send: false,
-            imap: MailServerView {
-                host: Some("imap.example.org".into()),
-                port: None,
-                username: Some(String::new()),
-                security: MailSecurityView::Starttls,
-                password_set: false,
+            email: EmailSettings {
+                address: Some(" ana@example.org ".into()),
+                name: Some("Ana".into()),
+                confirm_send: false,
             },
-            smtp: MailServerView {
-                host: Some("smtp.example.org".into()),
-                port: Some(587),
-                username: None,
-                security: MailSecurityView::Starttls,
-                password_set: false,
-            },
+            imap: server("imap.example.org", None, Some(String::new())),
+            smtp: server("smtp.example.org", Some(587), None),
         }
     }
 
@@ -188,11 +172,11 @@ mod tests {
         assert_eq!(s.smtp.port, Some(587));
 
         let mut bad = view();
-        bad.address = Some("ana at example".into());
+        bad.email.address = Some("ana at example".into());
         let e = updated(&Settings::default(), &bad).unwrap_err();
         assert!(e.message.contains("not an e-mail address"), "{}", e.message);
         let mut bad = view();
-        bad.smtp.host = Some("https://smtp.example.org".into());
+        bad.smtp.server.host = Some("https://smtp.example.org".into());
         let e = updated(&Settings::default(), &bad).unwrap_err();
         assert!(e.message.contains("not a host name"), "{}", e.message);
     }

@@ -3,39 +3,12 @@
 //! them on and off, adding a server; and the servers' prompts for the
 //! composer.
 
-use baton_engine::api::mcp::{ServerState, ServerStatus, Source};
 use serde_json::json;
 use tauri::State;
 
-use crate::dto::{
-    ErrorCode, IpcError, McpOverview, McpPromptView, McpServerView, McpSourceKind, McpState,
-    NewMcpServer,
-};
+use crate::dto::{ErrorCode, IpcError, McpOverview, McpPromptView, NewMcpServer};
 use crate::error::IpcResult;
 use crate::state::AppState;
-
-fn view(s: ServerStatus) -> McpServerView {
-    let (source, folder) = match s.source {
-        Source::McpJson => (McpSourceKind::McpJson, None),
-        Source::Plugin { dir } => (McpSourceKind::Plugin, Some(dir.display().to_string())),
-    };
-    McpServerView {
-        name: s.name,
-        source,
-        folder,
-        description: s.description,
-        target: s.target,
-        state: match s.state {
-            ServerState::Running => McpState::Running,
-            ServerState::Starting => McpState::Starting,
-            ServerState::Idle => McpState::Idle,
-            ServerState::Failed => McpState::Failed,
-            ServerState::Disabled => McpState::Disabled,
-        },
-        tools: s.tools,
-        problem: s.problem,
-    }
-}
 
 /// Starts what is not running yet, then says what each does.
 async fn overview(state: &AppState) -> McpOverview {
@@ -46,7 +19,7 @@ async fn overview(state: &AppState) -> McpOverview {
     let problems =
         problems.filter(|(from, _)| from == baton_engine::api::mcp::MCP_FILE || from == "plugins");
     McpOverview {
-        servers: hub.statuses().into_iter().map(view).collect(),
+        servers: hub.statuses(),
         problems: problems.map(|(_, why)| why).collect(),
         plugins_dir: engine.tools().plugins_dir().display().to_string(),
         mcp_file: engine

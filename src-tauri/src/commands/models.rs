@@ -2,16 +2,13 @@
 //! progress and Stop, deleting, and the model servers found here; and the
 //! first run's choice for the onboarding card.
 
-use baton_engine::api::models::{Fit, Hardware, Task};
-use baton_engine::{CatalogModel, ChoiceReason, Engine};
+use baton_engine::api::models::Hardware;
+use baton_engine::{Engine, ProviderChoice, PulledModel};
 use tauri::State;
 use tauri::ipc::Channel;
 use tokio_util::sync::CancellationToken;
 
-use crate::dto::{
-    CatalogModelView, ErrorCode, FirstRunReason, FirstRunView, IpcError, LocalServerView, ModelFit,
-    ModelTask, ModelsOverview, PullProgress, PulledView,
-};
+use crate::dto::{ErrorCode, IpcError, LocalServerView, ModelsOverview, PullProgress};
 use crate::error::IpcResult;
 use crate::state::{AppState, lock};
 
@@ -21,51 +18,9 @@ fn mb(bytes: u64) -> u32 {
     u32::try_from(bytes / MB).unwrap_or(u32::MAX)
 }
 
-fn model_view(m: CatalogModel) -> CatalogModelView {
-    let e = m.entry;
-    CatalogModelView {
-        size_mb: mb(e.size),
-        partial_percent: m.partial_bytes.map(|p| (p * 100 / e.size.max(1)) as u32),
-        ram_mb: u32::try_from(e.ram_mb).unwrap_or(u32::MAX),
-        tasks: e
-            .tasks
-            .iter()
-            .map(|t| match t {
-                Task::Chat => ModelTask::Chat,
-                Task::Tools => ModelTask::Tools,
-                Task::Vision => ModelTask::Vision,
-            })
-            .collect(),
-        hash_published: e.sha256.is_some(),
-        fit: match m.fit {
-            Fit::Gpu => ModelFit::Gpu,
-            Fit::Comfortable => ModelFit::Comfortable,
-            Fit::Tight => ModelFit::Tight,
-            Fit::TooBig => ModelFit::TooBig,
-        },
-        name: e.name,
-        title: e.title,
-        licence: e.licence,
-        context_length: e.context_length,
-        parameters: e.parameters,
-        notes: e.notes,
-        pulled: m.pulled,
-        hint: m.hint,
-    }
-}
-
 /// The first run's choice, for the onboarding card.
-pub(crate) fn first_run(engine: &Engine) -> Option<FirstRunView> {
-    engine.providers().first_run_choice().map(|c| FirstRunView {
-        provider: c.provider.clone(),
-        reason: match c.reason {
-            ChoiceReason::KeyedCloud => FirstRunReason::KeyedCloud,
-            ChoiceReason::LocalServer => FirstRunReason::LocalServer,
-            ChoiceReason::PulledModel => FirstRunReason::PulledModel,
-            ChoiceReason::Embedded => FirstRunReason::Embedded,
-        },
-        why: c.why.clone(),
-    })
+pub(crate) fn first_run(engine: &Engine) -> Option<ProviderChoice> {
+    engine.providers().first_run_choice().cloned()
 }
 
 /// This computer (seen once per process, off the async runtime: it may
@@ -84,12 +39,7 @@ fn overview(engine: &Engine, hardware: &Hardware) -> ModelsOverview {
             .gpu
             .as_ref()
             .map(|g| format!("{} ({:.1} GB)", g.name, g.vram_bytes as f64 / 1e9)),
-        models: engine
-            .models()
-            .catalog_models(hardware)
-            .into_iter()
-            .map(model_view)
-            .collect(),
+        models: engine.models().catalog_models(hardware),
         local_servers: engine
             .providers()
             .local_servers()
@@ -132,7 +82,7 @@ pub async fn pull_model(
     state: State<'_, AppState>,
     name: String,
     on_progress: Channel<PullProgress>,
-) -> IpcResult<PulledView> {
+) -> IpcResult<PulledModel> {
     let engine = state.engine();
     let name = engine
         .models()
@@ -164,11 +114,7 @@ pub async fn pull_model(
     lock(&state.pulls).remove(&name);
     let pulled = result?;
     state.reload().await?;
-    Ok(PulledView {
-        provider: pulled.provider,
-        downloaded: pulled.downloaded,
-        hash_recorded: pulled.hash_recorded,
-    })
+    Ok(pulled)
 }
 
 /// Stops a download (what arrived is kept for a resume); whether one ran.

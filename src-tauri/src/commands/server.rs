@@ -10,21 +10,13 @@ use baton_engine::Engine;
 use baton_engine::api::settings::ServerSettings;
 use tauri::State;
 
-use crate::dto::{IpcError, ServerSettingsView, ServerStatus};
+use crate::dto::{HttpApiStatus, IpcError};
 use crate::error::IpcResult;
 use crate::state::{AppState, RunningServer, lock};
 
-fn to_view(s: &ServerSettings) -> ServerSettingsView {
-    ServerSettingsView {
-        start_with_app: s.start_with_app,
-        host: s.host.clone(),
-        port: s.port,
-        sessions: s.sessions.clone(),
-    }
-}
-
-/// The view checked and applied to the saved settings.
-fn updated(current: &ServerSettings, view: &ServerSettingsView) -> IpcResult<ServerSettings> {
+/// The panel's settings checked and applied to the saved ones (the
+/// session lifetime is not on the panel: it stays).
+fn updated(current: &ServerSettings, view: &ServerSettings) -> IpcResult<ServerSettings> {
     let host = view.host.trim();
     if host.parse::<IpAddr>().is_err() {
         return Err(IpcError::invalid(format!(
@@ -46,11 +38,11 @@ fn updated(current: &ServerSettings, view: &ServerSettingsView) -> IpcResult<Ser
 /// The server now: settings, address, keys, the last error.
 #[tauri::command]
 #[specta::specta]
-pub fn server_status(state: State<'_, AppState>) -> IpcResult<ServerStatus> {
+pub fn server_status(state: State<'_, AppState>) -> IpcResult<HttpApiStatus> {
     Ok(status_of(&state))
 }
 
-fn status_of(state: &AppState) -> ServerStatus {
+fn status_of(state: &AppState) -> HttpApiStatus {
     let engine = state.engine();
     let keys = baton_engine::api::keys::KeyStore::new(&engine.paths().data_dir)
         .list()
@@ -58,8 +50,8 @@ fn status_of(state: &AppState) -> ServerStatus {
         .unwrap_or(0);
     let slot = lock(&state.server);
     let running = slot.as_ref().filter(|r| !r.task.is_finished());
-    ServerStatus {
-        settings: to_view(&engine.settings().server),
+    HttpApiStatus {
+        settings: engine.settings().server.clone(),
         url: running.map(|r| format!("http://{}/v1", r.addr)),
         keys_required: running.is_some_and(|r| r.keys_required),
         keys,
@@ -131,7 +123,7 @@ pub async fn stop(state: &AppState) {
 /// Starts the server (or restarts it on the current settings).
 #[tauri::command]
 #[specta::specta]
-pub async fn start_server(state: State<'_, AppState>) -> IpcResult<ServerStatus> {
+pub async fn start_server(state: State<'_, AppState>) -> IpcResult<HttpApiStatus> {
     let result = start(&state).await;
     *lock(&state.server_error) = result.err();
     Ok(status_of(&state))
@@ -140,7 +132,7 @@ pub async fn start_server(state: State<'_, AppState>) -> IpcResult<ServerStatus>
 /// Stops the server.
 #[tauri::command]
 #[specta::specta]
-pub async fn stop_server(state: State<'_, AppState>) -> IpcResult<ServerStatus> {
+pub async fn stop_server(state: State<'_, AppState>) -> IpcResult<HttpApiStatus> {
     stop(&state).await;
     *lock(&state.server_error) = None;
     Ok(status_of(&state))
@@ -152,8 +144,8 @@ pub async fn stop_server(state: State<'_, AppState>) -> IpcResult<ServerStatus> 
 #[specta::specta]
 pub async fn save_server_settings(
     state: State<'_, AppState>,
-    settings: ServerSettingsView,
-) -> IpcResult<ServerStatus> {
+    settings: ServerSettings,
+) -> IpcResult<HttpApiStatus> {
     let engine = state.engine();
     let server = updated(&engine.settings().server, &settings)?;
     state
@@ -171,11 +163,12 @@ mod tests {
 
     #[test]
     fn settings_are_checked() {
-        let view = ServerSettingsView {
+        let view = ServerSettings {
             start_with_app: true,
             host: " 127.0.0.1 ".into(),
             port: 9090,
             sessions: "redis://127.0.0.1:6379".into(),
+            session_ttl_days: 1,
         };
         let s = updated(&ServerSettings::default(), &view).unwrap();
         assert_eq!(
@@ -187,13 +180,13 @@ mod tests {
             ),
             ("127.0.0.1", 9090, true, 30)
         );
-        let bad = ServerSettingsView {
+        let bad = ServerSettings {
             host: "localhost:80".into(),
             ..view.clone()
         };
         let e = updated(&ServerSettings::default(), &bad).unwrap_err();
         assert!(e.message.contains("not an IP address"), "{}", e.message);
-        let bad = ServerSettingsView {
+        let bad = ServerSettings {
             sessions: "postgres://db".into(),
             ..view
         };

@@ -3,11 +3,12 @@
 
 use std::time::Duration;
 
-use baton_engine::api::Readiness;
-use baton_engine::api::settings::{InteractionMode, KeySource};
-use tauri::State;
+use baton_engine::ProviderInfo;
+use baton_engine::api::settings::{ConfigWatcher, InteractionMode, KeySource, watch_config};
+use tauri::{Manager, State};
+use tauri_specta::Event;
 
-use crate::dto::{AppInfo, ErrorCode, IpcError, KeyStatus, ProviderView, SettingsView};
+use crate::dto::{AppInfo, ErrorCode, IpcError, KeyStatus, SettingsChanged, SettingsView};
 use crate::error::IpcResult;
 use crate::state::AppState;
 
@@ -123,45 +124,9 @@ pub async fn save_settings(
 /// Every provider entry with its readiness (servers probed briefly).
 #[tauri::command]
 #[specta::specta]
-pub async fn list_providers(state: State<'_, AppState>) -> IpcResult<Vec<ProviderView>> {
+pub async fn list_providers(state: State<'_, AppState>) -> IpcResult<Vec<ProviderInfo>> {
     let engine = state.engine();
-    let states = engine
-        .providers()
-        .readiness(Duration::from_millis(1200))
-        .await;
-    let custom = engine.providers().user_names();
-    let selected = engine.providers().selected().to_string();
-    Ok(engine
-        .providers()
-        .file()
-        .providers
-        .iter()
-        .zip(states)
-        .map(|(p, r)| {
-            let missing_key = p.needs_key()
-                && matches!(
-                    engine.secrets().api_key(&p.name, p.api_key_env.as_deref()),
-                    Ok(None)
-                );
-            let (ready, status) = match r {
-                Readiness::Ready(_) => (true, "ready".to_string()),
-                Readiness::NotReady(_) if missing_key => (false, "needs an API key".to_string()),
-                Readiness::NotReady(d) => (false, d),
-            };
-            ProviderView {
-                name: p.name.clone(),
-                dialect: p.dialect.as_str().into(),
-                model: p.model_name().into(),
-                endpoint: p.endpoint.clone().unwrap_or_default(),
-                api_key_env: p.api_key_env.clone(),
-                ready,
-                status,
-                custom: custom.contains(&p.name),
-                is_default: p.name == engine.providers().file().default,
-                selected: p.name == selected,
-            }
-        })
-        .collect())
+    Ok(engine.providers().list(Duration::from_millis(1200)).await)
 }
 
 /// Changes the endpoint and/or model of an entry of the user's own
@@ -173,7 +138,7 @@ pub async fn update_provider(
     name: String,
     endpoint: Option<String>,
     model: Option<String>,
-) -> IpcResult<ProviderView> {
+) -> IpcResult<ProviderInfo> {
     if let Some(e) = endpoint.as_deref().map(str::trim)
         && !(e.starts_with("http://") || e.starts_with("https://"))
     {
@@ -262,4 +227,42 @@ pub async fn delete_api_key(state: State<'_, AppState>, provider: String) -> Ipc
     state.engine().secrets().delete(&provider)?;
     state.reload().await?;
     status_of(&state, &provider)
+}
+
+/// Keeps the watch of the configuration files alive while the app runs.
+pub(crate) struct ConfigWatch(#[allow(dead_code)] std::sync::Mutex<ConfigWatcher>);
+
+/// Watches the settings, agents and providers files: a change made outside
+/// the app reloads the engine (a moved workspace is indexed again) and
+/// tells the window (`SettingsChanged`), which shows the new settings.
+pub(crate) fn watch_settings(app: &tauri::AppHandle) {
+    let handle = app.clone();
+    let paths = app.state::<AppState>().engine().paths().clone();
+    let watch = watch_config(&paths, Duration::from_millis(300), move || {
+        let handle = handle.clone();
+        tauri::async_runtime::spawn(async move { settings_changed(&handle).await });
+    });
+    match watch {
+        Ok(w) => {
+            app.manage(ConfigWatch(std::sync::Mutex::new(w)));
+        }
+        Err(e) => tracing::warn!("{e}; changes made outside the app show after a restart"),
+    }
+}
+
+async fn settings_changed(app: &tauri::AppHandle) {
+    let state = app.state::<AppState>();
+    match state.reload_if_changed().await {
+        Ok(Some(moved)) => {
+            if moved {
+                crate::commands::index::start_indexing(app, false);
+            }
+            let _ = SettingsChanged {
+                workspace_moved: moved,
+            }
+            .emit(app);
+        }
+        Ok(None) => {}
+        Err(e) => tracing::warn!("the changed settings could not be read: {}", e.message),
+    }
 }

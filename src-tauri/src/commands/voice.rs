@@ -2,19 +2,15 @@
 //! and starting, steering and stopping the engine's voice loop. Events
 //! stream over the channel given to `voice_start`.
 
+use baton_engine::api::settings::VoiceSettings;
 use baton_engine::api::voice::audio::{input_devices, output_devices};
-use baton_engine::api::voice::stt::{
-    MULTILINGUAL_MODEL, WHISPER_LANGUAGES, is_multilingual, whisper_models,
-};
+use baton_engine::api::voice::stt::{MULTILINGUAL_MODEL, is_multilingual};
 use baton_engine::api::voice::{Control, VoiceEvent};
-use baton_engine::{VoiceInput, VoiceRequest};
+use baton_engine::{VoiceChoices, VoiceInput, VoiceRequest};
 use tauri::State;
 use tauri::ipc::Channel;
 
-use crate::dto::{
-    AudioDevice, AudioDevices, ErrorCode, IpcError, VoiceEventDto, VoiceLanguage,
-    VoiceSettingsView, VoiceStarted, VoiceTiming,
-};
+use crate::dto::{AudioDevices, ErrorCode, IpcError, VoiceSettingsView, VoiceStarted};
 use crate::error::IpcResult;
 use crate::state::{AppState, lock};
 
@@ -22,20 +18,11 @@ use crate::state::{AppState, lock};
 #[tauri::command]
 #[specta::specta]
 pub async fn voice_devices() -> IpcResult<AudioDevices> {
-    let listed = tauri::async_runtime::spawn_blocking(|| {
-        let to_dto = |list: Vec<baton_engine::api::voice::audio::DeviceInfo>| {
-            list.into_iter()
-                .map(|d| AudioDevice {
-                    id: d.id,
-                    name: d.name,
-                    is_default: d.is_default,
-                })
-                .collect::<Vec<_>>()
-        };
-        match (input_devices(), output_devices()) {
-            (Ok(i), Ok(o)) => AudioDevices {
-                inputs: to_dto(i),
-                outputs: to_dto(o),
+    let listed =
+        tauri::async_runtime::spawn_blocking(|| match (input_devices(), output_devices()) {
+            (Ok(inputs), Ok(outputs)) => AudioDevices {
+                inputs,
+                outputs,
                 error: None,
             },
             (Err(e), _) | (_, Err(e)) => AudioDevices {
@@ -43,60 +30,16 @@ pub async fn voice_devices() -> IpcResult<AudioDevices> {
                 outputs: Vec::new(),
                 error: Some(e.to_string()),
             },
-        }
-    })
-    .await
-    .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))?;
+        })
+        .await
+        .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))?;
     Ok(listed)
 }
 
 fn voice_view(engine: &std::sync::Arc<baton_engine::Engine>) -> VoiceSettingsView {
-    let v = &engine.settings().voice;
-    let mut tts_engines = vec!["auto".to_string(), "espeak".to_string()];
-    if !engine.voice().piper_voices().is_empty() {
-        tts_engines.push("piper".into());
-    }
-    tts_engines.extend(
-        engine
-            .providers()
-            .file()
-            .providers
-            .iter()
-            .filter(|p| p.voice.is_some())
-            .map(|p| p.name.clone()),
-    );
-    let models = whisper_models(&engine.paths().models_dir);
-    let multilingual = models.iter().any(|m| is_multilingual(m));
-    let languages = std::iter::once(("auto", "Detect the language"))
-        .chain(WHISPER_LANGUAGES.iter().copied())
-        .map(|(code, name)| VoiceLanguage {
-            code: code.into(),
-            name: name.into(),
-            available: if code == "en" {
-                !models.is_empty()
-            } else {
-                multilingual
-            },
-        })
-        .collect();
     VoiceSettingsView {
-        push_to_talk: v.push_to_talk,
-        input_device: v.input_device.clone(),
-        output_device: v.output_device.clone(),
-        tts_engine: v.tts_engine.clone(),
-        tts_voice: v.tts_voice.clone(),
-        tts_rate: v.tts_rate,
-        stt_model: v.stt_model.clone(),
-        end_silence_ms: v.end_silence_ms.min(u64::from(u32::MAX)) as u32,
-        language: v.language.clone(),
-        echo_cancellation: v.echo_cancellation,
-        noise_suppression: v.noise_suppression,
-        tts_engines,
-        stt_models: models
-            .iter()
-            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .collect(),
-        languages,
+        settings: engine.settings().voice.clone(),
+        choices: engine.voice().choices(),
     }
 }
 
@@ -108,7 +51,7 @@ pub fn voice_settings(state: State<'_, AppState>) -> IpcResult<VoiceSettingsView
 }
 
 /// Why `settings` cannot be saved, given the choices in `current`.
-fn check_voice(settings: &VoiceSettingsView, current: &VoiceSettingsView) -> Result<(), String> {
+fn check_voice(settings: &VoiceSettings, current: &VoiceChoices) -> Result<(), String> {
     if !current.tts_engines.contains(&settings.tts_engine) {
         return Err(format!(
             "there is no speech engine named `{}`",
@@ -132,7 +75,7 @@ fn check_voice(settings: &VoiceSettingsView, current: &VoiceSettingsView) -> Res
 }
 
 /// The language must be Whisper's, and a model must understand it.
-fn check_language(settings: &VoiceSettingsView, current: &VoiceSettingsView) -> Result<(), String> {
+fn check_language(settings: &VoiceSettings, current: &VoiceChoices) -> Result<(), String> {
     let code = settings.language.as_str();
     let Some(language) = current.languages.iter().find(|l| l.code == code) else {
         return Err(format!("Whisper does not know the language `{code}`"));
@@ -164,8 +107,8 @@ pub async fn save_voice_settings(
     state: State<'_, AppState>,
     settings: VoiceSettingsView,
 ) -> IpcResult<VoiceSettingsView> {
-    let engine = state.engine();
-    check_voice(&settings, &voice_view(&engine)).map_err(IpcError::invalid)?;
+    let settings = settings.settings;
+    check_voice(&settings, &state.engine().voice().choices()).map_err(IpcError::invalid)?;
     state
         .update_settings(|s| {
             let v = &mut s.voice;
@@ -176,7 +119,7 @@ pub async fn save_voice_settings(
             v.tts_voice = settings.tts_voice.filter(|d| !d.trim().is_empty());
             v.tts_rate = settings.tts_rate;
             v.stt_model = settings.stt_model;
-            v.end_silence_ms = u64::from(settings.end_silence_ms);
+            v.end_silence_ms = settings.end_silence_ms;
             v.language = settings.language;
             v.echo_cancellation = settings.echo_cancellation;
             v.noise_suppression = settings.noise_suppression;
@@ -184,32 +127,6 @@ pub async fn save_voice_settings(
         })
         .await?;
     Ok(voice_view(&state.engine()))
-}
-
-fn to_dto(e: VoiceEvent) -> VoiceEventDto {
-    match e {
-        VoiceEvent::Level { rms } => VoiceEventDto::Level { rms },
-        VoiceEvent::SpeechStarted => VoiceEventDto::SpeechStarted,
-        VoiceEvent::Partial { text } => VoiceEventDto::Partial { text },
-        VoiceEvent::Transcript { text, .. } => VoiceEventDto::Transcript { text },
-        VoiceEvent::AnswerText { text } => VoiceEventDto::AnswerText { text },
-        VoiceEvent::Speaking { sentence } => VoiceEventDto::Speaking { sentence },
-        VoiceEvent::AnswerDone {
-            interrupted,
-            timing,
-        } => VoiceEventDto::AnswerDone {
-            interrupted,
-            timing: timing.map(|t| VoiceTiming {
-                vad_tail_ms: t.vad_tail_ms,
-                stt_ms: t.stt_ms,
-                first_sentence_ms: t.first_sentence_ms,
-                tts_ms: t.tts_ms,
-                first_audio_ms: t.first_audio_ms,
-            }),
-        },
-        VoiceEvent::BargeIn { .. } => VoiceEventDto::BargeIn,
-        VoiceEvent::Error { message } => VoiceEventDto::Error { message },
-    }
 }
 
 /// Starts a voice conversation on the chosen microphone and speaker:
@@ -221,7 +138,7 @@ pub async fn voice_start(
     state: State<'_, AppState>,
     session: Option<String>,
     agent: Option<String>,
-    on_event: Channel<VoiceEventDto>,
+    on_event: Channel<VoiceEvent>,
 ) -> IpcResult<VoiceStarted> {
     if lock(&state.voice).is_some() {
         return Err(IpcError::new(
@@ -254,14 +171,14 @@ pub async fn voice_start(
     let voice_slot = state.voice_slot();
     tauri::async_runtime::spawn(async move {
         while let Some(ev) = run.next().await {
-            if on_event.send(to_dto(ev)).is_err() {
+            if on_event.send(ev).is_err() {
                 // The window went away: end the conversation.
                 run.stopper().cancel();
             }
         }
         run.finish().await;
         lock(&voice_slot).take();
-        let _ = on_event.send(VoiceEventDto::Stopped);
+        let _ = on_event.send(VoiceEvent::Stopped);
     });
     Ok(started)
 }

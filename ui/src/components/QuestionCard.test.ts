@@ -6,7 +6,7 @@ import { flushSync, mount, unmount, type Component } from 'svelte';
 import QuestionCard from './QuestionCard.svelte';
 import AgentPicker from './AgentPicker.svelte';
 import type { QuestionPart } from '../lib/chat';
-import type { AgentView } from '../lib/bindings';
+import type { AgentInfo } from '../lib/bindings';
 
 let mounted: ReturnType<typeof mount>[] = [];
 afterEach(() => {
@@ -74,7 +74,7 @@ describe('QuestionCard', () => {
   });
 });
 
-const agent = (name: string, isDefault: boolean, description: string): AgentView => ({
+const agent = (name: string, isDefault: boolean, description: string): AgentInfo => ({
   name,
   description,
   specialisations: [],
@@ -86,7 +86,7 @@ const agent = (name: string, isDefault: boolean, description: string): AgentView
   maxMessages: null,
   maxIterations: null,
   tokenBudget: null,
-  isDefault,
+  default: isDefault,
   problem: null,
 });
 

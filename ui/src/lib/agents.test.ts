@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentView } from './bindings';
+import type { AgentInfo } from './bindings';
 import { agentHint, agentLabel, defaultAgent, pickAgent } from './agents';
 
-const agent = (name: string, extra: Partial<AgentView> = {}): AgentView => ({
+const agent = (name: string, extra: Partial<AgentInfo> = {}): AgentInfo => ({
   name,
   description: `${name} does things`,
   specialisations: [],
@@ -14,13 +14,13 @@ const agent = (name: string, extra: Partial<AgentView> = {}): AgentView => ({
   maxMessages: null,
   maxIterations: null,
   tokenBudget: null,
-  isDefault: false,
+  default: false,
   problem: null,
   ...extra,
 });
 
 describe('agent picker', () => {
-  const list = [agent('assistant', { isDefault: true }), agent('researcher', { delegable: true }), agent('broken', { problem: 'unknown provider `x`' })];
+  const list = [agent('assistant', { default: true }), agent('researcher', { delegable: true }), agent('broken', { problem: 'unknown provider `x`' })];
 
   it('the default agent is the one marked, else the first usable one', () => {
     expect(defaultAgent(list)?.name).toBe('assistant');

@@ -8,7 +8,7 @@ import type { UnlistenFn } from '@tauri-apps/api/event';
 import {
   commands,
   events,
-  type AgentView,
+  type AgentInfo,
   type AppInfo,
   type AttachmentView,
   type AudioDevices,
@@ -22,29 +22,41 @@ import {
   type MailSettingsView,
   type McpOverview,
   type ModelsOverview,
-  type PulledView,
+  type PulledModel,
   type PullProgress,
   type McpPromptView,
   type NewMcpServer,
-  type TeamEventDto,
-  type TeamResultView,
-  type ServerSettingsView,
-  type ServerStatus,
+  type OrchestrationEvent,
+  type OrchestrationResult,
+  type ServerSettings,
+  type HttpApiStatus,
   type MailTest,
   type ModelLoad,
-  type ProviderView,
-  type RestoredBackup,
+  type ProviderInfo,
+  type RestoredFile,
   type SendRequest,
   type SessionSummary,
   type SessionView,
+  type SettingsChanged,
   type SettingsView,
   type TurnResult,
-  type VoiceEventDto,
+  type VoiceEvent,
   type VoiceSettingsView,
   type VoiceStarted,
 } from './bindings';
 
 export type * from './bindings';
+
+/**
+ * A settings section as the shell sends it: every field is present. (Its
+ * generated type marks fields optional because the shell also accepts a
+ * section with some left out, as the settings file does.)
+ */
+export type Full<T> = T extends readonly (infer U)[]
+  ? Full<U>[]
+  : T extends object
+    ? { [K in keyof T]-?: Full<Exclude<T[K], undefined>> }
+    : T;
 
 /** What every generated command resolves to. */
 export type Result<T, E> = { status: 'ok'; data: T } | { status: 'error'; error: E };
@@ -123,14 +135,14 @@ export const api = {
   /** The user's answer to a subagent's question the turn waits for (`null`: let the delegating agent answer); fails when none such waits. */
   answerQuestion: (questionId: string, answer: string | null): Promise<null> => call(commands.answerQuestion(questionId, answer)),
   /** The named agents, for the picker. */
-  listAgents: (): Promise<AgentView[]> => call(commands.listAgents()),
+  listAgents: (): Promise<AgentInfo[]> => call(commands.listAgents()),
   // files
   /**
    * Puts back the version of workspace file `path` that a save replaced
    * (`backup`, as the tool result named it; `null`: the most recent backup).
    * The current version is kept as a backup first. Fails while a turn runs.
    */
-  restoreBackup: (path: string, backup: string | null): Promise<RestoredBackup> => call(commands.restoreBackup(path, backup)),
+  restoreBackup: (path: string, backup: string | null): Promise<RestoredFile> => call(commands.restoreBackup(path, backup)),
   // attachments
   attachPaths: (paths: string[]): Promise<AttachmentView[]> => call(commands.attachPaths(paths)),
   attachBytes: (name: string, dataBase64: string): Promise<AttachmentView[]> =>
@@ -147,8 +159,8 @@ export const api = {
   appInfo: (): Promise<AppInfo> => call(commands.appInfo()),
   getSettings: (): Promise<SettingsView> => call(commands.getSettings()),
   saveSettings: (settings: SettingsView): Promise<SettingsView> => call(commands.saveSettings(settings)),
-  listProviders: (): Promise<ProviderView[]> => call(commands.listProviders()),
-  updateProvider: (name: string, endpoint: string | null, model: string | null): Promise<ProviderView> =>
+  listProviders: (): Promise<ProviderInfo[]> => call(commands.listProviders()),
+  updateProvider: (name: string, endpoint: string | null, model: string | null): Promise<ProviderInfo> =>
     call(commands.updateProvider(name, endpoint, model)),
   keyStatus: (provider: string): Promise<KeyStatus> => call(commands.keyStatus(provider)),
   setApiKey: (provider: string, key: string): Promise<KeyStatus> => call(commands.setApiKey(provider, key)),
@@ -157,13 +169,14 @@ export const api = {
   indexStatus: (): Promise<IndexStatus> => call(commands.indexStatus()),
   rebuildIndex: (): Promise<IndexStatus> => call(commands.rebuildIndex()),
   // browser
-  browserSettings: (): Promise<BrowserSettingsView> => call(commands.browserSettings()),
-  saveBrowserSettings: (settings: BrowserSettingsView): Promise<BrowserSettingsView> => call(commands.saveBrowserSettings(settings)),
+  browserSettings: (): Promise<Full<BrowserSettingsView>> => call(commands.browserSettings()) as Promise<Full<BrowserSettingsView>>,
+  saveBrowserSettings: (settings: BrowserSettingsView): Promise<Full<BrowserSettingsView>> =>
+    call(commands.saveBrowserSettings(settings)) as Promise<Full<BrowserSettingsView>>,
   testBrowser: (): Promise<BrowserTest> => call(commands.testBrowser()),
   // e-mail
-  mailSettings: (): Promise<MailSettingsView> => call(commands.mailSettings()),
-  saveMailSettings: (settings: MailSettingsView, imapPassword: string | null, smtpPassword: string | null): Promise<MailSettingsView> =>
-    call(commands.saveMailSettings(settings, imapPassword, smtpPassword)),
+  mailSettings: (): Promise<Full<MailSettingsView>> => call(commands.mailSettings()) as Promise<Full<MailSettingsView>>,
+  saveMailSettings: (settings: MailSettingsView, imapPassword: string | null, smtpPassword: string | null): Promise<Full<MailSettingsView>> =>
+    call(commands.saveMailSettings(settings, imapPassword, smtpPassword)) as Promise<Full<MailSettingsView>>,
   testMail: (): Promise<MailTest> => call(commands.testMail()),
   // plugins & MCP
   mcpServers: (): Promise<McpOverview> => call(commands.mcpServers()),
@@ -174,28 +187,30 @@ export const api = {
   modelsOverview: (): Promise<ModelsOverview> => call(commands.modelsOverview()),
   rescanLocalServers: (): Promise<ModelsOverview> => call(commands.rescanLocalServers()),
   /** Downloads a catalog model; progress arrives on `onProgress` while it runs. */
-  pullModel: (name: string, onProgress: (p: PullProgress) => void): Promise<PulledView> =>
+  pullModel: (name: string, onProgress: (p: PullProgress) => void): Promise<PulledModel> =>
     call(commands.pullModel(name, new Channel<PullProgress>(onProgress))),
   cancelPull: (name: string): Promise<boolean> => call(commands.cancelPull(name)),
   removeModel: (name: string): Promise<boolean> => call(commands.removeModel(name)),
   // team mode
   /** Runs the team; each stage arrives on `onEvent` as it happens. */
-  runTeam: (prompt: string, onEvent: (e: TeamEventDto) => void): Promise<TeamResultView> =>
-    call(commands.runTeam(prompt, new Channel<TeamEventDto>(onEvent))),
+  runTeam: (prompt: string, onEvent: (e: OrchestrationEvent) => void): Promise<OrchestrationResult> =>
+    call(commands.runTeam(prompt, new Channel<OrchestrationEvent>(onEvent))),
   stopTeam: (): Promise<null> => call(commands.stopTeam()),
   // HTTP API
-  serverStatus: (): Promise<ServerStatus> => call(commands.serverStatus()),
-  startServer: (): Promise<ServerStatus> => call(commands.startServer()),
-  stopServer: (): Promise<ServerStatus> => call(commands.stopServer()),
-  saveServerSettings: (settings: ServerSettingsView): Promise<ServerStatus> => call(commands.saveServerSettings(settings)),
+  serverStatus: (): Promise<Full<HttpApiStatus>> => call(commands.serverStatus()) as Promise<Full<HttpApiStatus>>,
+  startServer: (): Promise<Full<HttpApiStatus>> => call(commands.startServer()) as Promise<Full<HttpApiStatus>>,
+  stopServer: (): Promise<Full<HttpApiStatus>> => call(commands.stopServer()) as Promise<Full<HttpApiStatus>>,
+  saveServerSettings: (settings: ServerSettings): Promise<Full<HttpApiStatus>> =>
+    call(commands.saveServerSettings(settings)) as Promise<Full<HttpApiStatus>>,
   // voice
   voiceDevices: (): Promise<AudioDevices> => call(commands.voiceDevices()),
-  voiceSettings: (): Promise<VoiceSettingsView> => call(commands.voiceSettings()),
-  saveVoiceSettings: (settings: VoiceSettingsView): Promise<VoiceSettingsView> => call(commands.saveVoiceSettings(settings)),
+  voiceSettings: (): Promise<Full<VoiceSettingsView>> => call(commands.voiceSettings()) as Promise<Full<VoiceSettingsView>>,
+  saveVoiceSettings: (settings: VoiceSettingsView): Promise<Full<VoiceSettingsView>> =>
+    call(commands.saveVoiceSettings(settings)) as Promise<Full<VoiceSettingsView>>,
   /** Starts a conversation; its events arrive on `onEvent` until `stopped`. */
   /** A voice conversation: chat `sessionId` continued by voice, else a new one with `agent`. */
-  voiceStart: (sessionId: string | null, agent: string | null, onEvent: (e: VoiceEventDto) => void): Promise<VoiceStarted> =>
-    call(commands.voiceStart(sessionId, agent, new Channel<VoiceEventDto>(onEvent))),
+  voiceStart: (sessionId: string | null, agent: string | null, onEvent: (e: VoiceEvent) => void): Promise<VoiceStarted> =>
+    call(commands.voiceStart(sessionId, agent, new Channel<VoiceEvent>(onEvent))),
   voiceTalk: (pressed: boolean): Promise<null> => call(commands.voiceTalk(pressed)),
   voiceStopSpeaking: (): Promise<null> => call(commands.voiceStopSpeaking()),
   voiceStop: (): Promise<null> => call(commands.voiceStop()),
@@ -203,7 +218,10 @@ export const api = {
   onAttachmentsChanged: (cb: (list: AttachmentView[]) => void): Promise<UnlistenFn> =>
     events.attachmentsChanged.listen((e) => cb(e.payload.attachments)),
   onIndexProgress: (cb: (s: IndexStatus) => void): Promise<UnlistenFn> =>
-    events.indexProgress.listen((e) => cb(e.payload.status)),
+    events.indexStatus.listen((e) => cb(e.payload)),
+  /** The settings, agents or providers were changed outside the app (`baton config set`). */
+  onSettingsChanged: (cb: (change: SettingsChanged) => void): Promise<UnlistenFn> =>
+    events.settingsChanged.listen((e) => cb(e.payload)),
   /** Progress of the embedded model loading into memory (during its first answer). */
   onModelLoad: (cb: (load: ModelLoad) => void): Promise<UnlistenFn> =>
     events.modelLoad.listen((e) => cb(e.payload)),

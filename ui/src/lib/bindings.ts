@@ -27,14 +27,14 @@ export const commands = {
 	 */
 	answerQuestion: (questionId: string, answer: string | null) => typedError<null, IpcError>(__TAURI_INVOKE("answer_question", { questionId, answer })),
 	/**  The named agents (`agents.json`), for the agent picker. */
-	listAgents: () => typedError<AgentView[], IpcError>(__TAURI_INVOKE("list_agents")),
+	listAgents: () => typedError<AgentInfo[], IpcError>(__TAURI_INVOKE("list_agents")),
 	/**
 	 *  Puts back the version of workspace file `path` that a save replaced:
 	 *  `backup` (the backup the tool result named), or the most recent one.
 	 *  The current version is kept as a backup first unless one already holds
 	 *  it. Refused while a turn runs (its tools may be writing the file).
 	 */
-	restoreBackup: (path: string, backup: string | null) => typedError<RestoredBackup, IpcError>(__TAURI_INVOKE("restore_backup", { path, backup })),
+	restoreBackup: (path: string, backup: string | null) => typedError<RestoredFile, IpcError>(__TAURI_INVOKE("restore_backup", { path, backup })),
 	/**  Attaches files by path (the drop handler and the file dialog use this). */
 	attachPaths: (paths: string[]) => typedError<AttachmentView[], IpcError>(__TAURI_INVOKE("attach_paths", { paths })),
 	/**  Attaches pasted content (an image or file from the clipboard). */
@@ -60,12 +60,12 @@ export const commands = {
 	/**  Validates and saves the settings (atomically), then reloads the engine. */
 	saveSettings: (settings: SettingsView) => typedError<SettingsView, IpcError>(__TAURI_INVOKE("save_settings", { settings })),
 	/**  Every provider entry with its readiness (servers probed briefly). */
-	listProviders: () => typedError<ProviderView[], IpcError>(__TAURI_INVOKE("list_providers")),
+	listProviders: () => typedError<ProviderInfo[], IpcError>(__TAURI_INVOKE("list_providers")),
 	/**
 	 *  Changes the endpoint and/or model of an entry of the user's own
 	 *  providers file.
 	 */
-	updateProvider: (name: string, endpoint: string | null, model: string | null) => typedError<ProviderView, IpcError>(__TAURI_INVOKE("update_provider", { name, endpoint, model })),
+	updateProvider: (name: string, endpoint: string | null, model: string | null) => typedError<ProviderInfo, IpcError>(__TAURI_INVOKE("update_provider", { name, endpoint, model })),
 	/**  Whether a key is stored for `provider` (masked). */
 	keyStatus: (provider: string) => typedError<KeyStatus, IpcError>(__TAURI_INVOKE("key_status", { provider })),
 	/**  Stores an API key in the OS keychain. */
@@ -107,7 +107,7 @@ export const commands = {
 	 *  Downloads a catalog model (resuming an interrupted one), streaming
 	 *  progress; it then is a provider.
 	 */
-	pullModel: (name: string, onProgress: Channel<PullProgress>) => typedError<PulledView, IpcError>(__TAURI_INVOKE("pull_model", { name, onProgress })),
+	pullModel: (name: string, onProgress: Channel<PullProgress>) => typedError<PulledModel, IpcError>(__TAURI_INVOKE("pull_model", { name, onProgress })),
 	/**  Stops a download (what arrived is kept for a resume); whether one ran. */
 	cancelPull: (name: string) => typedError<boolean, IpcError>(__TAURI_INVOKE("cancel_pull", { name })),
 	/**
@@ -121,20 +121,20 @@ export const commands = {
 	 *  Runs `prompt` through the team of every enabled agent; each stage is
 	 *  sent on `on_event`. One team at a time.
 	 */
-	runTeam: (prompt: string, onEvent: Channel<TeamEventDto>) => typedError<TeamResultView, IpcError>(__TAURI_INVOKE("run_team", { prompt, onEvent })),
+	runTeam: (prompt: string, onEvent: Channel<OrchestrationEvent>) => typedError<OrchestrationResult, IpcError>(__TAURI_INVOKE("run_team", { prompt, onEvent })),
 	/**  Stops the team at work (its answer comes back marked cancelled). */
 	stopTeam: () => typedError<null, IpcError>(__TAURI_INVOKE("stop_team")),
 	/**  The server now: settings, address, keys, the last error. */
-	serverStatus: () => typedError<ServerStatus, IpcError>(__TAURI_INVOKE("server_status")),
+	serverStatus: () => typedError<HttpApiStatus, IpcError>(__TAURI_INVOKE("server_status")),
 	/**  Starts the server (or restarts it on the current settings). */
-	startServer: () => typedError<ServerStatus, IpcError>(__TAURI_INVOKE("start_server")),
+	startServer: () => typedError<HttpApiStatus, IpcError>(__TAURI_INVOKE("start_server")),
 	/**  Stops the server. */
-	stopServer: () => typedError<ServerStatus, IpcError>(__TAURI_INVOKE("stop_server")),
+	stopServer: () => typedError<HttpApiStatus, IpcError>(__TAURI_INVOKE("stop_server")),
 	/**
 	 *  Validates and saves the settings; a running server restarts on them
 	 *  (as on every settings change: [`AppState::reload`]).
 	 */
-	saveServerSettings: (settings: ServerSettingsView) => typedError<ServerStatus, IpcError>(__TAURI_INVOKE("save_server_settings", { settings })),
+	saveServerSettings: (settings: ServerSettings) => typedError<HttpApiStatus, IpcError>(__TAURI_INVOKE("save_server_settings", { settings })),
 	/**  The index now. */
 	indexStatus: () => typedError<IndexStatus, IpcError>(__TAURI_INVOKE("index_status")),
 	/**  Rebuilds the index from scratch in the background. */
@@ -150,7 +150,7 @@ export const commands = {
 	 *  saved conversation `session` continued by voice (else a new one), with
 	 *  agent `agent` (else the session's or the default), tools included.
 	 */
-	voiceStart: (session: string | null, agent: string | null, onEvent: Channel<VoiceEventDto>) => typedError<VoiceStarted, IpcError>(__TAURI_INVOKE("voice_start", { session, agent, onEvent })),
+	voiceStart: (session: string | null, agent: string | null, onEvent: Channel<VoiceEvent>) => typedError<VoiceStarted, IpcError>(__TAURI_INVOKE("voice_start", { session, agent, onEvent })),
 	/**  Push-to-talk: the talk button was pressed (`true`) or released. */
 	voiceTalk: (pressed: boolean) => typedError<null, IpcError>(__TAURI_INVOKE("voice_talk", { pressed })),
 	/**  Stops the answer being spoken (and its model call). */
@@ -162,39 +162,54 @@ export const commands = {
 /** Events */
 export const events = {
 	attachmentsChanged: makeEvent<AttachmentsChanged, AttachmentsChanged>("attachments-changed"),
-	indexProgress: makeEvent<IndexProgress, IndexProgress>("index-progress"),
+	indexStatus: makeEvent<IndexStatus, IndexStatus>("index-status"),
 	modelLoad: makeEvent<ModelLoad, ModelLoad>("model-load"),
+	settingsChanged: makeEvent<SettingsChanged, SettingsChanged>("settings-changed"),
 };
 
 /* Types */
-/**  A named agent (`agents.json`), as the agent picker shows it. */
-export type AgentView = {
-	/**  Its name (what `SendRequest.agent` takes). */
+/**  A named agent as lists show it (`baton agents`, the desktop picker). */
+export type AgentInfo = {
+	/**  Its name. */
 	name: string,
 	/**  What it is for. */
 	description: string,
 	/**  What it is good at. */
 	specialisations: string[],
-	/**  The provider entry it runs on (`null` when that cannot be found). */
+	/**  The provider entry it runs on (`None` when that cannot be found). */
 	provider: string | null,
 	/**  The model. */
 	model: string | null,
-	/**  Its toolboxes and the tools each offers it. */
-	toolboxes: ToolboxView[],
-	/**  Other agents may delegate to it. */
+	/**  Its toolboxes and the tools each offers it (after filters). */
+	toolboxes: ToolboxInfo[],
+	/**  Whether other agents may delegate to it. */
 	delegable: boolean,
-	/**  It is offered subagents. */
+	/**  Whether it is offered subagents. */
 	delegates: boolean,
-	/**  Compaction window (`null`: the default; 0: never). */
+	/**  Compaction window (`None`: the default; 0: never). */
 	maxMessages: number | null,
 	/**  Model calls per turn at most. */
 	maxIterations: number | null,
 	/**  Tokens per turn at most. */
 	tokenBudget: number | null,
-	/**  The one used when none is named. */
-	isDefault: boolean,
+	/**  Whether it is the one used when none is named. */
+	default: boolean,
 	/**  What keeps it from working as configured, in words. */
 	problem: string | null,
+};
+
+/**  A member's final answer to its assignment. */
+export type AgentResponse = {
+	/**  The member. */
+	agent: string,
+	/**  Its assignment. */
+	assignment: Assignment,
+	/**  Its final answer. */
+	response: string,
+	/**  Revisions made after reviews. */
+	revisions: number,
+	/**  Tokens it used (revisions included). */
+	tokens: number,
 };
 
 /**  What the title bar and the empty chat show. */
@@ -213,8 +228,22 @@ export type AppInfo = {
 	 *  Set when no provider was chosen yet and Baton picked this one (the
 	 *  onboarding card says which and why).
 	 */
-	firstRun: FirstRunView | null,
+	firstRun: ProviderChoice | null,
 };
+
+/**  One piece of the plan. */
+export type Assignment = {
+	/**  What to do. */
+	task: string,
+} & ({
+	/**  Who should do it. */
+	specialisation: string,
+	specialization?: never,
+} | {
+	/**  Who should do it. */
+	specialization: string,
+	specialisation?: never,
+});
 
 /**  Where an attachment's conversion to Markdown stands. */
 export type AttachmentState = 
@@ -251,92 +280,119 @@ export type AttachmentsChanged = {
 	attachments: AttachmentView[],
 };
 
-/**  A microphone or speaker. */
-export type AudioDevice = {
-	/**  Id to select it by. */
-	id: string,
-	/**  Name to show. */
-	name: string,
-	/**  The system default. */
-	isDefault: boolean,
-};
-
 /**  The sound devices present. */
 export type AudioDevices = {
 	/**  Microphones. */
-	inputs: AudioDevice[],
+	inputs: DeviceInfo[],
 	/**  Speakers. */
-	outputs: AudioDevice[],
+	outputs: DeviceInfo[],
 	/**  Why the list is empty (no sound server…), if it is. */
 	error: string | null,
 };
 
 /**  How the browser toolbox reaches a browser. */
-export type BrowserModeView = 
-/**  The user's running Edge or Chrome. */
+export type BrowserMode = 
+/**
+ *  The user's running Edge or Chrome, once they allowed remote
+ *  debugging (`edge://inspect`): their sign-ins and cookies.
+ */
 "attach" | 
-/**  Baton's own browser with a lasting profile. */
+/**  A browser window with Baton's own lasting profile (sign in once). */
 "profile" | 
-/**  An invisible browser with a throwaway profile. */
+/**  An invisible browser with a throwaway profile (servers, tests). */
 "headless";
 
-/**  The browser settings as the panel edits them. */
+/**  Browser toolbox settings. */
+export type BrowserSettings = {
+	/**  Attach, profile or headless; unset tries them in that order. */
+	mode?: BrowserMode | null,
+	/**
+	 *  The browser program (else Edge, Chrome, then Chromium, found in
+	 *  their standard places or on PATH).
+	 */
+	path?: string | null,
+	/**
+	 *  The user-data-dir to attach to (attach) or use (profile); else
+	 *  the browser's default one (attach) or Baton's own (profile).
+	 */
+	userDataDir?: string | null,
+	/**  Only these sites (and their subdomains) may be opened, when set. */
+	allowedSites?: string[],
+	/**  These sites (and their subdomains) are never opened. */
+	blockedSites?: string[],
+	/**  Open `file://`, `chrome://` and other non-web addresses too. */
+	allowOtherSchemes?: boolean,
+	/**
+	 *  The web search address, `{query}` standing for the words (else
+	 *  DuckDuckGo's HTML page).
+	 */
+	searchUrl?: string | null,
+};
+
+/**  The browser settings as the panel edits them (the engine's own section). */
 export type BrowserSettingsView = {
-	/**  The mode (`null`: attach when allowed, else Baton's profile, else headless). */
-	mode: BrowserModeView | null,
-	/**  The browser program (`null`: found automatically). */
-	path: string | null,
-	/**  Only these sites may be opened (empty: any). */
-	allowedSites: string[],
-	/**  These sites are never opened. */
-	blockedSites: string[],
-	/**  Open file:// and browser-internal pages too. */
-	allowOtherSchemes: boolean,
 	/**  The browsers found (read-only). */
 	browsers?: FoundBrowser[],
-};
+} & BrowserSettings;
 
 /**  What testing the browser connection found. */
 export type BrowserTest = {
 	/**  Whether Baton reached a browser. */
 	ok: boolean,
 	/**  The mode it used. */
-	mode: BrowserModeView | null,
+	mode: BrowserMode | null,
 	/**  What happened, in plain words. */
 	message: string,
 };
 
-/**  One model of the catalog, as the Models page shows it. */
-export type CatalogModelView = {
-	/**  Its name (also its provider entry's). */
+/**  One recommended model file. */
+export type CatalogEntry = {
+	/**
+	 *  Short name used on the command line and as the provider entry's
+	 *  name (`qwen2.5-3b`).
+	 */
 	name: string,
-	/**  Display name. */
+	/**  Display name (`Qwen2.5 3B Instruct`). */
 	title: string,
-	/**  Download size in MB. */
-	sizeMb: number,
-	/**  Licence. */
+	/**  File name in the models folder. */
+	file: string,
+	/**  Where the file is downloaded from (the publisher's own listing). */
+	url: string,
+	/**  File size in bytes (a TypeScript `number`: exact to 2^53). */
+	size: number,
+	/**
+	 *  SHA-256 of the file as the publisher lists it; `None` when no
+	 *  published hash could be confirmed (the first download records the
+	 *  hash it got, and later downloads must match it).
+	 */
+	sha256?: string | null,
+	/**  Where the hash was read. */
+	sha256Source?: string | null,
+	/**  Licence name. */
 	licence: string,
-	/**  Context length in tokens. */
+	/**  Context length the model was trained for, in tokens. */
 	contextLength: number,
-	/**  Parameter count in words. */
+	/**  Parameter count in words (`3.1 B`). */
 	parameters: string,
-	/**  Memory it needs, in MB. */
+	/**  Memory needed to run it with a working context, in MB. */
 	ramMb: number,
 	/**  What it suits. */
-	tasks: ModelTask[],
+	tasks: Task[],
 	/**  A line on what it is like. */
-	notes: string,
-	/**  The publisher lists its SHA-256 (else the first download records one). */
-	hashPublished: boolean,
-	/**  It is downloaded. */
+	notes?: string,
+};
+
+/**  One catalog entry as a listing shows it. */
+export type CatalogModel = {
+	/**  Its file is in the models folder. */
 	pulled: boolean,
-	/**  How much of an interrupted download is kept, in percent. */
-	partialPercent: number | null,
+	/**  A part file from an interrupted download, and its size. */
+	partialBytes: number | null,
 	/**  How it fits this computer. */
-	fit: ModelFit,
+	fit: Fit,
 	/**  The fit in words. */
 	hint: string,
-};
+} & CatalogEntry;
 
 /**
  *  One thing that happened during a chat turn, streamed over the turn's
@@ -450,6 +506,40 @@ message: string } |
 /**  Why. */
 reason: TurnEnd };
 
+/**  Why the engine uses the provider it uses. */
+export type ChoiceReason = 
+/**  A cloud entry has an API key. */
+"keyedCloud" | 
+/**  A model server runs on this computer. */
+"localServer" | 
+/**  A model was downloaded from the catalog. */
+"pulledModel" | 
+/**  Nothing better: the embedded model. */
+"embedded";
+
+/**  A sound device, for pickers and settings. */
+export type DeviceInfo = {
+	/**  Stable id to select it by (e.g. "alsa:pulse"). */
+	id: string,
+	/**  Name to show. */
+	name: string,
+	/**  Whether it is the system's default. */
+	isDefault: boolean,
+};
+
+/**  The user's own e-mail identity and how sending is guarded. */
+export type EmailSettings = {
+	/**
+	 *  The user's own address: the sender of mail Baton sends, and where
+	 *  "e-mail me" goes.
+	 */
+	address?: string | null,
+	/**  The name shown beside it. */
+	name?: string | null,
+	/**  Ask before each mail is sent (false: send without asking). */
+	confirmSend?: boolean,
+};
+
 /**  The kinds of failure a command reports. */
 export type ErrorCode = 
 /**  The request itself is wrong (empty message, unknown attachment id…). */
@@ -473,26 +563,16 @@ export type ErrorCode =
 /**  Anything else. */
 "internal";
 
-/**  Why the provider in use was picked on a first run. */
-export type FirstRunReason = 
-/**  A cloud provider has an API key. */
-"keyedCloud" | 
-/**  A model server runs on this computer. */
-"localServer" | 
-/**  A downloaded model. */
-"pulledModel" | 
-/**  Nothing better: the small embedded model. */
-"embedded";
-
-/**  The provider a first run picked. */
-export type FirstRunView = {
-	/**  The provider entry. */
-	provider: string,
-	/**  Which rule picked it. */
-	reason: FirstRunReason,
-	/**  Why, in words. */
-	why: string,
-};
+/**  Whether a model fits this computer. */
+export type Fit = 
+/**  Fits in the GPU's memory. */
+"gpu" | 
+/**  Fits in memory with room to spare. */
+"comfortable" | 
+/**  Fits, but leaves little memory for other programs. */
+"tight" | 
+/**  Needs more memory than this computer has. */
+"tooBig";
 
 /**  A browser found on this computer. */
 export type FoundBrowser = {
@@ -508,13 +588,21 @@ export type FoundBrowser = {
 	inspectPage: string,
 };
 
-/**  Sent while the index is scanned (throttled). */
-export type IndexProgress = {
-	/**  The status now. */
-	status: IndexStatus,
+/**  The HTTP API now. */
+export type HttpApiStatus = {
+	/**  The saved settings. */
+	settings: ServerSettings,
+	/**  Where it answers (`http://HOST:PORT/v1`) while it runs. */
+	url: string | null,
+	/**  Whether clients need an API key. */
+	keysRequired: boolean,
+	/**  API keys made (`baton serve keys add NAME`). */
+	keys: number,
+	/**  Why it stopped or could not start, in plain words. */
+	error: string | null,
 };
 
-/**  The workspace index. */
+/**  The workspace index (also sent, throttled, while it is scanned). */
 export type IndexStatus = {
 	/**  Workspace folder. */
 	workspace: string,
@@ -529,6 +617,17 @@ export type IndexStatus = {
 	/**  Last failure, if any. */
 	error: string | null,
 };
+
+/**  How tools are offered to the model. */
+export type InteractionMode = 
+/**  The full tool catalog (native tools or JSON in the prompt). */
+"API" | 
+/**  The full tool catalog (native tools or JSON in the prompt). */
+"api" | 
+/**  One command-line tool and a list of commands (small context windows). */
+"CLI" | 
+/**  One command-line tool and a list of commands (small context windows). */
+"cli";
 
 /**
  *  A failure the UI can show: a stable code to branch on, a sentence for
@@ -565,6 +664,16 @@ export type LocalServerView = {
 	providers: string[],
 };
 
+/**  How Baton signs in to a mail server. */
+export type MailAuth = 
+/**  User name and password. */
+"password" | 
+/**
+ *  User name and an OAuth2 access token (XOAUTH2), for providers
+ *  that no longer take passwords.
+ */
+"xoauth2";
+
 /**  One server's connection test. */
 export type MailCheck = {
 	/**  Whether Baton signed in. */
@@ -574,44 +683,55 @@ export type MailCheck = {
 };
 
 /**  How a mail connection is secured. */
-export type MailSecurityView = 
-/**  TLS from the first byte (IMAP 993, SMTP 465). */
+export type MailSecurity = 
+/**  TLS from the first byte (SMTP 465, IMAP 993). */
 "tls" | 
-/**  STARTTLS (IMAP 143, SMTP 587). */
+/**  A plain connection upgraded with STARTTLS (SMTP 587, IMAP 143). */
 "starttls" | 
-/**  No encryption (a server on this computer only). */
+/**  No encryption (a server on this machine only). */
 "none";
 
-/**  One mail server as the panel edits it. */
+/**  A mail server (SMTP or IMAP). The password lives in the keychain. */
+export type MailServer = {
+	/**  Host name. */
+	host?: string | null,
+	/**  Port number. */
+	port?: number | null,
+	/**  Login name. */
+	username?: string | null,
+	/**
+	 *  How the connection is secured (`tls`, `starttls` or `none`; the
+	 *  older `true`/`false` still read as `tls`/`none`).
+	 */
+	tls?: MailSecurity,
+	/**
+	 *  What the keychain entry (`smtp` or `imap`) holds: the password, or
+	 *  an OAuth2 access token sent with XOAUTH2.
+	 */
+	auth?: MailAuth,
+	/**
+	 *  A certificate authority to trust besides the system's (a PEM file:
+	 *  a company's own mail server).
+	 */
+	caFile?: string | null,
+};
+
+/**  One mail server as the panel edits it (the engine's own section). */
 export type MailServerView = {
-	/**  Host name (`null`: not set up). */
-	host: string | null,
-	/**  Port (`null`: the standard one for the security). */
-	port: number | null,
-	/**  User name (`null`: the e-mail address). */
-	username: string | null,
-	/**  How the connection is secured. */
-	security: MailSecurityView,
 	/**  Whether its password is in the keychain (read-only). */
 	passwordSet?: boolean,
-};
+} & MailServer;
 
 /**
  *  The e-mail settings as the panel edits them. Passwords travel only
  *  into the keychain (`save_mail_settings`), never back.
  */
 export type MailSettingsView = {
-	/**  The user's own address. */
-	address: string | null,
-	/**  The name shown beside it. */
-	name: string | null,
-	/**  Ask before each mail is sent. */
-	confirmSend: boolean,
 	/**  Incoming mail. */
 	imap: MailServerView,
 	/**  Outgoing mail. */
 	smtp: MailServerView,
-};
+} & EmailSettings;
 
 /**  What testing the mail servers found. */
 export type MailTest = {
@@ -624,7 +744,7 @@ export type MailTest = {
 /**  The Plugins & MCP page. */
 export type McpOverview = {
 	/**  Every server and plugin, by name. */
-	servers: McpServerView[],
+	servers: ServerStatus[],
 	/**  Files that could not be used (a broken `plugin.json`), in words. */
 	problems: string[],
 	/**  The plugins folder (drop a plugin folder in it). */
@@ -647,46 +767,6 @@ export type McpPromptView = {
 	command: string,
 };
 
-/**  One MCP server or plugin in the Plugins & MCP list. */
-export type McpServerView = {
-	/**  Its name (its tools are listed under it). */
-	name: string,
-	/**  Where it was found. */
-	source: McpSourceKind,
-	/**  The plugin's folder. */
-	folder: string | null,
-	/**  What it is for. */
-	description: string | null,
-	/**  The command line or the URL. */
-	target: string,
-	/**  What it is doing. */
-	state: McpState,
-	/**  The tools it offers. */
-	tools: string[],
-	/**  Why it is not running, in plain words. */
-	problem: string | null,
-};
-
-/**  Where an MCP server was found. */
-export type McpSourceKind = 
-/**  `mcp.json` in the config folder. */
-"mcpJson" | 
-/**  A plugin folder in the plugins folder. */
-"plugin";
-
-/**  What an MCP server or plugin is doing. */
-export type McpState = 
-/**  Connected; its tools are offered. */
-"running" | 
-/**  Starting now. */
-"starting" | 
-/**  Not started yet. */
-"idle" | 
-/**  It crashed or could not start (see `problem`). */
-"failed" | 
-/**  Turned off. */
-"disabled";
-
 /**  One message shown in the chat. */
 export type MessageView = {
 	/**  `user` or `assistant`. */
@@ -704,17 +784,6 @@ export type MessageView = {
 	spoken: SpokenView | null,
 };
 
-/**  How a catalog model fits this computer. */
-export type ModelFit = 
-/**  It fits in the GPU's memory. */
-"gpu" | 
-/**  It fits in memory with room to spare. */
-"comfortable" | 
-/**  It fits, leaving little memory for other programs. */
-"tight" | 
-/**  It needs more memory than this computer has. */
-"tooBig";
-
 /**  Sent while the embedded model loads into memory (its first answer). */
 export type ModelLoad = {
 	/**  The provider entry. */
@@ -722,15 +791,6 @@ export type ModelLoad = {
 	/**  0–100. */
 	percent: number,
 };
-
-/**  What a catalog model is good for. */
-export type ModelTask = 
-/**  Conversation, summaries, writing. */
-"chat" | 
-/**  Calling Baton's tools. */
-"tools" | 
-/**  Reading images. */
-"vision";
 
 /**  The Models page: this computer, the catalog, the servers found. */
 export type ModelsOverview = {
@@ -741,11 +801,11 @@ export type ModelsOverview = {
 	/**  The GPU, in words, if any. */
 	gpu: string | null,
 	/**  The catalog. */
-	models: CatalogModelView[],
+	models: CatalogModel[],
 	/**  Model servers running here. */
 	localServers: LocalServerView[],
 	/**  Set when no provider was chosen and Baton picked one. */
-	firstRun: FirstRunView | null,
+	firstRun: ProviderChoice | null,
 	/**  The provider in use. */
 	selectedProvider: string,
 };
@@ -765,25 +825,102 @@ url: string;
 /**  `Authorization: Bearer …` (`${keychain:NAME}` reads a secret). */
 bearer: string | null };
 
-/**  A provider entry with its readiness. */
-export type ProviderView = {
+/**  One event of one run. */
+export type OrchestrationEvent = {
+	/**  The run's id. */
+	sessionId: string,
+	/**  The stage. */
+	stage: Stage,
+	/**  Starting or stopped. */
+	phase: Phase,
+	/**  The member at work. */
+	agent?: string | null,
+	/**  Which assignment (from 0). */
+	assignment?: number | null,
+	/**  The review round or revision (from 1). */
+	round?: number | null,
+	/**  The plan (planning stopped). */
+	plan?: Assignment[] | null,
+	/**  The answer, the feedback or the final response (when stopped). */
+	text?: string | null,
+	/**  The verdict (review stopped). */
+	approved?: boolean | null,
+	/**  What went wrong (stopped without success). */
+	error?: string | null,
+};
+
+/**  The outcome (seed 001's `OrchestrationResult`). */
+export type OrchestrationResult = {
+	/**  The run's id, in every event and span. */
+	sessionId: string,
+	/**  The answer: the synthesis, or the single member's answer. */
+	finalResponse: string,
+	/**  The plan the members worked on. */
+	plan: Assignment[],
+	/**  Each member's final answer. */
+	agentResponses: AgentResponse[],
+	/**  Every review. */
+	reviews: ReviewResult[],
+	/**  One assignment: no review, no synthesis. */
+	shortCircuited: boolean,
+	/**  Stopped by the caller. */
+	cancelled: boolean,
+	/**  Tokens used across all members. */
+	totalTokens: number,
+	/**  Whether it finished. */
+	success: boolean,
+	/**  Why it did not, in words. */
+	error: string | null,
+	/**
+	 *  What Baton did differently from the configuration (a built-in
+	 *  planner, a plan that could not be read, no reviewer), in words.
+	 */
+	notes: string[],
+};
+
+/**  Whether a stage starts or stopped. */
+export type Phase = 
+/**  It starts. */
+"starting" | 
+/**  It ended (with its outcome in the event). */
+"stopped";
+
+/**  The provider picked on a first run. */
+export type ProviderChoice = {
+	/**  The entry's name. */
+	provider: string,
+	/**  Which rule picked it. */
+	reason: ChoiceReason,
+	/**  The reason in words. */
+	why: string,
+};
+
+/**
+ *  A provider entry with its readiness, as lists show it (`baton
+ *  providers`, the desktop's settings).
+ */
+export type ProviderInfo = {
 	/**  Entry name. */
 	name: string,
-	/**  Wire dialect (`openai`, `anthropic`, `ollama`, `gemini`, `local`). */
+	/**  Wire dialect (`openai`, `anthropic`, `ollama`, `gemini`, `local`…). */
 	dialect: string,
 	/**  Model id. */
 	model: string,
-	/**  Endpoint URL (empty for the embedded model). */
-	endpoint: string,
-	/**  Environment variable that can hold the key, if the entry needs one. */
+	/**  Endpoint URL (`None` for the embedded model). */
+	endpoint: string | null,
+	/**  Environment variable that can hold the key, if the entry names one. */
 	apiKeyEnv: string | null,
+	/**  How tools are offered to it. */
+	interactionMode: InteractionMode,
 	/**  Whether a call can be made now. */
 	ready: boolean,
-	/**  Readiness in words: "ready", "needs an API key (…)", "model file missing…". */
-	status: string,
+	/**  Readiness in words (where the key comes from, what is missing). */
+	detail: string,
+	/**  It needs an API key and none is stored or set. */
+	keyMissing: boolean,
 	/**  An entry from the user's providers file (endpoint and model editable). */
 	custom: boolean,
-	/**  The default entry. */
+	/**  The providers file's default entry. */
 	isDefault: boolean,
 	/**  The entry in use. */
 	selected: boolean,
@@ -797,27 +934,44 @@ export type PullProgress = {
 	totalKb: number,
 };
 
-/**  A finished download. */
-export type PulledView = {
-	/**  The provider entry it became. */
+/**  A model that was downloaded and made a provider. */
+export type PulledModel = {
+	/**  The provider entry's name (the catalog name). */
 	provider: string,
+	/**  Where the file is. */
+	path: string,
+	/**  Its SHA-256. */
+	sha256: string,
 	/**  False when it was already there. */
 	downloaded: boolean,
-	/**  No hash was published: the one it had was recorded. */
+	/**  Bytes reused from an interrupted download. */
+	resumedFrom: number,
+	/**  The hash was not published: this one was recorded for later pulls. */
 	hashRecorded: boolean,
 };
 
-/**
- *  A workspace file put back from a backup (`restoreBackup`), in
- *  workspace paths (`/budget.xlsx`).
- */
-export type RestoredBackup = {
-	/**  The file restored. */
+/**  What [`Tools::restore_file`](crate::Tools::restore_file) did, in workspace paths. */
+export type RestoredFile = {
+	/**  The file put back. */
 	path: string,
 	/**  The backup now back in place (it is kept). */
 	restoredFrom: string,
-	/**  Where the replaced version was kept, when no backup held it yet. */
+	/**  Where the replaced version was saved, when no backup held it yet. */
 	savedCurrent: string | null,
+};
+
+/**  A review of one answer. */
+export type ReviewResult = {
+	/**  Who reviewed. */
+	reviewer: string,
+	/**  Whose answer. */
+	author: string,
+	/**  Whether it was approved. */
+	approved: boolean,
+	/**  What to change (or why it is good). */
+	feedback: string,
+	/**  Which review of this answer (1 for the first). */
+	round: number,
 };
 
 /**  What the composer sends. */
@@ -837,30 +991,58 @@ export type SendRequest = {
 	agent?: string | null,
 };
 
-/**  The HTTP API's settings as the settings panel edits them. */
-export type ServerSettingsView = {
-	/**  Start the server when the app opens. */
-	startWithApp: boolean,
-	/**  The address it listens on. */
-	host: string,
+/**
+ *  The OpenAI-compatible HTTP API (`baton serve`, or started by the
+ *  desktop app).
+ */
+export type ServerSettings = {
+	/**  The desktop app starts the server in the background when it opens. */
+	startWithApp?: boolean,
+	/**
+	 *  The address it listens on (beyond this computer only once an API
+	 *  key exists).
+	 */
+	host?: string,
 	/**  The port. */
-	port: number,
-	/**  `memory`, `file` or `redis://HOST:PORT`. */
-	sessions: string,
+	port?: number,
+	/**
+	 *  Where `x-baton-session` conversations are kept: `memory`, `file` or
+	 *  `redis://HOST:PORT`.
+	 */
+	sessions?: string,
+	/**  Days a Redis-kept session lives after its last use. */
+	sessionTtlDays?: number,
 };
 
-/**  The HTTP API now. */
+/**  What a server is doing, for the desktop's list. */
+export type ServerState = 
+/**  Connected; its tools are offered. */
+"running" | 
+/**  Starting now. */
+"starting" | 
+/**  Not started yet (it starts with the first turn that uses tools). */
+"idle" | 
+/**  It stopped or could not start; see the problem. */
+"failed" | 
+/**  `enabled: false`. */
+"disabled";
+
+/**  One server as a front door shows it. */
 export type ServerStatus = {
-	/**  The saved settings. */
-	settings: ServerSettingsView,
-	/**  Where it answers (`http://HOST:PORT/v1`) while it runs. */
-	url: string | null,
-	/**  Whether clients need an API key. */
-	keysRequired: boolean,
-	/**  API keys made (`baton serve keys add NAME`). */
-	keys: number,
-	/**  Why it stopped or could not start, in plain words. */
-	error: string | null,
+	/**  Its name (its toolbox's). */
+	name: string,
+	/**  Where it was found. */
+	source: Source,
+	/**  What it is for. */
+	description: string | null,
+	/**  The command line, or the URL. */
+	target: string,
+	/**  What it is doing. */
+	state: ServerState,
+	/**  The tools it offers (after `includeTools`/`excludeTools`). */
+	tools: string[],
+	/**  Why it is not running, in words. */
+	problem: string | null,
 };
 
 /**  A conversation in the sidebar. */
@@ -894,6 +1076,15 @@ export type SessionView = {
 	messages: MessageView[],
 };
 
+/**
+ *  Sent when the settings, agents or providers were changed outside the
+ *  app (`baton config set`, an editor) and the app now works with them.
+ */
+export type SettingsChanged = {
+	/**  The workspace folder moved (it is being indexed again). */
+	workspaceMoved: boolean,
+};
+
 /**  The settings the panel edits (the keychain holds keys, never these). */
 export type SettingsView = {
 	/**  Chosen provider entry (`null`: the providers file's default). */
@@ -914,6 +1105,18 @@ export type SettingsView = {
 	ocrProvider: string | null,
 };
 
+/**  Where a server was found. */
+export type Source = 
+/**  `mcp.json` in the config folder. */
+{ kind: "mcpJson" } | 
+/**
+ *  A plugin: `plugin.json` in this folder of the plugins folder, which
+ *  is also its working directory.
+ */
+{ kind: "plugin"; 
+/**  The plugin's folder. */
+dir: string };
+
 /**  How a spoken message was answered. */
 export type SpokenView = {
 	/**
@@ -925,109 +1128,31 @@ export type SpokenView = {
 	interrupted: boolean,
 };
 
-/**  One part of a team's plan. */
-export type TeamAssignment = {
-	/**  What to do. */
-	task: string,
-	/**  Who should do it. */
-	specialisation: string,
-};
-
-/**  One stage of a team's run, as it happens. */
-export type TeamEventDto = {
-	/**  The stage. */
-	stage: TeamStage,
-	/**  Starting or stopped. */
-	phase: TeamPhase,
-	/**  The agent at work. */
-	agent: string | null,
-	/**  Which part of the plan (from 0). */
-	assignment: number | null,
-	/**  The review round or revision (from 1). */
-	round: number | null,
-	/**  The plan (planning stopped). */
-	plan: TeamAssignment[] | null,
-	/**  The answer, the feedback or the final answer (stopped). */
-	text: string | null,
-	/**  The verdict (review stopped). */
-	approved: boolean | null,
-	/**  What went wrong. */
-	error: string | null,
-};
-
-/**  Whether a stage starts or stopped. */
-export type TeamPhase = 
-/**  It starts. */
-"starting" | 
-/**  It ended. */
-"stopped";
-
-/**  An agent's final answer to its part. */
-export type TeamResponse = {
-	/**  The agent. */
-	agent: string,
-	/**  Its part. */
-	task: string,
-	/**  Its answer. */
-	response: string,
-	/**  Revisions after reviews. */
-	revisions: number,
-};
-
-/**  A team's whole run. */
-export type TeamResultView = {
-	/**  The answer. */
-	finalResponse: string,
-	/**  The plan. */
-	plan: TeamAssignment[],
-	/**  Each agent's final answer. */
-	responses: TeamResponse[],
-	/**  Every review. */
-	reviews: TeamReview[],
-	/**  One part only: no review, no synthesis. */
-	shortCircuited: boolean,
-	/**  Stopped by the user. */
-	cancelled: boolean,
-	/**  Tokens the team used. */
-	totalTokens: number,
-	/**  Whether it finished. */
-	success: boolean,
-	/**  Why not, in plain words. */
-	error: string | null,
-	/**  What Baton did differently from the configuration. */
-	notes: string[],
-};
-
-/**  A review of one part. */
-export type TeamReview = {
-	/**  Who reviewed. */
-	reviewer: string,
-	/**  Whose part. */
-	author: string,
-	/**  Approved or sent back. */
-	approved: boolean,
-	/**  What to change. */
-	feedback: string,
-	/**  Which review of that part. */
-	round: number,
-};
-
-/**  A stage of a team's run. */
-export type TeamStage = 
-/**  The whole run. */
+/**  A stage of the run. */
+export type Stage = 
+/**  The whole orchestration. */
 "orchestration" | 
 /**  The planner making the plan. */
 "planning" | 
-/**  An agent being briefed. */
-"training" | 
-/**  An agent working on its part. */
-"execution" | 
-/**  A reviewer reviewing a part. */
-"review" | 
-/**  An agent revising its part. */
-"revise" | 
+/**  A member being briefed on its assignment. */
+"agentTraining" | 
+/**  A member working on its assignment. */
+"agentExecution" | 
+/**  A reviewer reviewing an answer. */
+"agentReview" | 
+/**  A member revising its answer after a review. */
+"agentRevise" | 
 /**  The synthesizer writing the answer. */
 "synthesis";
+
+/**  What a model is good for. */
+export type Task = 
+/**  Conversation, summaries, writing. */
+"chat" | 
+/**  Calling Baton's tools reliably. */
+"tools" | 
+/**  Reading images (OCR of scans and photos). */
+"vision";
 
 /**  One finished tool call. */
 export type ToolCallView = {
@@ -1043,11 +1168,11 @@ export type ToolCallView = {
 	isError: boolean,
 };
 
-/**  One toolbox of an agent and the tools it offers that agent. */
-export type ToolboxView = {
+/**  One toolbox of an agent and the tools it offers. */
+export type ToolboxInfo = {
 	/**  The toolbox. */
 	name: string,
-	/**  Its tools. */
+	/**  Its tools this agent is offered. */
 	tools: string[],
 };
 
@@ -1075,46 +1200,89 @@ export type TurnResult = {
 };
 
 /**
- *  What the voice conversation reports, over the channel given to
- *  `voice_start`.
+ *  Where the time went between the end of the user's speech and the first
+ *  sound of the answer.
  */
-export type VoiceEventDto = 
-/**  Microphone level, 0–1. */
-{ type: "level"; 
-/**  RMS level. */
-rms: number } | 
+export type TurnTiming = {
+	/**  Silence waited for before the utterance was judged over. */
+	vadTailMs: number | null,
+	/**  Final transcription. */
+	sttMs: number | null,
+	/**  From the transcript to the answer's first complete sentence. */
+	firstSentenceMs: number | null,
+	/**  Synthesizing the first sentence and handing it to the device. */
+	ttsMs: number | null,
+	/**  From the end of speech to the first sample played. */
+	firstAudioMs: number | null,
+};
+
+/**  What the voice settings can be set to on this computer. */
+export type VoiceChoices = {
+	/**
+	 *  Speech engines: `auto`, `espeak`, `piper` when a voice is
+	 *  installed, and provider entries with a voice.
+	 */
+	ttsEngines?: string[],
+	/**  Whisper model files in the models folder. */
+	sttModels?: string[],
+	/**
+	 *  Whisper's languages (and `auto`), those a model present can
+	 *  transcribe marked.
+	 */
+	languages?: VoiceLanguage[],
+};
+
+/**  What the loop reports as it goes, for a UI or a terminal. */
+export type VoiceEvent = 
+/**  The microphone's level (RMS, 0–1), a few times a second. */
+{ kind: "level"; 
+/**  Root-mean-square of the last stretch. */
+rms: number | null } | 
 /**  The user started talking. */
-{ type: "speechStarted" } | 
-/**  Draft transcript. */
-{ type: "partial"; 
-/**  Text so far. */
+{ kind: "speechStarted" } | 
+/**  A draft of what is being said. */
+{ kind: "partial"; 
+/**  The draft text. */
 text: string } | 
-/**  Final transcript. */
-{ type: "transcript"; 
-/**  What was said. */
-text: string } | 
-/**  Answer text. */
-{ type: "answerText"; 
-/**  A piece. */
+/**  What was said, final. */
+{ kind: "transcript"; 
+/**  The text (empty: nothing intelligible). */
+text: string; 
+/**  Decoding time. */
+sttMs: number | null } | 
+/**  A piece of the answer's text. */
+{ kind: "answerText"; 
+/**  The piece. */
 text: string } | 
 /**  A sentence is being spoken. */
-{ type: "speaking"; 
+{ kind: "speaking"; 
 /**  The sentence. */
 sentence: string } | 
-/**  The answer ended. */
-{ type: "answerDone"; 
-/**  Cut short by barge-in or stop. */
+/**  The answer is over (finished, or cut short). */
+{ kind: "answerDone"; 
+/**  Whether it was cut short. */
 interrupted: boolean; 
-/**  Latency parts. */
-timing: VoiceTiming | null } | 
-/**  Playback was interrupted. */
-{ type: "bargeIn" } | 
-/**  A failure; listening goes on. */
-{ type: "error"; 
+/**  Latency parts, when sound was played. */
+timing: TurnTiming | null } | 
+/**  Speech or stop interrupted the answer. */
+{ kind: "bargeIn"; 
+/**  From the interruption to silence (ms) — the device's share. */
+silencedMs: number | null; 
+/**
+ *  From the first voiced moment of the user's speech, by the
+ *  microphone's clock, to silence (ms): how long the user talked
+ *  over the answer (0 for the Stop button).
+ */
+speechMs: number | null } | 
+/**  Something failed; the loop goes on listening. */
+{ kind: "error"; 
 /**  What, in plain words. */
 message: string } | 
-/**  The conversation ended. */
-{ type: "stopped" };
+/**
+ *  The conversation is over: the last event a front door passes on,
+ *  once the run has finished (the loop itself just closes its channel).
+ */
+{ kind: "stopped" };
 
 /**  A language voice mode can listen to. */
 export type VoiceLanguage = {
@@ -1126,43 +1294,71 @@ export type VoiceLanguage = {
 	available: boolean,
 };
 
-/**  Voice settings as the panel edits them, with the choices available. */
-export type VoiceSettingsView = {
-	/**  Hold-to-talk instead of hands-free. */
-	pushToTalk: boolean,
-	/**  Microphone id (`null`: default). */
-	inputDevice: string | null,
-	/**  Speaker id (`null`: default). */
-	outputDevice: string | null,
-	/**  "espeak", or a provider entry with a voice. */
-	ttsEngine: string,
-	/**  Voice name (`null`: the engine's default). */
-	ttsVoice: string | null,
-	/**  Words per minute (eSpeak NG). */
-	ttsRate: number,
-	/**  Whisper model file (`null`: the best one present). */
-	sttModel: string | null,
-	/**  Silence that ends an utterance, ms. */
-	endSilenceMs: number,
-	/**  The spoken language: a Whisper code (`en`, `de`, …) or `auto`. */
+/**  Voice conversation settings. */
+export type VoiceSettings = {
+	/**
+	 *  The ggml Whisper model file in the models folder (else the best
+	 *  one there: tiny.en 8-bit, then tiny.en).
+	 */
+	sttModel?: string | null,
+	/**  Spoken language ("en", or "auto" with a multilingual model). */
 	language?: string,
-	/**  Take the speaker's sound out of the microphone (for loudspeakers). */
+	/**  CPU threads for speech-to-text (else up to 4). */
+	threads?: number | null,
+	/**  Beam width of the final transcript (1 = greedy, fastest). */
+	beamSize?: number,
+	/**
+	 *  Text-to-speech engine: "auto" (the natural Piper voice when
+	 *  installed, else eSpeak NG), "piper", "espeak" (both offline), or the
+	 *  name of a provider entry with an OpenAI-compatible
+	 *  `/v1/audio/speech`.
+	 */
+	ttsEngine?: string,
+	/**
+	 *  Voice name (eSpeak NG voice such as "en-us", or the endpoint's
+	 *  voice such as "alloy").
+	 */
+	ttsVoice?: string | null,
+	/**  Speaking rate in words per minute (eSpeak NG; 80–450). */
+	ttsRate?: number,
+	/**  Microphone device id (else the default). */
+	inputDevice?: string | null,
+	/**  Speaker device id (else the default). */
+	outputDevice?: string | null,
+	/**  Hold-to-talk instead of voice detection. */
+	pushToTalk?: boolean,
+	/**  Silence that ends an utterance, in milliseconds. */
+	endSilenceMs?: number,
+	/**
+	 *  How often a draft transcript is made while talking, in
+	 *  milliseconds (0: never).
+	 */
+	partialEveryMs?: number,
+	/**
+	 *  Take the speaker's sound out of the microphone (acoustic echo
+	 *  cancellation), so the answer played on loudspeakers does not
+	 *  interrupt itself.
+	 */
 	echoCancellation?: boolean,
 	/**
-	 *  With echo cancellation, also suppress steady noise (noisy rooms;
-	 *  on clean speech it costs the recognizer accuracy).
+	 *  With echo cancellation, also suppress steady noise (WebRTC's noise
+	 *  suppressor, gentle): for noisy rooms; on clean speech it costs the
+	 *  speech recognizer accuracy.
 	 */
 	noiseSuppression?: boolean,
-	/**  Speech engines to choose from (read-only). */
-	ttsEngines?: string[],
-	/**  Whisper models in the models folder (read-only). */
-	sttModels?: string[],
 	/**
-	 *  The languages to choose from (read-only): Whisper's, those a model
-	 *  present can transcribe marked.
+	 *  After this much silence (ms) the utterance is transcribed and the
+	 *  answer started, held unheard until the end-of-speech pause confirms
+	 *  it (0: wait for the whole pause).
 	 */
-	languages?: VoiceLanguage[],
+	speculateAfterMs?: number,
 };
+
+/**
+ *  Voice settings as the panel edits them (the engine's own section), with
+ *  the choices available.
+ */
+export type VoiceSettingsView = VoiceSettings & VoiceChoices;
 
 /**  What a started voice conversation uses. */
 export type VoiceStarted = {
@@ -1179,20 +1375,6 @@ export type VoiceStarted = {
 	 *  and can be continued by typing).
 	 */
 	sessionId: string,
-};
-
-/**  Latency parts of one answer, in milliseconds. */
-export type VoiceTiming = {
-	/**  Silence waited for. */
-	vadTailMs: number,
-	/**  Final transcription. */
-	sttMs: number,
-	/**  Transcript to first complete sentence. */
-	firstSentenceMs: number,
-	/**  Synthesis of the first sentence. */
-	ttsMs: number,
-	/**  End of speech to first sound. */
-	firstAudioMs: number,
 };
 
 /* Tauri Specta runtime */

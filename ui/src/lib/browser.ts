@@ -23,11 +23,11 @@ export function badSites(sites: string[]): string[] {
 
 /** The settings to save: typed lists, the read-only list of browsers left out, an empty path as none. */
 export function browserSettingsToSave(v: BrowserSettingsView, allowed: string, blocked: string): BrowserSettingsView {
+  const { browsers: _found, ...settings } = v;
   return {
-    mode: v.mode,
+    ...settings,
     path: v.path && v.path.trim() ? v.path.trim() : null,
     allowedSites: sitesFromText(allowed),
     blockedSites: sitesFromText(blocked),
-    allowOtherSchemes: v.allowOtherSchemes,
   };
 }

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { formatDuration, formatSize, parseTerms } from './format';
 import { visibleSessions } from './sessions';
 import { bytesToBase64, pastedName } from './base64';
+import type { ProviderInfo } from './bindings';
+import { providerStatus } from './providers';
 import { earlier, initialWindow, later, onLengthChange, wantsFill, INITIAL, MAX_WINDOW, STEP, WINDOW } from './window';
 
 describe('format', () => {
@@ -90,5 +92,17 @@ describe('markInteractive', () => {
     markInteractive();
     markInteractive();
     expect(performance.getEntriesByName('app-interactive')).toHaveLength(1);
+  });
+});
+
+describe('provider status', () => {
+  const entry = (ready: boolean, keyMissing: boolean, detail: string): ProviderInfo => ({
+    name: 'openai', dialect: 'openai', model: 'gpt-4.1-mini', endpoint: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY',
+    interactionMode: 'API', ready, detail, keyMissing, custom: false, isDefault: false, selected: false,
+  });
+  it('says ready, a missing key, or what the engine found', () => {
+    expect(providerStatus(entry(true, false, 'API key in the keychain'))).toBe('ready');
+    expect(providerStatus(entry(false, true, 'no API key: run `baton secret set openai`'))).toBe('needs an API key');
+    expect(providerStatus(entry(false, false, 'no server answering at http://127.0.0.1:11434'))).toBe('no server answering at http://127.0.0.1:11434');
   });
 });

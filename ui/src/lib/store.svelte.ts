@@ -1,7 +1,7 @@
 // The app's state and actions (Svelte 5 runes). Components read it and call
 // its methods; all IPC goes through `api`.
 import { api, toIpcError } from './api';
-import type { AgentView, AppInfo, AttachmentView, ChatEvent, IpcError, ModelLoad, SessionSummary, TurnEnd, TurnResult } from './bindings';
+import type { AgentInfo, AppInfo, AttachmentView, ChatEvent, IpcError, ModelLoad, SessionSummary, TurnEnd, TurnResult } from './bindings';
 import {
   answerConfirmation,
   answerQuestion,
@@ -49,7 +49,7 @@ export class Store {
   /** The embedded model loading into memory (cleared a moment after 100 %). */
   modelLoad = $state.raw<ModelLoad | null>(null);
   /** The named agents (`agents.json`), for the picker. */
-  agents = $state.raw<AgentView[]>([]);
+  agents = $state.raw<AgentInfo[]>([]);
   /** The agent new conversations use and each message of this one is sent to (`null` until the list is in). */
   agent = $state<string | null>(null);
 
@@ -67,6 +67,12 @@ export class Store {
       this.refreshAgents(),
       api.onAttachmentsChanged((list) => (this.attachments = list)).catch((e) => this.fail(e)),
       api.onModelLoad((l) => this.setModelLoad(l)).catch((e) => this.fail(e)),
+      api
+        .onSettingsChanged(() => {
+          void this.refreshInfo();
+          void this.refreshAgents();
+        })
+        .catch((e) => this.fail(e)),
       api
         .listAttachments()
         .then((l) => (this.attachments = l))

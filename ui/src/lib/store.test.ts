@@ -4,12 +4,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
 import { Store } from './store.svelte';
-import type { AgentView, ChatEvent, SendRequest } from './bindings';
+import type { AgentInfo, ChatEvent, SendRequest } from './bindings';
 import type { QuestionPart } from './chat';
 
 afterEach(() => clearMocks());
 
-const agent = (name: string, isDefault: boolean): AgentView => ({
+const agent = (name: string, isDefault: boolean): AgentInfo => ({
   name,
   description: name,
   specialisations: [],
@@ -21,7 +21,7 @@ const agent = (name: string, isDefault: boolean): AgentView => ({
   maxMessages: null,
   maxIterations: null,
   tokenBudget: null,
-  isDefault,
+  default: isDefault,
   problem: null,
 });
 

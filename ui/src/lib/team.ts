@@ -1,7 +1,7 @@
 // Team mode's view of a run: each stage event folded into the plan's parts
 // (who works on each, its answer, its reviews), then the answer. Pure
 // functions; no DOM.
-import type { TeamEventDto } from './bindings';
+import type { OrchestrationEvent } from './bindings';
 
 export type PartStatus = 'waiting' | 'working' | 'reviewing' | 'revising' | 'done' | 'failed';
 
@@ -43,7 +43,7 @@ export const emptyRun = (): TeamRun => ({
 });
 
 /** `run` with `e` applied (a new object; the part it touches is replaced). */
-export function foldTeam(run: TeamRun, e: TeamEventDto): TeamRun {
+export function foldTeam(run: TeamRun, e: OrchestrationEvent): TeamRun {
   const next: TeamRun = { ...run, parts: run.parts.slice() };
   const i = e.assignment ?? -1;
   const part = next.parts[i];
@@ -53,29 +53,37 @@ export function foldTeam(run: TeamRun, e: TeamEventDto): TeamRun {
   const starting = e.phase === 'starting';
   switch (e.stage) {
     case 'planning':
-      next.planner = e.agent;
+      next.planner = e.agent ?? null;
       next.planning = starting;
       if (!starting && e.plan) {
-        next.parts = e.plan.map((a) => ({ ...a, agent: null, status: 'waiting', answer: null, reviews: [], revisions: 0 }));
+        next.parts = e.plan.map((a) => ({
+          task: a.task,
+          specialisation: a.specialisation ?? a.specialization ?? '',
+          agent: null,
+          status: 'waiting',
+          answer: null,
+          reviews: [],
+          revisions: 0,
+        }));
       }
       break;
-    case 'execution':
-      if (starting) set({ agent: e.agent, status: 'working' });
+    case 'agentExecution':
+      if (starting) set({ agent: e.agent ?? null, status: 'working' });
       else set({ status: e.error ? 'failed' : 'done', answer: e.text ?? part?.answer ?? null });
       break;
-    case 'review':
+    case 'agentReview':
       if (starting) set({ status: 'reviewing' });
       else if (part) {
         const review = { reviewer: e.agent ?? '', approved: e.approved ?? true, feedback: e.text ?? '', round: e.round ?? 1 };
         set({ status: 'done', reviews: [...part.reviews, review] });
       }
       break;
-    case 'revise':
+    case 'agentRevise':
       if (starting) set({ status: 'revising' });
       else set({ status: 'done', answer: e.text ?? part?.answer ?? null, revisions: e.round ?? (part?.revisions ?? 0) + 1 });
       break;
     case 'synthesis':
-      next.synthesizer = e.agent;
+      next.synthesizer = e.agent ?? null;
       break;
     case 'orchestration':
       if (!starting) {
@@ -84,7 +92,7 @@ export function foldTeam(run: TeamRun, e: TeamEventDto): TeamRun {
         next.error = e.error ?? null;
       }
       break;
-    case 'training':
+    case 'agentTraining':
       break;
   }
   return next;

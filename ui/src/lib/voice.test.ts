@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { VoiceEventDto, VoiceSettingsView, VoiceTiming } from './bindings';
+import type { Full } from './api';
+import type { TurnTiming, VoiceEvent, VoiceSettingsView } from './bindings';
 import {
   answering,
   applyVoiceEvents,
@@ -17,25 +18,25 @@ import {
 } from './voice';
 
 const info = { stt: 'whisper tiny.en', tts: 'espeak', microphone: 'USB mic', pushToTalk: false, sessionId: 'v1' };
-const timing: VoiceTiming = { vadTailMs: 600, sttMs: 120, firstSentenceMs: 300, ttsMs: 40, firstAudioMs: 1080 };
+const timing: TurnTiming = { vadTailMs: 600, sttMs: 120, firstSentenceMs: 300, ttsMs: 40, firstAudioMs: 1080 };
 const running = (): VoiceState => voiceStarted(voiceStarting(idleVoice()), info);
-const fold = (evs: VoiceEventDto[], batch = 1, s: VoiceState = running()): VoiceState => {
+const fold = (evs: VoiceEvent[], batch = 1, s: VoiceState = running()): VoiceState => {
   for (let i = 0; i < evs.length; i += batch) s = applyVoiceEvents(s, evs.slice(i, i + batch));
   return s;
 };
 const turns = (s: VoiceState) => s.turns.map((t) => [t.role, t.text, t.streaming, t.interrupted]);
 
-const conversation: VoiceEventDto[] = [
-  { type: 'level', rms: 0.01 },
-  { type: 'speechStarted' },
-  { type: 'level', rms: 0.2 },
-  { type: 'partial', text: 'what is' },
-  { type: 'partial', text: 'what is the weather' },
-  { type: 'transcript', text: 'What is the weather?' },
-  { type: 'answerText', text: 'Sunny ' },
-  { type: 'speaking', sentence: 'Sunny and warm.' },
-  { type: 'answerText', text: 'and warm.' },
-  { type: 'answerDone', interrupted: false, timing },
+const conversation: VoiceEvent[] = [
+  { kind: 'level', rms: 0.01 },
+  { kind: 'speechStarted' },
+  { kind: 'level', rms: 0.2 },
+  { kind: 'partial', text: 'what is' },
+  { kind: 'partial', text: 'what is the weather' },
+  { kind: 'transcript', text: 'What is the weather?', sttMs: 120 },
+  { kind: 'answerText', text: 'Sunny ' },
+  { kind: 'speaking', sentence: 'Sunny and warm.' },
+  { kind: 'answerText', text: 'and warm.' },
+  { kind: 'answerDone', interrupted: false, timing },
 ];
 
 describe('voice reducer', () => {
@@ -46,7 +47,7 @@ describe('voice reducer', () => {
   });
 
   it('an early event (before voiceStart resolves) means it is listening', () => {
-    const s = applyVoiceEvents(voiceStarting(idleVoice()), [{ type: 'level', rms: 0.05 }]);
+    const s = applyVoiceEvents(voiceStarting(idleVoice()), [{ kind: 'level', rms: 0.05 }]);
     expect(s.phase).toBe('listening');
     expect(voiceStarted(s, info).phase).toBe('listening');
   });
@@ -86,12 +87,12 @@ describe('voice reducer', () => {
   });
 
   it('Stop or barge-in: the answer is marked interrupted, barge-in goes to hearing', () => {
-    const stopped = fold([...conversation.slice(0, 8), { type: 'answerDone', interrupted: true, timing: null }]);
+    const stopped = fold([...conversation.slice(0, 8), { kind: 'answerDone', interrupted: true, timing: null }]);
     expect(stopped.phase).toBe('listening');
     expect(stopped.turns.at(-1)).toMatchObject({ text: 'Sunny ', interrupted: true, streaming: false });
     expect(answering(stopped)).toBe(false);
 
-    const barged = fold([...conversation.slice(0, 8), { type: 'bargeIn' }, { type: 'speechStarted' }, { type: 'answerDone', interrupted: true, timing: null }]);
+    const barged = fold([...conversation.slice(0, 8), { kind: 'bargeIn', silencedMs: 30, speechMs: 250 }, { kind: 'speechStarted' }, { kind: 'answerDone', interrupted: true, timing: null }]);
     expect(barged.phase).toBe('hearing');
     expect(barged.sentence).toBeNull();
     expect(barged.turns.at(-1)).toMatchObject({ interrupted: true, streaming: false });
@@ -100,24 +101,24 @@ describe('voice reducer', () => {
   it('a late answerDone of an old answer leaves the new question thinking', () => {
     const s = fold([
       ...conversation.slice(0, 8),
-      { type: 'bargeIn' },
-      { type: 'speechStarted' },
-      { type: 'transcript', text: 'Actually, tomorrow?' },
-      { type: 'answerDone', interrupted: true, timing: null },
+      { kind: 'bargeIn', silencedMs: 30, speechMs: 250 },
+      { kind: 'speechStarted' },
+      { kind: 'transcript', text: 'Actually, tomorrow?', sttMs: 100 },
+      { kind: 'answerDone', interrupted: true, timing: null },
     ]);
     expect(s.phase).toBe('thinking');
     s.turns.forEach((t) => expect(t.streaming).toBe(false));
-    const next = fold([{ type: 'answerText', text: 'Rain.' }, { type: 'answerDone', interrupted: false, timing: null }], 1, s);
+    const next = fold([{ kind: 'answerText', text: 'Rain.' }, { kind: 'answerDone', interrupted: false, timing: null }], 1, s);
     expect(turns(next).at(-1)).toEqual(['assistant', 'Rain.', false, false]);
     expect(next.phase).toBe('listening');
   });
 
   it('an answer that fails without text does not leave it thinking', () => {
     const s = fold([
-      { type: 'speechStarted' },
-      { type: 'transcript', text: 'hello' },
-      { type: 'error', message: 'The provider did not answer.' },
-      { type: 'answerDone', interrupted: true, timing: null },
+      { kind: 'speechStarted' },
+      { kind: 'transcript', text: 'hello', sttMs: 100 },
+      { kind: 'error', message: 'The provider did not answer.' },
+      { kind: 'answerDone', interrupted: true, timing: null },
     ]);
     expect(s.phase).toBe('listening');
     expect(s.error).toBe('The provider did not answer.');
@@ -125,25 +126,25 @@ describe('voice reducer', () => {
   });
 
   it('an empty transcript adds no turn and goes back to listening', () => {
-    const s = fold([{ type: 'speechStarted' }, { type: 'partial', text: 'uh' }, { type: 'transcript', text: '  ' }]);
+    const s = fold([{ kind: 'speechStarted' }, { kind: 'partial', text: 'uh' }, { kind: 'transcript', text: '  ', sttMs: 100 }]);
     expect(s.turns).toHaveLength(0);
     expect(s.phase).toBe('listening');
   });
 
   it('a transcript arriving while the next utterance is spoken stays hearing', () => {
-    const s = fold([{ type: 'speechStarted' }, { type: 'speechStarted' }, { type: 'transcript', text: 'one' }]);
+    const s = fold([{ kind: 'speechStarted' }, { kind: 'speechStarted' }, { kind: 'transcript', text: 'one', sttMs: 100 }]);
     expect(s.phase).toBe('hearing');
-    expect(fold([{ type: 'transcript', text: 'two' }], 1, s).phase).toBe('thinking');
+    expect(fold([{ kind: 'transcript', text: 'two', sttMs: 100 }], 1, s).phase).toBe('thinking');
   });
 
   it('a failed transcription ends its utterance', () => {
-    const s = fold([{ type: 'speechStarted' }, { type: 'error', message: 'speech-to-text failed' }]);
+    const s = fold([{ kind: 'speechStarted' }, { kind: 'error', message: 'speech-to-text failed' }]);
     expect(s.phase).toBe('listening');
     expect(s.error).toBe('speech-to-text failed');
   });
 
   it('stopped returns to idle and keeps the turns; nothing after it counts', () => {
-    const s = fold([...conversation.slice(0, 7), { type: 'stopped' }, { type: 'answerText', text: 'late' }]);
+    const s = fold([...conversation.slice(0, 7), { kind: 'stopped' }, { kind: 'answerText', text: 'late' }]);
     expect(s.phase).toBe('idle');
     expect(s.level).toBe(0);
     expect(s.started).toBeNull();
@@ -163,11 +164,11 @@ describe('voice reducer', () => {
 
   it('levels alone change only the level; identical batches return the same object', () => {
     const s = running();
-    const a = applyVoiceEvents(s, [{ type: 'level', rms: 0.1 }, { type: 'level', rms: 0.3 }]);
+    const a = applyVoiceEvents(s, [{ kind: 'level', rms: 0.1 }, { kind: 'level', rms: 0.3 }]);
     expect(a.level).toBe(0.3);
     expect(a.turns).toBe(s.turns);
-    expect(applyVoiceEvents(a, [{ type: 'level', rms: 0.3 }])).toBe(a);
-    expect(applyVoiceEvents(a, [{ type: 'level', rms: Number.NaN }]).level).toBe(0);
+    expect(applyVoiceEvents(a, [{ kind: 'level', rms: 0.3 }])).toBe(a);
+    expect(applyVoiceEvents(a, [{ kind: 'level', rms: Number.NaN }]).level).toBe(0);
   });
 });
 
@@ -200,17 +201,28 @@ describe('voice helpers', () => {
     expect(voiceProblem({ code: 'internal', message: 'x', details: null }).title).toBe('Voice mode could not start.');
   });
 
-  const view: VoiceSettingsView = {
-    pushToTalk: false,
-    inputDevice: '',
-    outputDevice: 'hw:1',
+  const settings = {
+    sttModel: '',
+    language: 'en',
+    threads: null,
+    beamSize: 1,
     ttsEngine: 'espeak',
     ttsVoice: '  ',
     ttsRate: 175,
-    sttModel: '',
+    inputDevice: '',
+    outputDevice: 'hw:1',
+    pushToTalk: false,
     endSilenceMs: 700,
+    partialEveryMs: 1000,
+    echoCancellation: true,
+    noiseSuppression: false,
+    speculateAfterMs: 300,
+  };
+  const view: Full<VoiceSettingsView> = {
+    ...settings,
     ttsEngines: ['espeak', 'openai'],
     sttModels: ['ggml-tiny.en.bin'],
+    languages: [{ code: 'en', name: 'English', available: true }],
   };
 
   it('validates the bounds the Rust side checks', () => {
@@ -221,16 +233,7 @@ describe('voice helpers', () => {
   });
 
   it('saves empty choices as null (defaults) and leaves out the read-only lists', () => {
-    expect(voiceSettingsToSave(view)).toEqual({
-      pushToTalk: false,
-      inputDevice: null,
-      outputDevice: 'hw:1',
-      ttsEngine: 'espeak',
-      ttsVoice: null,
-      ttsRate: 175,
-      sttModel: null,
-      endSilenceMs: 700,
-    });
+    expect(voiceSettingsToSave(view)).toEqual({ ...settings, inputDevice: null, ttsVoice: null, sttModel: null });
   });
 
   it('timing note', () => {

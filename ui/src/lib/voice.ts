@@ -1,6 +1,7 @@
 // The voice panel's model and the reducer that folds streamed VoiceEvents
 // into it. Pure functions; no DOM.
-import type { IpcError, VoiceEventDto, VoiceSettingsView, VoiceStarted, VoiceTiming } from './bindings';
+import type { Full } from './api';
+import type { IpcError, TurnTiming, VoiceEvent, VoiceSettingsView, VoiceStarted } from './bindings';
 
 /** What the conversation is doing, as the panel labels it. */
 export type VoicePhase = 'idle' | 'starting' | 'listening' | 'hearing' | 'thinking' | 'speaking';
@@ -14,7 +15,7 @@ export interface VoiceTurn {
   /** An answer cut short (barge-in or Stop). */
   interrupted: boolean;
   /** Latency parts of an answer, when the engine measured them. */
-  timing: VoiceTiming | null;
+  timing: TurnTiming | null;
 }
 
 export interface VoiceState {
@@ -86,7 +87,7 @@ function settle(turns: readonly VoiceTurn[], open: number, awaiting: number): Vo
  * Fold a batch of events into the panel state. Returns a new object when
  * anything changed; the turns array is copied at most once per batch.
  */
-export function applyVoiceEvents(state: VoiceState, evs: readonly VoiceEventDto[]): VoiceState {
+export function applyVoiceEvents(state: VoiceState, evs: readonly VoiceEvent[]): VoiceState {
   if (evs.length === 0 || state.phase === 'idle') return state;
   let phase: VoicePhase = state.phase;
   let { level, partial, sentence, error, open, awaiting } = state;
@@ -102,10 +103,10 @@ export function applyVoiceEvents(state: VoiceState, evs: readonly VoiceEventDto[
 
   for (const ev of evs) {
     if (phase === 'idle') break; // nothing after `stopped` counts
-    if (phase === 'starting' && ev.type !== 'stopped') phase = 'listening';
-    switch (ev.type) {
+    if (phase === 'starting' && ev.kind !== 'stopped') phase = 'listening';
+    switch (ev.kind) {
       case 'level':
-        level = Number.isFinite(ev.rms) ? Math.max(0, ev.rms) : 0;
+        level = ev.rms !== null && Number.isFinite(ev.rms) ? Math.max(0, ev.rms) : 0;
         break;
       case 'speechStarted':
         open++;
@@ -245,7 +246,7 @@ export function voiceProblem(e: IpcError): { title: string; message: string; det
 }
 
 /** Field-level problems in voice settings (same bounds as the Rust side). */
-export function validateVoiceSettings(v: VoiceSettingsView): Partial<Record<'ttsRate' | 'endSilenceMs' | 'ttsEngine', string>> {
+export function validateVoiceSettings(v: Full<VoiceSettingsView>): Partial<Record<'ttsRate' | 'endSilenceMs' | 'ttsEngine', string>> {
   const out: Partial<Record<'ttsRate' | 'endSilenceMs' | 'ttsEngine', string>> = {};
   if (!Number.isInteger(v.ttsRate) || v.ttsRate < 80 || v.ttsRate > 450) out.ttsRate = 'The speaking rate must be 80–450 words per minute.';
   if (!Number.isInteger(v.endSilenceMs) || v.endSilenceMs < 200 || v.endSilenceMs > 5000)
@@ -255,30 +256,25 @@ export function validateVoiceSettings(v: VoiceSettingsView): Partial<Record<'tts
 }
 
 /** What is sent to `saveVoiceSettings`: empty text is "default" (null); read-only lists left out. */
-export function voiceSettingsToSave(v: VoiceSettingsView): VoiceSettingsView {
+export function voiceSettingsToSave(v: Full<VoiceSettingsView>): VoiceSettingsView {
+  const { ttsEngines: _engines, sttModels: _models, languages: _languages, ...settings } = v;
   const voice = v.ttsVoice?.trim() ?? '';
   return {
-    pushToTalk: v.pushToTalk,
+    ...settings,
     inputDevice: v.inputDevice || null,
     outputDevice: v.outputDevice || null,
-    ttsEngine: v.ttsEngine,
     ttsVoice: voice ? voice : null,
-    ttsRate: v.ttsRate,
     sttModel: v.sttModel || null,
-    endSilenceMs: v.endSilenceMs,
-    language: v.language,
-    echoCancellation: v.echoCancellation,
-    noiseSuppression: v.noiseSuppression,
   };
 }
 
 /** "first audio in 840 ms" for an answer's timing. */
-export function timingNote(t: VoiceTiming | null): string | null {
-  if (!t || !Number.isFinite(t.firstAudioMs)) return null;
+export function timingNote(t: TurnTiming | null): string | null {
+  if (!t || t.firstAudioMs === null || !Number.isFinite(t.firstAudioMs)) return null;
   return `first audio in ${Math.round(t.firstAudioMs).toLocaleString('en-US')} ms`;
 }
 
 /** The parts of the latency, for a tooltip. */
-export function timingDetail(t: VoiceTiming): string {
+export function timingDetail(t: TurnTiming): string {
   return `end-of-speech pause ${t.vadTailMs} ms · transcription ${t.sttMs} ms · first sentence ${t.firstSentenceMs} ms · speech ${t.ttsMs} ms`;
 }

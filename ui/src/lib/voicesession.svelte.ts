@@ -2,7 +2,7 @@
 // over a Channel, folds its events into `state` once per animation frame,
 // and sends push-to-talk, stop-speaking and end. All IPC goes through `api`.
 import { api, toIpcError } from './api';
-import type { IpcError, VoiceEventDto } from './bindings';
+import type { IpcError, VoiceEvent } from './bindings';
 import { applyVoiceEvents, idleVoice, voiceFailed, voiceStarted, voiceStarting, type VoiceState } from './voice';
 
 /** Events held before a flush at the latest (a hidden window runs no frames). */
@@ -17,7 +17,7 @@ export class VoiceSession {
   /** The push-to-talk button is held. */
   talking = $state(false);
 
-  private queue: VoiceEventDto[] = [];
+  private queue: VoiceEvent[] = [];
   private raf = 0;
   /** Conversation number: events of an earlier one are dropped. */
   private gen = 0;
@@ -92,7 +92,7 @@ export class VoiceSession {
     if (this.stopTimer) clearTimeout(this.stopTimer);
     this.stopTimer = setTimeout(() => {
       this.stopTimer = null;
-      if (gen === this.gen && this.running) this.onEvent(gen, { type: 'stopped' });
+      if (gen === this.gen && this.running) this.onEvent(gen, { kind: 'stopped' });
     }, STOP_GRACE_MS);
   }
 
@@ -114,11 +114,11 @@ export class VoiceSession {
     this.failure = toIpcError(e);
   }
 
-  private onEvent(gen: number, ev: VoiceEventDto): void {
+  private onEvent(gen: number, ev: VoiceEvent): void {
     if (gen !== this.gen) return;
     this.queue.push(ev);
-    if (ev.type === 'answerDone') this.onTurn?.();
-    if (ev.type === 'stopped' || this.queue.length >= MAX_QUEUE) {
+    if (ev.kind === 'answerDone') this.onTurn?.();
+    if (ev.kind === 'stopped' || this.queue.length >= MAX_QUEUE) {
       this.flush();
       return;
     }

@@ -1,7 +1,7 @@
 // A scripted fake of the Rust side, for the mock build and the browser tests.
 import { emit } from '@tauri-apps/api/event';
 import type {
-  AgentView,
+  AgentInfo,
   AttachmentView,
   AudioDevices,
   BrowserSettingsView,
@@ -10,17 +10,16 @@ import type {
   MailTest,
   McpOverview,
   McpPromptView,
-  McpServerView,
   NewMcpServer,
-  TeamEventDto,
-  TeamResultView,
+  OrchestrationEvent,
+  OrchestrationResult,
   ChatEvent,
   IndexStatus,
   IpcError,
   KeyStatus,
   MessageView,
-  ProviderView,
-  RestoredBackup,
+  ProviderInfo,
+  RestoredFile,
   SendRequest,
   SessionSummary,
   SessionView,
@@ -28,16 +27,22 @@ import type {
   ToolCallView,
   TurnEnd,
   TurnResult,
-  VoiceEventDto,
+  VoiceEvent,
   VoiceSettingsView,
   VoiceStarted,
-  VoiceTiming,
-  ServerSettingsView,
+  TurnTiming,
+  ServerSettings,
+  VoiceSettings,
+  HttpApiStatus,
   ServerStatus,
   ModelsOverview,
-  PulledView,
+  PulledModel,
 } from '../lib/bindings';
+import type { Full } from '../lib/api';
+import { partialPercent, sizeMb } from '../lib/models';
 import { markdownDoc, rng, tokenize } from './content';
+
+const MB = 1024 * 1024;
 
 /**
  * One streamed step: its events after `delay` ms. With `confirm`, the turn
@@ -76,7 +81,7 @@ export interface VoiceScript {
   answer: string[];
   sentences: string[];
   sentenceAfter: number[];
-  timing: VoiceTiming | null;
+  timing: TurnTiming | null;
 }
 
 interface VoiceRun {
@@ -109,11 +114,11 @@ function mask(key: string): string {
 export class MockBackend {
   calls: { cmd: string; args: unknown }[] = [];
   opened: string[] = [];
-  providers: ProviderView[] = [
-    { name: 'local', dialect: 'local', model: 'qwen2.5-1.5b-instruct-q4', endpoint: '', apiKeyEnv: null, ready: true, status: 'ready', custom: false, isDefault: true, selected: true },
-    { name: 'openai', dialect: 'openai', model: 'gpt-4.1-mini', endpoint: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY', ready: false, status: 'needs an API key (OPENAI_API_KEY)', custom: false, isDefault: false, selected: false },
-    { name: 'anthropic', dialect: 'anthropic', model: 'claude-sonnet-4', endpoint: 'https://api.anthropic.com', apiKeyEnv: 'ANTHROPIC_API_KEY', ready: false, status: 'needs an API key (ANTHROPIC_API_KEY)', custom: false, isDefault: false, selected: false },
-    { name: 'my-ollama', dialect: 'ollama', model: 'llama3.1:8b', endpoint: 'http://localhost:11434', apiKeyEnv: null, ready: true, status: 'ready', custom: true, isDefault: false, selected: false },
+  providers: ProviderInfo[] = [
+    { name: 'local', dialect: 'local', model: 'qwen2.5-1.5b-instruct-q4', endpoint: null, apiKeyEnv: null, interactionMode: 'CLI', ready: true, detail: 'model file present', keyMissing: false, custom: false, isDefault: true, selected: true },
+    { name: 'openai', dialect: 'openai', model: 'gpt-4.1-mini', endpoint: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY', interactionMode: 'API', ready: false, detail: 'no API key: run `baton secret set openai` or set OPENAI_API_KEY', keyMissing: true, custom: false, isDefault: false, selected: false },
+    { name: 'anthropic', dialect: 'anthropic', model: 'claude-sonnet-4', endpoint: 'https://api.anthropic.com', apiKeyEnv: 'ANTHROPIC_API_KEY', interactionMode: 'API', ready: false, detail: 'no API key: run `baton secret set anthropic` or set ANTHROPIC_API_KEY', keyMissing: true, custom: false, isDefault: false, selected: false },
+    { name: 'my-ollama', dialect: 'ollama', model: 'llama3.1:8b', endpoint: 'http://localhost:11434', apiKeyEnv: null, interactionMode: 'API', ready: true, detail: 'server answering', keyMissing: false, custom: true, isDefault: false, selected: false },
   ];
   keys = new Map<string, string>();
   settings: SettingsView = {
@@ -128,7 +133,7 @@ export class MockBackend {
   };
   sessions = new Map<string, Session>();
   /** The named agents (as `agents.json` ships them). */
-  agents: AgentView[] = [
+  agents: AgentInfo[] = [
     {
       name: 'assistant',
       description: 'The everyday assistant: answers questions and works with the files and documents in your workspace.',
@@ -141,7 +146,7 @@ export class MockBackend {
       maxMessages: null,
       maxIterations: null,
       tokenBudget: null,
-      isDefault: true,
+      default: true,
       problem: null,
     },
     {
@@ -156,7 +161,7 @@ export class MockBackend {
       maxMessages: null,
       maxIterations: 20,
       tokenBudget: null,
-      isDefault: false,
+      default: false,
       problem: null,
     },
   ];
@@ -175,9 +180,11 @@ export class MockBackend {
   /** `model-load` events sent, in order (for tests). */
   modelLoads: { provider: string; percent: number }[] = [];
   // --------------------------------------------------------------- browser
-  browser: BrowserSettingsView = {
+  browser: Full<BrowserSettingsView> = {
     mode: null,
     path: null,
+    userDataDir: null,
+    searchUrl: null,
     allowedSites: [],
     blockedSites: [],
     allowOtherSchemes: false,
@@ -193,12 +200,12 @@ export class MockBackend {
     ],
   };
   // ------------------------------------------------------------------ mail
-  mail: MailSettingsView = {
+  mail: Full<MailSettingsView> = {
     address: null,
     name: null,
     confirmSend: true,
-    imap: { host: null, port: null, username: null, security: 'tls', passwordSet: false },
-    smtp: { host: null, port: null, username: null, security: 'tls', passwordSet: false },
+    imap: { host: null, port: null, username: null, tls: 'tls', auth: 'password', caFile: null, passwordSet: false },
+    smtp: { host: null, port: null, username: null, tls: 'tls', auth: 'password', caFile: null, passwordSet: false },
   };
   /** The passwords "in the keychain" (never sent back to the UI). */
   mailPasswords: { imap?: string; smtp?: string } = {};
@@ -220,19 +227,22 @@ export class MockBackend {
     localServers: [{ kind: 'ollama', endpoint: 'http://127.0.0.1:11434', providers: ['ollama-llama3.2:latest'] }],
     models: [
       {
-        name: 'qwen2.5-1.5b', title: 'Qwen2.5 1.5B Instruct', sizeMb: 1066, licence: 'Apache-2.0', contextLength: 32768, parameters: '1.5 B',
-        ramMb: 1800, tasks: ['chat', 'tools'], notes: 'The best small all-rounder for laptops.', hashPublished: true, pulled: false,
-        partialPercent: null, fit: 'comfortable', hint: 'fits this computer: 1.8 GB of 16.0 GB memory, on 8 cores',
+        name: 'qwen2.5-1.5b', title: 'Qwen2.5 1.5B Instruct', file: 'qwen2.5-1.5b-instruct-q4_k_m.gguf', url: 'https://huggingface.co/Qwen/qwen2.5-1.5b.gguf',
+        size: 1066 * MB, sha256: 'a'.repeat(64), sha256Source: 'huggingface', licence: 'Apache-2.0', contextLength: 32768, parameters: '1.5 B',
+        ramMb: 1800, tasks: ['chat', 'tools'], notes: 'The best small all-rounder for laptops.', pulled: false,
+        partialBytes: null, fit: 'comfortable', hint: 'fits this computer: 1.8 GB of 16.0 GB memory, on 8 cores',
       },
       {
-        name: 'qwen2.5-7b', title: 'Qwen2.5 7B Instruct', sizeMb: 4466, licence: 'Apache-2.0', contextLength: 32768, parameters: '7.6 B',
-        ramMb: 6000, tasks: ['chat', 'tools'], notes: 'Strong answers; wants 8 GB of memory or a GPU.', hashPublished: true, pulled: false,
-        partialPercent: 37, fit: 'comfortable', hint: 'fits this computer: 5.9 GB of 16.0 GB memory, on 8 cores',
+        name: 'qwen2.5-7b', title: 'Qwen2.5 7B Instruct', file: 'qwen2.5-7b-instruct-q4_k_m.gguf', url: 'https://huggingface.co/Qwen/qwen2.5-7b.gguf',
+        size: 4466 * MB, sha256: 'b'.repeat(64), sha256Source: 'huggingface', licence: 'Apache-2.0', contextLength: 32768, parameters: '7.6 B',
+        ramMb: 6000, tasks: ['chat', 'tools'], notes: 'Strong answers; wants 8 GB of memory or a GPU.', pulled: false,
+        partialBytes: Math.ceil(4466 * MB * 0.37), fit: 'comfortable', hint: 'fits this computer: 5.9 GB of 16.0 GB memory, on 8 cores',
       },
       {
-        name: 'big-one', title: 'Big One 70B', sizeMb: 40000, licence: 'MIT', contextLength: 131072, parameters: '70 B',
-        ramMb: 48000, tasks: ['chat'], notes: '', hashPublished: false, pulled: false,
-        partialPercent: null, fit: 'tooBig', hint: 'too big: needs 46.9 GB, this computer has 16.0 GB',
+        name: 'big-one', title: 'Big One 70B', file: 'big-one-70b.gguf', url: 'https://example.org/big-one-70b.gguf',
+        size: 40000 * MB, sha256: null, sha256Source: null, licence: 'MIT', contextLength: 131072, parameters: '70 B',
+        ramMb: 48000, tasks: ['chat'], notes: '', pulled: false,
+        partialBytes: null, fit: 'tooBig', hint: 'too big: needs 46.9 GB, this computer has 16.0 GB',
       },
     ],
   };
@@ -245,16 +255,16 @@ export class MockBackend {
     return structuredClone({ ...this.models, selectedProvider: this.current().name });
   }
 
-  private async pullModel(name: string, ch: ChannelLike): Promise<PulledView> {
+  private async pullModel(name: string, ch: ChannelLike): Promise<PulledModel> {
     const m = this.models.models.find((x) => x.name === name);
     if (!m) throw ipcError('not_found', `no model named \`${name}\` in the catalog`);
     this.pulls.add(name);
-    const total = m.sizeMb * 1024;
+    const total = sizeMb(m) * 1024;
     let index = 0;
-    for (let step = (m.partialPercent ?? 0) / 10; step <= 10; step++) {
+    for (let step = Math.floor((partialPercent(m) ?? 0) / 10); step <= 10; step++) {
       if (!this.pulls.has(name)) {
-        m.partialPercent = step * 10;
-        throw ipcError('download', `the download of ${name} was stopped at ${Math.round((m.sizeMb * step) / 10)} MB; run it again to resume`);
+        m.partialBytes = Math.round((m.size * step) / 10);
+        throw ipcError('download', `the download of ${name} was stopped at ${Math.round((sizeMb(m) * step) / 10)} MB; run it again to resume`);
       }
       internals().runCallback(ch.id, { index: index++, message: { receivedKb: Math.round((total * step) / 10), totalKb: total } });
       await sleep(this.pullStepMs);
@@ -264,24 +274,24 @@ export class MockBackend {
     if (this.pullError) {
       const e = this.pullError;
       this.pullError = null;
-      m.partialPercent = null;
+      m.partialBytes = null;
       throw e;
     }
     m.pulled = true;
-    m.partialPercent = null;
-    this.providers = [...this.providers, { name, dialect: 'local', model: m.title, endpoint: '', apiKeyEnv: null, ready: true, status: 'ready', custom: true, isDefault: false, selected: false }];
-    return { provider: name, downloaded: true, hashRecorded: !m.hashPublished };
+    m.partialBytes = null;
+    this.providers = [...this.providers, { name, dialect: 'local', model: m.title, endpoint: null, apiKeyEnv: null, interactionMode: 'CLI', ready: true, detail: 'model file present', keyMissing: false, custom: true, isDefault: false, selected: false }];
+    return { provider: name, path: `/home/user/.local/share/baton/models/${m.file}`, sha256: m.sha256 ?? 'c'.repeat(64), downloaded: true, resumedFrom: 0, hashRecorded: m.sha256 === null };
   }
 
   // ----------------------------------------------------- plugins & MCP
   mcp: McpOverview = {
     servers: [
       {
-        name: 'Words', source: 'plugin', folder: '/home/ada/.local/share/baton/Tools/Words', description: 'Counts and reverses words.',
+        name: 'Words', source: { kind: 'plugin', dir: '/home/ada/.local/share/baton/Tools/Words' }, description: 'Counts and reverses words.',
         target: '/usr/bin/python3 server.py', state: 'running', tools: ['count_words', 'reverse_words'], problem: null,
       },
       {
-        name: 'weather', source: 'mcpJson', folder: null, description: null, target: 'npx -y weather-mcp',
+        name: 'weather', source: { kind: 'mcpJson' }, description: null, target: 'npx -y weather-mcp',
         state: 'failed', tools: [], problem: 'the MCP server `weather` did not start: connection closed: initialize response',
       },
     ],
@@ -294,8 +304,8 @@ export class MockBackend {
     { server: 'everything', name: 'simple-prompt', description: 'A prompt with no arguments', arguments: [], command: '/prompt everything:simple-prompt' },
   ];
   // ---------------------------------------------------------- HTTP API
-  server: ServerStatus = {
-    settings: { startWithApp: false, host: '127.0.0.1', port: 8080, sessions: 'memory' },
+  server: Full<HttpApiStatus> = {
+    settings: { startWithApp: false, host: '127.0.0.1', port: 8080, sessions: 'memory', sessionTtlDays: 30 },
     url: null,
     keysRequired: false,
     keys: 0,
@@ -306,7 +316,11 @@ export class MockBackend {
   /** What test_browser answers next. */
   browserTest: BrowserTest = { ok: true, mode: 'profile', message: 'Connected to Chrome/131.0.6778.85.' };
   // ----------------------------------------------------------------- voice
-  voice: VoiceSettingsView = {
+  voice: Full<VoiceSettings> = {
+    threads: null,
+    beamSize: 1,
+    partialEveryMs: 1000,
+    speculateAfterMs: 300,
     pushToTalk: false,
     inputDevice: null,
     outputDevice: null,
@@ -357,7 +371,7 @@ export class MockBackend {
   /** How long a restore takes (ms). */
   restoreMs = 150;
   /** Voice events sent, in order (levels left out), for tests. */
-  voiceEvents: VoiceEventDto[] = [];
+  voiceEvents: VoiceEvent[] = [];
   private voiceRun: VoiceRun | null = null;
   private loadedModels = new Set<string>();
   private stopFlag = false;
@@ -429,12 +443,18 @@ export class MockBackend {
 
   async emitIndex(status: Partial<IndexStatus>): Promise<void> {
     this.index = { ...this.index, ...status };
-    await emit('index-progress', { status: this.index });
+    await emit('index-status', this.index);
   }
 
   async emitModelLoad(provider: string, percent: number): Promise<void> {
     this.modelLoads.push({ provider, percent });
     await emit('model-load', { provider, percent });
+  }
+
+  /** Like `baton config set` in a terminal: the settings change outside the app, which is told. */
+  async changeSettingsElsewhere(patch: Partial<SettingsView>): Promise<void> {
+    this.settings = { ...this.settings, ...patch };
+    await emit('settings-changed', { workspaceMoved: patch.workspace !== undefined });
   }
 
   /** The embedded model is unloaded: the next answer with a `local` provider loads it over `ms`. */
@@ -725,9 +745,9 @@ export class MockBackend {
       case 'remove_model': {
         const m = this.models.models.find((x) => x.name === args.name);
         if (!m) throw ipcError('not_found', `no model named \`${String(args.name)}\` in the catalog`);
-        const had = m.pulled || m.partialPercent !== null;
+        const had = m.pulled || m.partialBytes !== null;
         m.pulled = false;
-        m.partialPercent = null;
+        m.partialBytes = null;
         this.providers = this.providers.filter((p) => p.name !== m.name);
         if (this.settings.provider === m.name) this.settings = { ...this.settings, provider: null };
         return had;
@@ -776,13 +796,13 @@ export class MockBackend {
       case 'browser_settings':
         return structuredClone(this.browser);
       case 'save_browser_settings':
-        return this.saveBrowser(args.settings as BrowserSettingsView);
+        return this.saveBrowser(args.settings as Full<BrowserSettingsView>);
       case 'test_browser':
         return structuredClone(this.browserTest);
       case 'mail_settings':
         return structuredClone(this.mail);
       case 'save_mail_settings':
-        return this.saveMail(args.settings as MailSettingsView, args.imapPassword as string | null, args.smtpPassword as string | null);
+        return this.saveMail(args.settings as Full<MailSettingsView>, args.imapPassword as string | null, args.smtpPassword as string | null);
       case 'test_mail':
         return structuredClone(this.mailTest);
       case 'run_team':
@@ -806,11 +826,11 @@ export class MockBackend {
         this.server = { ...this.server, url: null, error: null };
         return structuredClone(this.server);
       case 'save_server_settings':
-        return this.saveServer(args.settings as ServerSettingsView);
+        return this.saveServer(args.settings as Full<ServerSettings>);
       case 'voice_settings':
         return this.voiceView();
       case 'save_voice_settings':
-        return this.saveVoice(args.settings as VoiceSettingsView);
+        return this.saveVoice(args.settings as Full<VoiceSettingsView>);
       case 'voice_start':
         return this.voiceStart(args.onEvent as ChannelLike, (args.session as string | null) ?? null, (args.agent as string | null) ?? null);
       case 'voice_talk': {
@@ -837,7 +857,7 @@ export class MockBackend {
   }
 
   /** Like the Rust side: refused while a turn runs; the current version becomes the next backup. */
-  private async restore(path: string, backup: string | null): Promise<RestoredBackup> {
+  private async restore(path: string, backup: string | null): Promise<RestoredFile> {
     if (this.turnActive) throw ipcError('busy', 'an answer is still being written; restore the file once it has finished');
     path = (path ?? '').trim();
     if (!path) throw ipcError('invalid_input', 'no file was named to restore');
@@ -855,7 +875,7 @@ export class MockBackend {
     return { path, restoredFrom: from, savedCurrent: backupName(path, n + 1) };
   }
 
-  private saveMail(m: MailSettingsView, imap: string | null, smtp: string | null): MailSettingsView {
+  private saveMail(m: Full<MailSettingsView>, imap: string | null, smtp: string | null): Full<MailSettingsView> {
     if (m.address && !/^[^@\s]+@[^@\s]+$/.test(m.address)) throw ipcError('invalid_input', `\`${m.address}\` is not an e-mail address such as ana@example.org`);
     if (imap) this.mailPasswords.imap = imap;
     if (smtp) this.mailPasswords.smtp = smtp;
@@ -871,7 +891,7 @@ export class MockBackend {
   private teamStopped = false;
 
   /** Like the Rust side: one team at a time; Stop ends it, marked cancelled. */
-  private async runTeam(prompt: string, ch: ChannelLike): Promise<TeamResultView> {
+  private async runTeam(prompt: string, ch: ChannelLike): Promise<OrchestrationResult> {
     if (this.teamRunning) throw ipcError('busy', 'a team is already working; stop it or wait for its answer');
     if (!prompt.trim()) throw ipcError('invalid_input', 'the request is empty');
     this.teamRunning = true;
@@ -881,23 +901,23 @@ export class MockBackend {
       { task: 'Summarise report A', specialisation: 'research' },
       { task: 'Summarise report B', specialisation: 'writing' },
     ];
-    const e = (x: Partial<TeamEventDto> & Pick<TeamEventDto, 'stage' | 'phase'>): TeamEventDto =>
-      ({ agent: null, assignment: null, round: null, plan: null, text: null, approved: null, error: null, ...x });
+    const e = (x: Partial<OrchestrationEvent> & Pick<OrchestrationEvent, 'stage' | 'phase'>): OrchestrationEvent =>
+      ({ sessionId: 'team-1', ...x });
     const final = 'Report A shows revenue up 12%; report B shows costs down 4%. **Recommendation:** keep A’s plan and B’s savings.';
-    const steps: TeamEventDto[] = [
+    const steps: OrchestrationEvent[] = [
       e({ stage: 'orchestration', phase: 'starting' }),
       e({ stage: 'planning', phase: 'starting', agent: 'assistant' }),
       e({ stage: 'planning', phase: 'stopped', agent: 'assistant', plan }),
-      e({ stage: 'execution', phase: 'starting', agent: 'researcher', assignment: 0 }),
-      e({ stage: 'execution', phase: 'starting', agent: 'document-preparer', assignment: 1 }),
-      e({ stage: 'execution', phase: 'stopped', agent: 'researcher', assignment: 0, text: 'Revenue grew.' }),
-      e({ stage: 'execution', phase: 'stopped', agent: 'document-preparer', assignment: 1, text: 'Costs fell 4%.' }),
-      e({ stage: 'review', phase: 'starting', agent: 'assistant', assignment: 0, round: 1 }),
-      e({ stage: 'review', phase: 'stopped', agent: 'assistant', assignment: 0, round: 1, approved: false, text: 'Give the figure.' }),
-      e({ stage: 'revise', phase: 'starting', agent: 'researcher', assignment: 0, round: 1 }),
-      e({ stage: 'revise', phase: 'stopped', agent: 'researcher', assignment: 0, round: 1, text: 'Revenue grew 12%.' }),
-      e({ stage: 'review', phase: 'stopped', agent: 'assistant', assignment: 0, round: 2, approved: true, text: 'Good.' }),
-      e({ stage: 'review', phase: 'stopped', agent: 'assistant', assignment: 1, round: 1, approved: true, text: '' }),
+      e({ stage: 'agentExecution', phase: 'starting', agent: 'researcher', assignment: 0 }),
+      e({ stage: 'agentExecution', phase: 'starting', agent: 'document-preparer', assignment: 1 }),
+      e({ stage: 'agentExecution', phase: 'stopped', agent: 'researcher', assignment: 0, text: 'Revenue grew.' }),
+      e({ stage: 'agentExecution', phase: 'stopped', agent: 'document-preparer', assignment: 1, text: 'Costs fell 4%.' }),
+      e({ stage: 'agentReview', phase: 'starting', agent: 'assistant', assignment: 0, round: 1 }),
+      e({ stage: 'agentReview', phase: 'stopped', agent: 'assistant', assignment: 0, round: 1, approved: false, text: 'Give the figure.' }),
+      e({ stage: 'agentRevise', phase: 'starting', agent: 'researcher', assignment: 0, round: 1 }),
+      e({ stage: 'agentRevise', phase: 'stopped', agent: 'researcher', assignment: 0, round: 1, text: 'Revenue grew 12%.' }),
+      e({ stage: 'agentReview', phase: 'stopped', agent: 'assistant', assignment: 0, round: 2, approved: true, text: 'Good.' }),
+      e({ stage: 'agentReview', phase: 'stopped', agent: 'assistant', assignment: 1, round: 1, approved: true, text: '' }),
       e({ stage: 'synthesis', phase: 'starting', agent: 'assistant' }),
     ];
     for (const step of steps) {
@@ -906,16 +926,17 @@ export class MockBackend {
       internals().runCallback(ch.id, { index: index++, message: step });
     }
     const cancelled = this.teamStopped;
-    const end = e({ stage: 'orchestration', phase: 'stopped', text: cancelled ? '' : final, error: cancelled ? 'cancelled' : null });
+    const end = e({ stage: 'orchestration', phase: 'stopped', text: cancelled ? '' : final, ...(cancelled ? { error: 'cancelled' } : {}) });
     internals().runCallback(ch.id, { index: index++, message: end });
     internals().runCallback(ch.id, { index: index++, end: true });
     this.teamRunning = false;
     return {
       finalResponse: cancelled ? '' : final,
       plan,
-      responses: cancelled ? [] : [
-        { agent: 'researcher', task: plan[0]!.task, response: 'Revenue grew 12%.', revisions: 1 },
-        { agent: 'document-preparer', task: plan[1]!.task, response: 'Costs fell 4%.', revisions: 0 },
+      sessionId: 'team-1',
+      agentResponses: cancelled ? [] : [
+        { agent: 'researcher', assignment: plan[0]!, response: 'Revenue grew 12%.', revisions: 1, tokens: 700 },
+        { agent: 'document-preparer', assignment: plan[1]!, response: 'Costs fell 4%.', revisions: 0, tokens: 534 },
       ],
       reviews: [],
       shortCircuited: false,
@@ -942,15 +963,15 @@ export class MockBackend {
     if (this.mcp.servers.some((s) => s.name === name)) {
       throw ipcError('config', `${this.mcp.mcpFile} cannot be used: there is already a server named \`${name}\``);
     }
-    const added: McpServerView = {
-      name, source: 'mcpJson', folder: null, description: null, target,
+    const added: ServerStatus = {
+      name, source: { kind: 'mcpJson' }, description: null, target,
       state: 'running', tools: ['echo', 'get-sum'], problem: null,
     };
     this.mcp.servers = [...this.mcp.servers, added].sort((a, b) => a.name.localeCompare(b.name));
     return structuredClone(this.mcp);
   }
 
-  private startServer(): ServerStatus {
+  private startServer(): Full<HttpApiStatus> {
     const { host, port } = this.server.settings;
     this.server = port === this.takenPort
       ? { ...this.server, url: null, error: `could not listen on ${host}:${port}: Address already in use (os error 98)` }
@@ -958,13 +979,13 @@ export class MockBackend {
     return structuredClone(this.server);
   }
 
-  private saveServer(v: ServerSettingsView): ServerStatus {
+  private saveServer(v: Full<ServerSettings>): Full<HttpApiStatus> {
     if (!/^\d+\.\d+\.\d+\.\d+$/.test(v.host.trim())) throw ipcError('invalid_input', `\`${v.host}\` is not an IP address such as 127.0.0.1 (0.0.0.0: every network)`);
     this.server = { ...this.server, settings: structuredClone(v) };
     return this.server.url ? this.startServer() : structuredClone(this.server);
   }
 
-  private saveBrowser(b: BrowserSettingsView): BrowserSettingsView {
+  private saveBrowser(b: Full<BrowserSettingsView>): Full<BrowserSettingsView> {
     if (b.path && !b.path.startsWith('/')) throw ipcError('invalid_input', `there is no browser program at ${b.path}`);
     const bad = [...b.allowedSites, ...b.blockedSites].find((s) => /[/ ]/.test(s));
     if (bad) throw ipcError('invalid_input', `\`${bad}\` is not a site name such as example.com`);
@@ -972,13 +993,13 @@ export class MockBackend {
     return structuredClone(this.browser);
   }
 
-  private voiceView(): VoiceSettingsView {
+  private voiceView(): Full<VoiceSettingsView> {
     const multilingual = this.voiceModels.some((m) => !/\.en[.-]/.test(m));
     const languages = this.voiceLanguages.map(([code, name]) => ({ code, name, available: code === 'en' ? this.voiceModels.length > 0 : multilingual }));
     return { ...structuredClone(this.voice), ttsEngines: [...this.voiceEngines], sttModels: [...this.voiceModels], languages };
   }
 
-  private saveVoice(v: VoiceSettingsView): VoiceSettingsView {
+  private saveVoice(v: Full<VoiceSettingsView>): Full<VoiceSettingsView> {
     if (!this.voiceEngines.includes(v.ttsEngine)) throw ipcError('invalid_input', `there is no speech engine named \`${v.ttsEngine}\``);
     if (v.sttModel !== null && !this.voiceModels.includes(v.sttModel))
       throw ipcError('invalid_input', `there is no Whisper model \`${v.sttModel}\` in /home/ada/.local/share/baton/models`);
@@ -990,6 +1011,7 @@ export class MockBackend {
       throw ipcError('invalid_input', `${v.sttModel} understands only English: pick a multilingual model for ${lang.name}`);
     if (!lang.available) throw ipcError('invalid_input', `no Whisper model here understands ${lang.name}: run \`make setup\` (it fetches ggml-base-q8_0.bin)`);
     this.voice = {
+      ...this.voice,
       pushToTalk: v.pushToTalk,
       inputDevice: v.inputDevice || null,
       outputDevice: v.outputDevice || null,
@@ -1011,13 +1033,13 @@ export class MockBackend {
   }
 
   /** Sends a voice event on the running conversation's channel (tests use it for errors). */
-  emitVoice(ev: VoiceEventDto): void {
+  emitVoice(ev: VoiceEvent): void {
     if (this.voiceRun) this.sendVoice(this.voiceRun, ev);
   }
 
-  private sendVoice(run: VoiceRun, ev: VoiceEventDto): void {
-    if (run.ended && ev.type !== 'stopped') return;
-    if (ev.type !== 'level') this.voiceEvents.push(ev);
+  private sendVoice(run: VoiceRun, ev: VoiceEvent): void {
+    if (run.ended && ev.kind !== 'stopped') return;
+    if (ev.kind !== 'level') this.voiceEvents.push(ev);
     internals().runCallback(run.ch.id, { index: run.index++, message: ev });
   }
 
@@ -1047,7 +1069,7 @@ export class MockBackend {
       partialTimer: null,
       timer: setInterval(() => {
         const rms = run.loud ? 0.08 + r() * 0.22 : 0.003 + r() * 0.006;
-        this.sendVoice(run, { type: 'level', rms });
+        this.sendVoice(run, { kind: 'level', rms });
       }, 50),
     };
     this.voiceRun = run;
@@ -1070,18 +1092,18 @@ export class MockBackend {
     if (run.answering) {
       // Talking over the answer: barge-in.
       run.stopSpeaking = true;
-      this.sendVoice(run, { type: 'bargeIn' });
+      this.sendVoice(run, { kind: 'bargeIn', silencedMs: 40, speechMs: 300 });
     }
     run.loud = true;
-    this.sendVoice(run, { type: 'speechStarted' });
+    this.sendVoice(run, { kind: 'speechStarted' });
     for (const p of sc.partials) {
       await sleep(this.voiceStepMs);
-      this.sendVoice(run, { type: 'partial', text: p });
+      this.sendVoice(run, { kind: 'partial', text: p });
     }
     await sleep(this.voiceStepMs);
     run.loud = false;
     await sleep(this.voiceStepMs);
-    this.sendVoice(run, { type: 'transcript', text: sc.transcript });
+    this.sendVoice(run, { kind: 'transcript', text: sc.transcript, sttMs: sc.timing?.sttMs ?? 95 });
     await this.voiceAnswer(run);
   }
 
@@ -1092,20 +1114,20 @@ export class MockBackend {
     if (pressed) {
       if (run.answering) {
         run.stopSpeaking = true;
-        this.sendVoice(run, { type: 'bargeIn' });
+        this.sendVoice(run, { kind: 'bargeIn', silencedMs: 40, speechMs: 300 });
       }
       run.loud = true;
-      this.sendVoice(run, { type: 'speechStarted' });
+      this.sendVoice(run, { kind: 'speechStarted' });
       let i = 0;
       run.partialTimer = setInterval(() => {
-        if (i < sc.partials.length) this.sendVoice(run, { type: 'partial', text: sc.partials[i++]! });
+        if (i < sc.partials.length) this.sendVoice(run, { kind: 'partial', text: sc.partials[i++]! });
       }, this.voiceStepMs);
     } else {
       run.loud = false;
       if (run.partialTimer) clearInterval(run.partialTimer);
       run.partialTimer = null;
       setTimeout(() => {
-        this.sendVoice(run, { type: 'transcript', text: sc.transcript });
+        this.sendVoice(run, { kind: 'transcript', text: sc.transcript, sttMs: sc.timing?.sttMs ?? 95 });
         void this.voiceAnswer(run);
       }, this.voiceStepMs);
     }
@@ -1121,10 +1143,10 @@ export class MockBackend {
     const cut = () => run.stopSpeaking || run.ended;
     await sleep(this.voiceStepMs * 2); // the model thinks
     for (let i = 0; i < sc.answer.length && !cut(); i++) {
-      this.sendVoice(run, { type: 'answerText', text: sc.answer[i]! });
+      this.sendVoice(run, { kind: 'answerText', text: sc.answer[i]! });
       const k = sc.sentenceAfter.indexOf(i);
       if (k >= 0) {
-        this.sendVoice(run, { type: 'speaking', sentence: sc.sentences[k]! });
+        this.sendVoice(run, { kind: 'speaking', sentence: sc.sentences[k]! });
         spoke = true;
         for (let t = 0; t < this.voiceSentenceMs && !cut(); t += 20) await sleep(20);
       } else {
@@ -1133,7 +1155,7 @@ export class MockBackend {
     }
     const interrupted = cut();
     this.keepVoiceTurn(run, sc.answer.join(''), interrupted, spoke ? (sc.timing?.firstAudioMs ?? null) : null);
-    this.sendVoice(run, { type: 'answerDone', interrupted, timing: spoke ? sc.timing : null });
+    this.sendVoice(run, { kind: 'answerDone', interrupted, timing: spoke ? sc.timing : null });
     run.answering = false;
     run.stopSpeaking = false;
   }
@@ -1157,12 +1179,12 @@ export class MockBackend {
     if (run.partialTimer) clearInterval(run.partialTimer);
     this.voiceRun = null;
     setTimeout(() => {
-      this.sendVoice(run, { type: 'stopped' });
+      this.sendVoice(run, { kind: 'stopped' });
       internals().runCallback(run.ch.id, { index: run.index++, end: true });
     }, 40);
   }
 
-  private current(): ProviderView {
+  private current(): ProviderInfo {
     return this.providers.find((p) => p.name === this.settings.provider) ?? this.providers.find((p) => p.isDefault)!;
   }
 
@@ -1175,7 +1197,8 @@ export class MockBackend {
     const p = this.providers.find((x) => x.name === name);
     if (p && p.apiKeyEnv) {
       p.ready = ready;
-      p.status = ready ? 'ready' : `needs an API key (${p.apiKeyEnv})`;
+      p.keyMissing = !ready;
+      p.detail = ready ? 'API key in the keychain' : `no API key: run \`baton secret set ${p.name}\` or set ${p.apiKeyEnv}`;
     }
   }
 

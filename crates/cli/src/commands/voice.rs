@@ -148,8 +148,10 @@ impl Printer {
             VoiceEvent::Error { message } => {
                 let _ = writeln!(err, "\nerror: {message}");
             }
-            VoiceEvent::BargeIn { .. } | VoiceEvent::Level { .. } | VoiceEvent::Speaking { .. } => {
-            }
+            VoiceEvent::BargeIn { .. }
+            | VoiceEvent::Level { .. }
+            | VoiceEvent::Speaking { .. }
+            | VoiceEvent::Stopped => {}
         }
     }
 }

@@ -17,7 +17,8 @@ use super::{AudioError, StreamResampler};
 use crate::stt::STT_SAMPLE_RATE;
 
 /// A sound device, for pickers and settings.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
 pub struct DeviceInfo {
     /// Stable id to select it by (e.g. "alsa:pulse").
     pub id: String,
