@@ -220,6 +220,11 @@ pub struct TurnContext {
     pub budget: TokenBudget,
     /// The front door shows step thumbnails (tools make them only then).
     pub previews: bool,
+    /// What the user typed in this conversation, this turn's message
+    /// included (their own words: no attachment, page, mail or tool
+    /// text). A toolbox may let a call that only goes where these words
+    /// point run without a card (`Toolbox::card_needed`).
+    pub user_words: std::sync::Arc<str>,
 }
 
 pub(crate) struct OpenSubagent {

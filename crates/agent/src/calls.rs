@@ -208,7 +208,7 @@ impl Agent {
             (call.name.clone(), call.arguments.clone())
         };
         let effect = self.effect_of(&method);
-        if effect == Effect::External
+        if effect.asks()
             && let Err(refusal) = self.confirm(&method, &args, ctx).await
         {
             return Ran::new(failed(&method, &args, refusal), effect);
@@ -229,8 +229,10 @@ impl Agent {
             .unwrap_or_default()
     }
 
-    /// Asks the user (or the policy) whether an external action may run;
-    /// `Err` is the message the model reads when it may not.
+    /// Asks the user (or the policy) whether an action that changes
+    /// something elsewhere or sends something off the machine may run
+    /// (unless its toolbox knows this call only goes where the user's
+    /// words point); `Err` is the message the model reads when it may not.
     async fn confirm(&self, method: &str, args: &Value, ctx: &TurnContext) -> Result<(), String> {
         let Some((tool, args)) =
             self.catalog
@@ -238,6 +240,14 @@ impl Agent {
         else {
             return Ok(());
         };
+        if !self
+            .catalog
+            .card_needed(method, &args, &ctx.user_words)
+            .await
+        {
+            tracing::debug!(%tool, "runs without a card: it goes where the user's words point");
+            return Ok(());
+        }
         let args = &args;
         let confirmations = match &ctx.confirm {
             ConfirmPolicy::Allow => return Ok(()),
@@ -247,7 +257,7 @@ impl Agent {
                 let message = format!("held back: {tool} {args} was not run ({why})");
                 ctx.events.emit(AgentEvent::Notice { message }).await;
                 return Err(format!(
-                    "`{tool}` was not run: it sends something off this machine and needs the user's confirmation, but {why}. Tell the user what you would have sent instead."
+                    "`{tool}` was not run: it sends something off this machine or changes something on the user's accounts, and needs the user's confirmation, but {why}. Tell the user what you would have done instead."
                 ));
             }
             ConfirmPolicy::Ask(c) => c,

@@ -326,7 +326,7 @@ impl MailTool {
     /// - subject: the subject
     /// - body: the text, in Markdown (sent as text and as HTML)
     /// - attachments: workspace files to attach, e.g. `["/reports/q1.pdf"]`
-    #[effect(write)]
+    #[effect(change)]
     pub async fn draft_email(
         &self,
         to: Vec<String>,
@@ -438,7 +438,7 @@ impl MailTool {
     /// Moves a message to another folder (e.g. `Archive`, `Trash`).
     /// - id: the message's id
     /// - folder: the folder to move it to
-    #[effect(write)]
+    #[effect(change)]
     pub async fn move_email(
         &self,
         id: String,
@@ -455,7 +455,7 @@ impl MailTool {
     /// Marks a message read (or unread again).
     /// - id: the message's id
     /// - read: true for read, false for unread
-    #[effect(write)]
+    #[effect(change)]
     pub async fn mark_read(
         &self,
         id: String,

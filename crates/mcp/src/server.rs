@@ -61,8 +61,8 @@ fn mcp_tool(toolbox: &str, m: &MethodSpec) -> Tool {
     };
     let mut hints = ToolAnnotations::new();
     hints.read_only_hint = Some(m.effect == Effect::Read);
-    hints.destructive_hint = Some(m.effect == Effect::Write);
-    hints.open_world_hint = Some(m.effect == Effect::External);
+    hints.destructive_hint = Some(matches!(m.effect, Effect::Write | Effect::Change));
+    hints.open_world_hint = Some(matches!(m.effect, Effect::Change | Effect::External));
     Tool::new(m.name.clone(), m.description.clone(), schema)
         .with_title(format!("{toolbox}.{}", m.name))
         .with_annotations(hints)

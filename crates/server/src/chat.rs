@@ -235,8 +235,14 @@ async fn complete(mut turn: Turn, chunks: &Chunks) -> Result<Value, ApiError> {
     let mut text = String::new();
     let mut usage = baton_engine::api::Usage::default();
     let mut tools = Vec::new();
+    let mut notices = Vec::new();
     let mut failed = None;
     while let Some(e) = turn.next().await {
+        // A note (an action held back, a file cut) is the caller's to see,
+        // whichever agent it comes from.
+        if let AgentEvent::Notice { message } = &e.event {
+            notices.push(message.clone());
+        }
         match top(&e) {
             Some(AgentEvent::TextDelta { text: t }) => text.push_str(t),
             Some(AgentEvent::Usage(u)) => add(&mut usage, u),
@@ -251,7 +257,8 @@ async fn complete(mut turn: Turn, chunks: &Chunks) -> Result<Value, ApiError> {
     if let (Some(message), true) = (failed, text.is_empty()) {
         return Err(ApiError::server(StatusCode::BAD_GATEWAY, message));
     }
-    Ok(chunks.completion(&text, usage.into(), json!({"tool_calls": tools})))
+    let baton = json!({"tool_calls": tools, "notices": notices});
+    Ok(chunks.completion(&text, usage.into(), baton))
 }
 
 fn add(total: &mut baton_engine::api::Usage, u: &baton_engine::api::Usage) {
@@ -395,6 +402,9 @@ fn on_event(
     usage: &mut baton_engine::api::Usage,
     e: &TurnEvent,
 ) {
+    if let AgentEvent::Notice { message } = &e.event {
+        queue.push_back(Event::default().comment(format!("notice {message}")));
+    }
     match top(e) {
         Some(AgentEvent::TextDelta { text }) => {
             queue.push_back(chunks.chunk(json!({"content": text}), None));

@@ -316,6 +316,52 @@ async fn a_client_that_goes_away_stops_the_turn() {
     assert_eq!(calls, 1, "the turn went on after the client left");
 }
 
+/// Asks for the lunch note with a model that posts it (`post_note`, which
+/// sends it off the machine), then says "Done.".
+async fn lunch_note(llm: &ScriptedServer, s: &Running, stream: bool) -> reqwest::Response {
+    let sink = format!("{}/_sink/notes", llm.url());
+    llm.reply(Reply::tool_call(
+        "post_note",
+        json!({"url": sink, "text": "Lunch moved to 1 pm"}),
+    ));
+    llm.reply(Reply::text("Done."));
+    client()
+        .post(format!("{}/v1/chat/completions", s.base))
+        .json(&json!({"model": "assistant", "stream": stream,
+            "messages": [{"role": "user", "content": "Tell the team lunch moved"}]}))
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_action_held_back_is_told_to_the_caller() {
+    let llm = ScriptedServer::start().await.unwrap();
+    let s = start(&llm).await;
+    let v: Value = lunch_note(&llm, &s, false).await.json().await.unwrap();
+    let notices = v["baton"]["notices"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        notices.iter().any(|n| n
+            .as_str()
+            .is_some_and(|n| n.starts_with("held back: Diagnostics.post_note"))),
+        "the caller hears it, whatever the model says: {v}"
+    );
+    assert_eq!(v["baton"]["tool_calls"][0]["ok"], false, "{v}");
+    assert!(
+        !llm.requests().iter().any(|r| r.path == "/_sink/notes"),
+        "nothing was sent"
+    );
+    // Streamed, it is a comment beside the text.
+    let streamed = lunch_note(&llm, &s, true).await.text().await.unwrap();
+    assert!(
+        streamed.contains(": notice held back: Diagnostics.post_note"),
+        "{streamed}"
+    );
+}
+
 use baton_test_support::venv_python;
 
 /// Runs an official SDK's client script against a server whose scripted

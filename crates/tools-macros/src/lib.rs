@@ -15,7 +15,11 @@
 //!   model sees);
 //! - a private `async fn close(&self)` in the same block is called when
 //!   the agent that owns the toolbox finishes;
-//! - `#[effect(write)]` (writes inside the workspace) or
+//! - a private `async fn card_needed(&self, call: PendingCall<'_>) -> bool`
+//!   in the same block tells which calls of asking methods may run
+//!   without the user's card (`Toolbox::card_needed`);
+//! - `#[effect(write)]` (writes inside the workspace), `#[effect(change)]`
+//!   (changes state elsewhere: a site's form or setting, the mailbox) or
 //!   `#[effect(external)]` (sends something off the machine) on a method
 //!   declares its effect; methods read by default;
 //! - a parameter of type `&ToolContext` is not an argument: it receives
@@ -115,11 +119,12 @@ fn take_effect(attrs: &mut Vec<Attribute>) -> syn::Result<proc_macro2::TokenStre
         effect = match word.to_string().as_str() {
             "read" => quote! { Read },
             "write" => quote! { Write },
+            "change" => quote! { Change },
             "external" => quote! { External },
             _ => {
                 return Err(syn::Error::new_spanned(
                     word,
-                    "effect is one of read, write, external",
+                    "effect is one of read, write, change, external",
                 ));
             }
         };
@@ -132,11 +137,15 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
     let self_ty = imp.self_ty.clone();
     let mut methods = Vec::new();
     let mut has_close = false;
+    let mut has_card_needed = false;
     for item in &mut imp.items {
         let ImplItem::Fn(f) = item else { continue };
         if !matches!(f.vis, Visibility::Public(_)) {
             if f.sig.ident == "close" && f.sig.asyncness.is_some() {
                 has_close = true;
+            }
+            if f.sig.ident == "card_needed" && f.sig.asyncness.is_some() {
+                has_card_needed = true;
             }
             continue;
         }
@@ -149,6 +158,15 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
         quote! {
             fn close<'a>(&'a self) -> ::baton_tools::__private::BoxFuture<'a, ()> {
                 ::std::boxed::Box::pin(async move { self.close().await })
+            }
+        }
+    } else {
+        quote! {}
+    };
+    let card_needed = if has_card_needed {
+        quote! {
+            fn card_needed<'a>(&'a self, call: ::baton_tools::PendingCall<'a>) -> ::baton_tools::__private::BoxFuture<'a, bool> {
+                ::std::boxed::Box::pin(async move { self.card_needed(call).await })
             }
         }
     } else {
@@ -182,6 +200,7 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
                     })
                 }
                 #close
+                #card_needed
             }
         };
     })

@@ -199,7 +199,8 @@ impl Catalog {
     /// What the user must confirm before call `name` runs: the
     /// `Toolbox.method` and the arguments as they will run (validated, keys
     /// renamed to the schema's, so nothing hides behind a `CC`), when the
-    /// method sends something off the machine and its toolbox is not one
+    /// method changes state elsewhere or sends something off the machine
+    /// and its toolbox is not one
     /// of the built-in toolboxes in `exempt` (allowed in the settings; a
     /// toolbox that only takes such a name is not). `None` for every other
     /// call, unknown names included (dispatch reports those).
@@ -211,12 +212,27 @@ impl Catalog {
     ) -> Option<(String, Value)> {
         let (toolbox, method) = self.resolve(name).ok()?;
         let spec = toolbox.spec();
-        if method.effect != crate::Effect::External || exempt.iter().any(|id| id.is(&**toolbox)) {
+        if !method.effect.asks() || exempt.iter().any(|id| id.is(&**toolbox)) {
             return None;
         }
         let shown = crate::validate::validate(&method.schema, args.clone())
             .unwrap_or_else(|_| args.clone());
         Some((format!("{}.{}", spec.name, method.name), shown))
+    }
+
+    /// Whether call `name` with `args` must wait for the user's card, when
+    /// [`confirmation`](Self::confirmation) says it asks: its toolbox may
+    /// know this call only goes where the user went or asked to go.
+    pub async fn card_needed(&self, name: &str, args: &Value, user_words: &str) -> bool {
+        let Ok((toolbox, method)) = self.resolve(name) else {
+            return true;
+        };
+        let call = crate::PendingCall {
+            method: &method.name,
+            args,
+            user_words,
+        };
+        toolbox.card_needed(call).await
     }
 
     /// Finds a method by any casing, or as `Toolbox.method`.

@@ -19,19 +19,32 @@ pub enum Effect {
     /// Writes inside the workspace (a `path` in its result is a produced
     /// file).
     Write,
-    /// Sends something off the machine (an e-mail, a form, an HTTP post):
-    /// needs the user's confirmation.
+    /// Changes state outside the workspace without sending the user's
+    /// data anywhere new (a field or setting on a signed-in site, a
+    /// message moved or drafted in the mailbox): needs the user's
+    /// confirmation.
+    Change,
+    /// Sends something off the machine (an e-mail, a form, a page opened
+    /// on a new site or with data in its address): needs the user's
+    /// confirmation.
     External,
 }
 
 impl Effect {
-    /// A short word for listings (`read`, `write`, `external`).
+    /// A short word for listings (`read`, `write`, `change`, `external`).
     pub fn label(self) -> &'static str {
         match self {
             Effect::Read => "read",
             Effect::Write => "write",
+            Effect::Change => "change",
             Effect::External => "external",
         }
+    }
+
+    /// Whether a call waits for the user's card (changes elsewhere and
+    /// sending off the machine).
+    pub fn asks(self) -> bool {
+        matches!(self, Effect::Change | Effect::External)
     }
 }
 
@@ -145,4 +158,17 @@ impl ToolContext {
             Ok(())
         }
     }
+}
+
+/// A call that would wait for the user's card, as a toolbox sees it when
+/// asked whether this one really must ([`crate::Toolbox::card_needed`]).
+#[derive(Debug, Clone, Copy)]
+pub struct PendingCall<'a> {
+    /// The method.
+    pub method: &'a str,
+    /// Its arguments, validated.
+    pub args: &'a serde_json::Value,
+    /// What the user typed in this conversation (their own words only:
+    /// no attachment, page, mail or tool text).
+    pub user_words: &'a str,
 }

@@ -24,7 +24,7 @@ pub mod validate;
 
 pub use baton_tools_macros::toolbox;
 pub use catalog::{Catalog, CatalogError, NativeTool, ToolFilter, normalize};
-pub use context::{Effect, Pictures, ToolContext, ToolImage};
+pub use context::{Effect, PendingCall, Pictures, ToolContext, ToolImage};
 pub use dispatch::{ToolCallRecord, ToolOutcome, split_call};
 pub use sandbox::{Sandbox, SandboxError};
 pub use spec::{MethodSpec, ParamSpec, ToolboxDoc, ToolboxSpec};

@@ -80,4 +80,16 @@ pub trait Toolbox: std::any::Any + Send + Sync {
     fn close<'a>(&'a self) -> BoxFuture<'a, ()> {
         Box::pin(async {})
     }
+
+    /// Whether `call`, of a method that asks (`Change` or `External`),
+    /// must wait for the user's card. A toolbox that can tell a call that
+    /// only goes where the user already went or asked to go in this
+    /// conversation, carrying nothing the model composed, answers `false`
+    /// for it (`#[toolbox]` maps a private `async fn card_needed(&self,
+    /// call: PendingCall<'_>) -> bool` here). By default every such call
+    /// asks.
+    fn card_needed<'a>(&'a self, call: crate::PendingCall<'a>) -> BoxFuture<'a, bool> {
+        let _ = call;
+        Box::pin(async { true })
+    }
 }

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use baton_tools::cli::{CliCommand, parse};
 use baton_tools::repair::repair_json;
-use baton_tools::{Catalog, ToolOutcome, toolbox};
+use baton_tools::{Catalog, Effect, ToolOutcome, toolbox};
 use serde_json::{Value, json};
 
 /// Fills in forms and counts things.
@@ -613,4 +613,49 @@ fn an_exemption_goes_to_the_built_in_toolbox_not_to_its_name() {
         .confirmation("send_email", &args, &exempt)
         .expect("the impostor still asks");
     assert_eq!((tool.as_str(), shown), ("MailTool.send_email", args));
+}
+
+/// Opens addresses (its `open` asks unless the address is one the user typed).
+#[toolbox]
+struct Opener;
+
+#[toolbox]
+impl Opener {
+    /// Knows the calls that only go where the user's words point.
+    async fn card_needed(&self, call: baton_tools::PendingCall<'_>) -> bool {
+        let url = call.args["url"].as_str().unwrap_or_default();
+        !(call.method == "open" && !url.is_empty() && call.user_words.contains(url))
+    }
+
+    /// Opens an address.
+    /// - url: where
+    #[effect(external)]
+    pub async fn open(&self, url: String) -> Result<String, String> {
+        Ok(url)
+    }
+
+    /// Ticks a box on a site.
+    /// - id: which
+    #[effect(change)]
+    pub fn tick(&self, id: String) -> Result<String, String> {
+        Ok(id)
+    }
+}
+
+#[tokio::test]
+async fn changes_and_sends_ask_unless_the_toolbox_knows_the_user_pointed_there() {
+    let c = Catalog::new().with(Arc::new(Opener)).unwrap();
+    let effect = |m: &str| c.resolve(m).unwrap().1.effect;
+    assert_eq!(effect("tick"), Effect::Change);
+    assert!(Effect::Change.asks() && Effect::External.asks());
+    assert!(!Effect::Read.asks() && !Effect::Write.asks());
+    assert!(c.confirmation("tick", &json!({"id": "e3"}), &[]).is_some());
+    let typed = json!({"url": "https://example.com/a"});
+    assert!(c.confirmation("open", &typed, &[]).is_some());
+    let words = "please open https://example.com/a";
+    assert!(!c.card_needed("open", &typed, words).await);
+    let made_up = json!({"url": "https://example.com/a?d=secret"});
+    assert!(c.card_needed("open", &made_up, words).await);
+    // A toolbox without the hook asks for every such call.
+    assert!(c.card_needed("tick", &json!({"id": "e3"}), "tick e3").await);
 }

@@ -15,6 +15,7 @@ pub mod discover;
 mod error;
 mod hub;
 mod policy;
+mod provenance;
 mod thumb;
 mod tool;
 

