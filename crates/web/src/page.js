@@ -5,8 +5,9 @@
 // and numbers the interactive elements (window.__batonEls) so tools can act
 // on them. Returns {title, url, html, elements}: `html` is clean markup for
 // the Markdown converter, with each interactive element replaced by the
-// token BATONEL<id>X; `elements` describes them.
-(() => {
+// token BATON<TOKEN>EL<id>X (TOKEN: random for each pass, so page text
+// cannot imitate it); `elements` describes them. Called with TOKEN.
+((TOKEN) => {
   const KEEP = new Set(["p", "div", "span", "section", "article", "main", "header", "footer",
     "nav", "aside", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "table", "thead",
     "tbody", "tfoot", "tr", "td", "th", "caption", "b", "strong", "i", "em", "u", "mark",
@@ -145,7 +146,7 @@
     if (hidden(el, view)) return;
     const type = kind(el);
     if (type) {
-      out.push(" BATONEL" + describe(el, type, doc, frame) + "X ");
+      out.push(" BATON" + TOKEN + "EL" + describe(el, type, doc, frame) + "X ");
       return;
     }
     if (tag === "iframe" || tag === "frame") {
@@ -184,4 +185,4 @@
   const out = [];
   if (document.body) walk(document.body, out, document, window, null);
   return { title: document.title, url: location.href, html: out.join(""), elements };
-})()
+})

@@ -429,8 +429,9 @@ impl WebTool {
         #[default(20000usize)] max_chars: usize,
     ) -> Result<PageContent, WebError> {
         let page = self.page().await?;
-        let raw: content::RawPage = Self::eval(&page, content::PAGE_JS.to_string()).await?;
-        let content = content::render(raw, max_chars);
+        let token = content::new_token();
+        let raw: content::RawPage = Self::eval(&page, content::page_script(&token)).await?;
+        let content = content::render(raw, &token, max_chars);
         self.seen().saw(&content.markdown);
         Ok(content)
     }
