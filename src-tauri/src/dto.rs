@@ -152,6 +152,9 @@ pub enum ChatEvent {
         tool: String,
         /// Its exact arguments as pretty JSON text.
         arguments: String,
+        /// What will really happen, in words, when the tool can tell more
+        /// than its arguments (the element a click lands on, where it leads).
+        action: Option<String>,
     },
     /// A confirmation was answered (or the turn stopped).
     ConfirmationResolved {

@@ -69,11 +69,13 @@ pub fn to_chat_event(event: AgentEvent, depth: u32) -> Option<ChatEvent> {
             id,
             tool,
             arguments,
+            action,
             ..
         } => ChatEvent::ConfirmationRequested {
             id,
             tool,
             arguments: pretty(&arguments),
+            action,
         },
         AgentEvent::ConfirmationResolved { id, approved } => {
             ChatEvent::ConfirmationResolved { id, approved }
@@ -133,6 +135,7 @@ mod tests {
                     id: "confirm_1".into(),
                     tool: "Diagnostics.post_note".into(),
                     arguments: serde_json::json!({"url": "http://x"}),
+                    action: Some("Open http://x".into()),
                     summary: String::new(),
                 },
                 1,
@@ -142,6 +145,7 @@ mod tests {
         .unwrap();
         assert_eq!(confirm["type"], "confirmationRequested");
         assert_eq!(confirm["arguments"], "{\n  \"url\": \"http://x\"\n}");
+        assert_eq!(confirm["action"], "Open http://x");
     }
 
     #[test]

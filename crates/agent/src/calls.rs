@@ -262,6 +262,12 @@ impl Agent {
             }
             ConfirmPolicy::Ask(c) => c,
         };
+        // What will really happen, worked out before asking.
+        let action = self.catalog.describe(method, args, &ctx.user_words).await;
+        let summary = match &action {
+            Some(action) => format!("{action}\n({tool} {args})"),
+            None => format!("{tool} {args}"),
+        };
         let id = format!(
             "confirm_{}",
             self.counter.fetch_add(1, Ordering::SeqCst) + 1
@@ -272,7 +278,8 @@ impl Agent {
                 id: id.clone(),
                 tool: tool.clone(),
                 arguments: args.clone(),
-                summary: format!("{tool} {args}"),
+                action,
+                summary,
             })
             .await;
         // Nobody left to answer (the front door went away) is a no.

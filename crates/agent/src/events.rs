@@ -57,7 +57,12 @@ pub enum AgentEvent {
         tool: String,
         /// The exact arguments it would run with.
         arguments: Value,
-        /// The action in one line, for a card or a prompt.
+        /// What will really happen, in words, when the toolbox can tell
+        /// more than the arguments (the element a click lands on and where
+        /// it leads, the data an address carries), worked out before asking.
+        action: Option<String>,
+        /// The whole request in text, for a prompt: the action, then the
+        /// tool and its arguments.
         summary: String,
     },
     /// The user answered a confirmation (or the turn was stopped).

@@ -17,7 +17,9 @@
 //!   the agent that owns the toolbox finishes;
 //! - a private `async fn card_needed(&self, call: PendingCall<'_>) -> bool`
 //!   in the same block tells which calls of asking methods may run
-//!   without the user's card (`Toolbox::card_needed`);
+//!   without the user's card (`Toolbox::card_needed`), and a private
+//!   `async fn describe(&self, call: PendingCall<'_>) -> Option<String>`
+//!   what a call will really do, for the card (`Toolbox::describe`);
 //! - `#[effect(write)]` (writes inside the workspace), `#[effect(change)]`
 //!   (changes state elsewhere: a site's form or setting, the mailbox) or
 //!   `#[effect(external)]` (sends something off the machine) on a method
@@ -138,6 +140,7 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
     let mut methods = Vec::new();
     let mut has_close = false;
     let mut has_card_needed = false;
+    let mut has_describe = false;
     for item in &mut imp.items {
         let ImplItem::Fn(f) = item else { continue };
         if !matches!(f.vis, Visibility::Public(_)) {
@@ -146,6 +149,9 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
             }
             if f.sig.ident == "card_needed" && f.sig.asyncness.is_some() {
                 has_card_needed = true;
+            }
+            if f.sig.ident == "describe" && f.sig.asyncness.is_some() {
+                has_describe = true;
             }
             continue;
         }
@@ -167,6 +173,15 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
         quote! {
             fn card_needed<'a>(&'a self, call: ::baton_tools::PendingCall<'a>) -> ::baton_tools::__private::BoxFuture<'a, bool> {
                 ::std::boxed::Box::pin(async move { self.card_needed(call).await })
+            }
+        }
+    } else {
+        quote! {}
+    };
+    let describe = if has_describe {
+        quote! {
+            fn describe<'a>(&'a self, call: ::baton_tools::PendingCall<'a>) -> ::baton_tools::__private::BoxFuture<'a, ::std::option::Option<::std::string::String>> {
+                ::std::boxed::Box::pin(async move { self.describe(call).await })
             }
         }
     } else {
@@ -201,6 +216,7 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
                 }
                 #close
                 #card_needed
+                #describe
             }
         };
     })

@@ -235,6 +235,18 @@ impl Catalog {
         toolbox.card_needed(call).await
     }
 
+    /// What call `name` with `args` will really do, in words for the
+    /// user's card, when its toolbox can tell more than the arguments.
+    pub async fn describe(&self, name: &str, args: &Value, user_words: &str) -> Option<String> {
+        let (toolbox, method) = self.resolve(name).ok()?;
+        let call = crate::PendingCall {
+            method: &method.name,
+            args,
+            user_words,
+        };
+        toolbox.describe(call).await
+    }
+
     /// Finds a method by any casing, or as `Toolbox.method`.
     pub fn resolve(&self, name: &str) -> Result<(&Arc<dyn Toolbox>, &MethodSpec), String> {
         let trimmed = name.trim();

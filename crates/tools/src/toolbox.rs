@@ -92,4 +92,14 @@ pub trait Toolbox: std::any::Any + Send + Sync {
         let _ = call;
         Box::pin(async { true })
     }
+
+    /// What `call` will really do, in words for the user's card, worked
+    /// out before asking (the element a click lands on and where it leads,
+    /// the data an address carries); `None` when the arguments say it
+    /// (`#[toolbox]` maps a private `async fn describe(&self, call:
+    /// PendingCall<'_>) -> Option<String>` here).
+    fn describe<'a>(&'a self, call: crate::PendingCall<'a>) -> BoxFuture<'a, Option<String>> {
+        let _ = call;
+        Box::pin(async { None })
+    }
 }

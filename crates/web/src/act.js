@@ -80,6 +80,19 @@
       const after = t ? el.checked : el.getAttribute("aria-checked") === "true";
       return after === !!value ? { ok: true, checked: after } : { error: `${target} did not change (the page refused it)` };
     }
+    case "inspect": {
+      // What acting on it would do, for the user's card (nothing changes).
+      const form = el.form || el.closest("form");
+      const kindOf = (el.getAttribute("type") || "").toLowerCase();
+      const submits = !!form && (el.localName === "button" ? kindOf !== "button" && kindOf !== "reset" : kindOf === "submit" || kindOf === "image");
+      const link = el.closest("a[href]");
+      return {
+        ok: true, ...describe(), type: kindOf || null, role: el.getAttribute("role"),
+        href: link ? link.href : null,
+        form: form ? { action: el.formAction || form.action, method: (el.formMethod || form.method || "get").toUpperCase(), submits } : null,
+        page: location.href,
+      };
+    }
     case "focus": {
       el.focus();
       return { ok: true, ...describe() };

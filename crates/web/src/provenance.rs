@@ -29,6 +29,11 @@ impl Seen {
         }
     }
 
+    /// Whether this conversation opened `url`'s site.
+    pub(crate) fn has_opened(&self, url: &Url) -> bool {
+        self.origins.contains(&url.origin().ascii_serialization())
+    }
+
     /// Remembers the web addresses in `text` (a page's Markdown, a list of
     /// search results) as shown to the model.
     pub(crate) fn saw(&mut self, text: &str) {

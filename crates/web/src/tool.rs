@@ -177,6 +177,47 @@ impl WebTool {
             .any(|o| o.target_id() == page.target_id())
     }
 
+    /// The current page's address, if a tab is open.
+    async fn current_url(&self) -> Option<String> {
+        let page = self.tabs.lock().await.current.clone()?;
+        Some(Self::url_of(&page).await)
+    }
+
+    /// `verb` the element `target` of the current page, in words: its
+    /// kind and label, the page it is on, and where acting on it leads.
+    async fn describe_element(&self, verb: &str, target: &str) -> Option<String> {
+        let page = self.tabs.lock().await.current.clone()?;
+        let e = Self::act(&page, "inspect", target, Value::Null)
+            .await
+            .ok()?;
+        Some(element_words(verb, &e))
+    }
+
+    /// The fields a fill would type into, with what goes in each.
+    async fn describe_fields(&self, args: &Value) -> Option<String> {
+        let page = self.tabs.lock().await.current.clone()?;
+        let mut lines = Vec::new();
+        for f in args.get("fields")?.as_array()? {
+            let target = f.get("target")?.as_str()?;
+            let value = f.get("value").and_then(Value::as_str).unwrap_or_default();
+            let e = Self::act(&page, "inspect", target, Value::Null)
+                .await
+                .ok()?;
+            let label = e["label"]
+                .as_str()
+                .filter(|l| !l.is_empty())
+                .unwrap_or(target);
+            let shown = if e["type"] == "password" {
+                "(a password)".to_string()
+            } else {
+                format!("\"{value}\"")
+            };
+            lines.push(format!("\"{label}\" ← {shown}"));
+        }
+        let on = Self::url_of(&page).await;
+        Some(format!("Type into the page {on}:\n{}", lines.join("\n")))
+    }
+
     /// This conversation's tab, opened on first use.
     async fn page(&self) -> Result<Page, WebError> {
         let mut tabs = self.tabs.lock().await;
@@ -372,6 +413,38 @@ impl WebTool {
                 None => true,
             },
             _ => true,
+        }
+    }
+
+    /// What a call that asks will really do, for the user's card: the
+    /// element it acts on and where that leads, the site an address goes
+    /// to and the data in it.
+    async fn describe(&self, call: baton_tools::PendingCall<'_>) -> Option<String> {
+        let arg = |name: &str| call.args.get(name).and_then(Value::as_str);
+        match call.method {
+            "click" => self.describe_element("Click", arg("target")?).await,
+            "press_key" => {
+                let what = format!("Press {}", arg("key")?);
+                match arg("target") {
+                    Some(t) => self.describe_element(&format!("{what} in"), t).await,
+                    None => Some(format!("{what} on {}", self.current_url().await?)),
+                }
+            }
+            "fill_fields" => self.describe_fields(call.args).await,
+            "select_option" => {
+                let what = format!("Choose \"{}\" in", arg("value")?);
+                self.describe_element(&what, arg("target")?).await
+            }
+            "set_checkbox" => {
+                let on = call.args.get("checked").and_then(Value::as_bool)?;
+                let what = if on { "Tick" } else { "Clear" };
+                self.describe_element(what, arg("target")?).await
+            }
+            "navigate" | "read_pdf" => {
+                let url = with_scheme(arg("url")?);
+                Some(describe_address(&url, &self.seen()))
+            }
+            _ => None,
         }
     }
 
@@ -833,6 +906,54 @@ impl WebTool {
 }
 
 /// `example.com` → `https://example.com`.
+/// `verb` an element as `inspect` (act.js) found it, in words.
+fn element_words(verb: &str, e: &Value) -> String {
+    let tag = e["tag"].as_str().unwrap_or("element");
+    let kind = match (tag, e["type"].as_str(), e["href"].is_string()) {
+        (_, _, true) => "the link",
+        ("button", _, _) | (_, Some("submit" | "button" | "image"), _) => "the button",
+        ("select", _, _) => "the list",
+        (_, Some("checkbox"), _) => "the checkbox",
+        (_, Some("radio"), _) => "the option",
+        ("input" | "textarea", _, _) => "the field",
+        _ => tag,
+    };
+    let label = e["label"].as_str().filter(|l| !l.is_empty());
+    let page = e["page"].as_str().unwrap_or_default();
+    let mut words = match label {
+        Some(l) => format!("{verb} {kind} \"{l}\" on {page}"),
+        None => format!("{verb} {kind} on {page}"),
+    };
+    if let Some(href) = e["href"].as_str() {
+        words.push_str(&format!("\nIt opens {href}"));
+    }
+    let form = &e["form"];
+    if form["submits"] == true {
+        let action = form["action"].as_str().unwrap_or_default();
+        let method = form["method"].as_str().unwrap_or("GET");
+        words.push_str(&format!("\nIt sends the form to {action} ({method})"));
+    }
+    words
+}
+
+/// Opening `url`, in words: the site, whether this chat opened it, and
+/// the data its address carries.
+fn describe_address(url: &str, seen: &Seen) -> String {
+    let Ok(u) = url::Url::parse(url) else {
+        return format!("Open {url}");
+    };
+    let mut words = format!("Open {u}");
+    if !seen.has_opened(&u) {
+        let site = u.host_str().unwrap_or_default();
+        words.push_str(&format!("\n{site} has not been opened in this chat"));
+    }
+    let carried: Vec<String> = u.query_pairs().map(|(k, v)| format!("{k} = {v}")).collect();
+    if !carried.is_empty() {
+        words.push_str(&format!("\nThe address carries: {}", carried.join("; ")));
+    }
+    words
+}
+
 /// A tab's site only (`https://mail.example.com`): what the model may
 /// know of the user's own tabs before the user lets Baton read one.
 fn site_of(url: &str) -> String {

@@ -310,7 +310,7 @@ async fn a_form_is_filled_and_submitted_and_the_server_receives_it() {
     web.set_checkbox(news, true, &ctx).await.unwrap();
     web.set_checkbox(pro, true, &ctx).await.unwrap();
     let wrong = web
-        .select_option(email, "x".into(), &ctx)
+        .select_option(email.clone(), "x".into(), &ctx)
         .await
         .unwrap_err()
         .to_string();
@@ -325,6 +325,43 @@ async fn a_form_is_filled_and_submitted_and_the_server_receives_it() {
         ctx.take_pictures(),
         Default::default(),
         "no thumbnails unless the front door shows them"
+    );
+    // The card says what the click will really do, worked out beforehand.
+    let card = |method: &'static str, args: serde_json::Value| {
+        let web = &web;
+        async move {
+            let call = baton_tools::PendingCall {
+                method,
+                args: &args,
+                user_words: "",
+            };
+            baton_tools::Toolbox::describe(web, call).await
+        }
+    };
+    let words = card("click", serde_json::json!({"target": submit}))
+        .await
+        .expect("a click is described");
+    assert_eq!(
+        words,
+        format!("Click the button \"Place order\" on http://{addr}/form\nIt sends the form to http://{addr}/submit (POST)")
+    );
+    let typed = card(
+        "fill_fields",
+        serde_json::json!({"fields": [{"target": email, "value": "grace@example.org"}]}),
+    )
+    .await
+    .unwrap();
+    assert!(typed.contains("\"E-mail\" ← \"grace@example.org\""), "{typed}");
+    let away = card(
+        "navigate",
+        serde_json::json!({"url": "https://collector.example/?d=Ada+Lovelace"}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        away.contains("collector.example has not been opened in this chat")
+            && away.contains("carries: d = Ada Lovelace"),
+        "{away}"
     );
     let shown = ToolContext::default().with_previews(true);
     let clicked = web.click(submit, &shown).await.unwrap();

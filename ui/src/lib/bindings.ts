@@ -482,7 +482,12 @@ id: string;
 /**  The tool (`Toolbox.method`). */
 tool: string; 
 /**  Its exact arguments as pretty JSON text. */
-arguments: string } | 
+arguments: string; 
+/**
+ *  What will really happen, in words, when the tool can tell more
+ *  than its arguments (the element a click lands on, where it leads).
+ */
+action: string | null } | 
 /**  A confirmation was answered (or the turn stopped). */
 { type: "confirmationResolved"; 
 /**  The request's id. */

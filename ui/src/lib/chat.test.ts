@@ -105,14 +105,14 @@ describe('confirmations and notices', () => {
   const args = '{\n  "url": "http://x/_sink/notes",\n  "text": "Lunch moved to 1 pm"\n}';
   const asked: ChatEvent[] = [
     { type: 'toolStarted', id: 'c1', name: 'post_note', arguments: args },
-    { type: 'confirmationRequested', id: 'confirm_1', tool: 'Diagnostics.post_note', arguments: args },
+    { type: 'confirmationRequested', id: 'confirm_1', tool: 'Diagnostics.post_note', arguments: args, action: null },
   ];
   const card = (s: TurnState): ConfirmPart => s.message.parts.find((p): p is ConfirmPart => p.kind === 'confirm')!;
 
   it('a request shows a waiting card after the tool, with the exact arguments', () => {
     const s = fold(asked);
     expect(s.message.parts.map((p) => p.kind)).toEqual(['tool', 'confirm']);
-    expect(card(s)).toEqual({ kind: 'confirm', id: 'confirm_1', tool: 'Diagnostics.post_note', arguments: args, state: 'waiting', settled: false });
+    expect(card(s)).toEqual({ kind: 'confirm', id: 'confirm_1', tool: 'Diagnostics.post_note', arguments: args, action: null, state: 'waiting', settled: false });
     expect(s.message.streaming).toBe(true);
   });
 

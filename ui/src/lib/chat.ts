@@ -25,6 +25,8 @@ export type ConfirmPart = {
   tool: string;
   /** The exact arguments, as sent (pretty JSON text). */
   arguments: string;
+  /** What will really happen, in words, when the tool can tell (the element a click lands on…). */
+  action: string | null;
   state: ConfirmState;
   /** The Rust side confirmed `state` (or the turn ended): it no longer changes. */
   settled: boolean;
@@ -209,7 +211,7 @@ export function applyEvents(state: TurnState, evs: readonly ChatEvent[]): TurnSt
         break;
       case 'confirmationRequested': {
         const i = findConfirm(parts, ev.id);
-        const part: ConfirmPart = { kind: 'confirm', id: ev.id, tool: ev.tool, arguments: ev.arguments, state: 'waiting', settled: false };
+        const part: ConfirmPart = { kind: 'confirm', id: ev.id, tool: ev.tool, arguments: ev.arguments, action: ev.action, state: 'waiting', settled: false };
         if (i >= 0) parts[i] = part;
         else parts.push(part);
         break;

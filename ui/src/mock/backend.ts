@@ -503,7 +503,7 @@ export class MockBackend {
    * these exact arguments and waits; allowed, the tool runs and `text`
    * follows; not allowed, the refusal is the result and `deniedText` follows.
    */
-  confirmNext(opts: { tool?: string; arguments?: string; text?: string; deniedText?: string; notice?: string } = {}): void {
+  confirmNext(opts: { tool?: string; arguments?: string; action?: string; text?: string; deniedText?: string; notice?: string } = {}): void {
     const tool = opts.tool ?? 'Mail.send_mail';
     const name = tool.split('.').pop() ?? tool;
     const args = opts.arguments ?? '{\n  "to": "ada@example.com",\n  "subject": "Lunch",\n  "body": "Lunch moved to 1 pm."\n}';
@@ -514,7 +514,7 @@ export class MockBackend {
     steps.push({
       events: [
         { type: 'toolStarted', id: call, name, arguments: args },
-        { type: 'confirmationRequested', id, tool, arguments: args },
+        { type: 'confirmationRequested', id, tool, arguments: args, action: opts.action ?? null },
       ],
       delay: 60,
       confirm: {

@@ -27,6 +27,7 @@ test('confirmation: the card shows the exact action; Allow answers (id, true), t
   assert.match(await card.locator('h3').textContent(), /Baton wants to send something off this computer/);
   assert.equal(await card.locator(sel('confirm-tool')).textContent(), 'Diagnostics.post_note');
   assert.equal(await card.locator(sel('confirm-arguments')).textContent(), NOTE_ARGS);
+  assert.equal(await card.locator(sel('confirm-action')).count(), 0, 'no words when the tool has none');
   // Long arguments scroll inside the card instead of stretching it.
   assert.deepEqual(await card.locator(sel('confirm-arguments')).evaluate((e) => [getComputedStyle(e).overflowY, getComputedStyle(e).maxHeight]), ['auto', '240px']);
   // The turn waits: still streaming, the tool still running, Stop offered.
@@ -119,3 +120,13 @@ test('confirmation: an e-mail is shown as the message with Send and Don\'t send'
 // A tool result that changed a workbook previews the changed range in its
 // card; a save that replaced a file offers "Restore previous version",
 // confirmed in the card, through restore_backup.
+
+test('confirmation: a click is shown as what it will really do, with the exact call below', async ({ page, out }) => {
+  const action = 'Click the button "Delete account" on https://shop.example/settings\nIt sends the form to https://shop.example/account/delete (POST)';
+  const card = await askConfirmation(page, { tool: 'WebTool.click', args: '{\n  "target": "e7"\n}', action });
+  assert.equal(await card.locator(sel('confirm-action')).textContent(), action);
+  assert.equal(await card.locator(sel('confirm-tool')).textContent(), 'WebTool.click');
+  await card.screenshot({ path: join(out, 'confirmation-click.png') });
+  await card.locator(sel('confirm-deny')).click();
+  await waitDone(page);
+});
