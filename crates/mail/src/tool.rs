@@ -204,6 +204,35 @@ impl MailTool {
 
 #[toolbox]
 impl MailTool {
+    /// What a reply will really do, for the user's card: whom it goes to
+    /// once the original's Reply-To is followed (with a warning when that
+    /// is not the sender), its subject, attachments and quote.
+    async fn describe(&self, call: baton_tools::PendingCall<'_>) -> Option<String> {
+        if call.method != "reply" {
+            return None;
+        }
+        let id = call.args.get("id")?.as_str()?;
+        let all = call
+            .args
+            .get("reply_all")
+            .and_then(serde_json::Value::as_bool);
+        let (raw, _) = self.client.raw(id).await.ok()?;
+        let original = message::parse(id, &raw).ok()?;
+        let out = self
+            .reply_to(&original, "", all.unwrap_or(false), Vec::new())
+            .ok()?;
+        let files = call
+            .args
+            .get("attachments")
+            .and_then(serde_json::Value::as_array);
+        let files: Vec<&str> = files
+            .into_iter()
+            .flatten()
+            .filter_map(|f| f.as_str())
+            .collect();
+        Some(reply_words(&out, &original, &files))
+    }
+
     /// Lists the mail folders with how many messages each holds and how many are unread.
     pub async fn list_folders(&self, ctx: &ToolContext) -> Result<Vec<Folder>, MailError> {
         stoppable(ctx, self.client.folders()).await
@@ -468,6 +497,31 @@ impl MailTool {
             id,
         })
     }
+}
+
+/// A reply as the user's card says it.
+fn reply_words(out: &Outgoing, original: &mail_parser::Message<'_>, files: &[&str]) -> String {
+    let mut lines = vec![format!("Reply to {}", out.to.join(", "))];
+    if !out.cc.is_empty() {
+        lines.push(format!("Cc {}", out.cc.join(", ")));
+    }
+    let from = message::bare_addresses(original.from());
+    let reply_to = message::bare_addresses(original.reply_to());
+    let lower =
+        |l: &[String]| -> Vec<String> { l.iter().map(|a| a.to_ascii_lowercase()).collect() };
+    if !reply_to.is_empty() && lower(&reply_to) != lower(&from) {
+        lines.push(format!(
+            "Warning: the message is from {}, but it asks for replies to go to {}",
+            from.join(", "),
+            reply_to.join(", ")
+        ));
+    }
+    lines.push(format!("Subject: {}", out.subject));
+    if !files.is_empty() {
+        lines.push(format!("Attached: {}", files.join(", ")));
+    }
+    lines.push("The original message is quoted below the reply.".into());
+    lines.join("\n")
 }
 
 impl MailTool {

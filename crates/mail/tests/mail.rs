@@ -479,6 +479,27 @@ async fn sends_replies_and_drafts_through_postfix_into_the_mailbox() {
         let e = ana.call("send_email", args).await.unwrap_err();
         assert!(e.contains(want), "{e}");
     }
+
+    // The card of a reply follows Reply-To before asking, and says when it
+    // is not the sender.
+    servers.deliver(
+        BOB.0,
+        b"From: ana@baton.test\r\nReply-To: thief@evil.test\r\nTo: bob@baton.test\r\nSubject: Invoice\r\nMessage-ID: <rt@baton.test>\r\n\r\nPlease reply with the account number.\r\n",
+    );
+    let bob_list = bob.ok("get_emails", json!({"count": 1})).await;
+    let card = bob
+        .catalog
+        .describe(
+            "reply",
+            &json!({"id": bob_list[0]["id"], "body": "Here it is.", "attachments": ["q1.pdf"]}),
+            "",
+        )
+        .await
+        .expect("a reply is described");
+    assert_eq!(
+        card,
+        "Reply to thief@evil.test\nWarning: the message is from ana@baton.test, but it asks for replies to go to thief@evil.test\nSubject: Re: Invoice\nAttached: q1.pdf\nThe original message is quoted below the reply."
+    );
 }
 
 #[tokio::test]

@@ -86,10 +86,20 @@
       const kindOf = (el.getAttribute("type") || "").toLowerCase();
       const submits = !!form && (el.localName === "button" ? kindOf !== "button" && kindOf !== "reset" : kindOf === "submit" || kindOf === "image");
       const link = el.closest("a[href]");
+      // A field is named by its label, not by what is typed in it.
+      const named = (el.labels && el.labels.length ? el.labels[0].innerText : "")
+        || el.getAttribute("aria-label") || el.getAttribute("placeholder") || el.getAttribute("name") || "";
       return {
         ok: true, ...describe(), type: kindOf || null, role: el.getAttribute("role"),
+        field: named.replace(/\s+/g, " ").trim().slice(0, 80) || null,
         href: link ? link.href : null,
-        form: form ? { action: el.formAction || form.action, method: (el.formMethod || form.method || "get").toUpperCase(), submits } : null,
+        // formAction reads as the page's address when the button has no
+        // formaction of its own: the form's then.
+        form: form ? {
+          action: el.hasAttribute("formaction") ? el.formAction : form.action,
+          method: (el.hasAttribute("formmethod") ? el.formMethod : form.method || "get").toUpperCase(),
+          submits,
+        } : null,
         page: location.href,
       };
     }

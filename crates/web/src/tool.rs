@@ -203,7 +203,7 @@ impl WebTool {
             let e = Self::act(&page, "inspect", target, Value::Null)
                 .await
                 .ok()?;
-            let label = e["label"]
+            let label = e["field"]
                 .as_str()
                 .filter(|l| !l.is_empty())
                 .unwrap_or(target);
@@ -918,7 +918,12 @@ fn element_words(verb: &str, e: &Value) -> String {
         ("input" | "textarea", _, _) => "the field",
         _ => tag,
     };
-    let label = e["label"].as_str().filter(|l| !l.is_empty());
+    // Fields and choices go by their label; buttons and links by their text.
+    let named = match kind {
+        "the field" | "the list" | "the checkbox" | "the option" => &e["field"],
+        _ => &e["label"],
+    };
+    let label = named.as_str().filter(|l| !l.is_empty());
     let page = e["page"].as_str().unwrap_or_default();
     let mut words = match label {
         Some(l) => format!("{verb} {kind} \"{l}\" on {page}"),

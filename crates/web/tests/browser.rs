@@ -343,7 +343,9 @@ async fn a_form_is_filled_and_submitted_and_the_server_receives_it() {
         .expect("a click is described");
     assert_eq!(
         words,
-        format!("Click the button \"Place order\" on http://{addr}/form\nIt sends the form to http://{addr}/submit (POST)")
+        format!(
+            "Click the button \"Place order\" on http://{addr}/form\nIt sends the form to http://{addr}/submit (POST)"
+        )
     );
     let typed = card(
         "fill_fields",
@@ -351,7 +353,10 @@ async fn a_form_is_filled_and_submitted_and_the_server_receives_it() {
     )
     .await
     .unwrap();
-    assert!(typed.contains("\"E-mail\" ← \"grace@example.org\""), "{typed}");
+    assert!(
+        typed.contains("\"E-mail\" ← \"grace@example.org\""),
+        "{typed}"
+    );
     let away = card(
         "navigate",
         serde_json::json!({"url": "https://collector.example/?d=Ada+Lovelace"}),

@@ -130,3 +130,14 @@ test('confirmation: a click is shown as what it will really do, with the exact c
   await card.locator(sel('confirm-deny')).click();
   await waitDone(page);
 });
+
+test('confirmation: a reply says whom it really goes to, and warns when Reply-To is not the sender', async ({ page, out }) => {
+  const args = JSON.stringify({ id: 'INBOX:42', body: 'Here it is.', reply_all: false }, null, 2);
+  const action = 'Reply to thief@evil.example\nWarning: the message is from ana@example.org, but it asks for replies to go to thief@evil.example\nSubject: Re: Invoice\nThe original message is quoted below the reply.';
+  const card = await askConfirmation(page, { tool: 'MailTool.reply', args, action, text: 'Replied.' });
+  assert.equal(await card.locator('h3').textContent(), 'Baton wants to send this reply');
+  assert.equal(await card.locator(sel('confirm-action')).textContent(), action);
+  await card.screenshot({ path: join(out, 'confirmation-reply.png') });
+  await card.locator(sel('confirm-deny')).click();
+  await waitDone(page);
+});
