@@ -48,8 +48,13 @@ struct Waiting {
 
 /// What the turn waits for.
 enum Ask {
-    /// Yes or no to an external action: the request id and its summary.
-    Confirm { id: String, action: String },
+    /// Yes or no to an external action: the request id, its summary, and
+    /// whether it sends mail (then only "send" sends it).
+    Confirm {
+        id: String,
+        action: String,
+        mail: bool,
+    },
     /// A subagent's question: its session id.
     Question { session: String },
 }
@@ -180,12 +185,15 @@ async fn resume(mut w: Waiting, said: String, out: Out) {
         Ask::Question { session } => {
             w.turn.questions().answer(session, said);
         }
-        Ask::Confirm { id, action } => match spoken_yes_no(&said) {
+        Ask::Confirm { id, action, mail } => match spoken_answer(&said, *mail) {
             Some(yes) => {
                 w.turn.confirmations().answer(id, yes);
             }
             None if w.repeats < ASK_AGAIN => {
-                let again = format!("Sorry, shall I {action}? Please say yes or no.");
+                let again = match mail {
+                    true => format!("Shall I {action}? Say send to send it, or no."),
+                    false => format!("Sorry, shall I {action}? Please say yes or no."),
+                };
                 w.repeats += 1;
                 if out.say_apart(&again).await {
                     *lock(&out.slot) = Some(w);
@@ -230,10 +238,16 @@ async fn pump(mut turn: Turn, out: Out) {
                 id,
                 tool,
                 arguments,
+                action,
                 ..
             } => {
-                let action = spoken_action(&tool, &arguments);
-                let ask = Ask::Confirm { id, action };
+                let said = spoken_action(&tool, &arguments, action.as_deref());
+                let mail = is_mail(&tool);
+                let ask = Ask::Confirm {
+                    id,
+                    action: said,
+                    mail,
+                };
                 return park(turn, ask, &out, watcher).await;
             }
             AgentEvent::SubagentAsked {
@@ -273,8 +287,11 @@ async fn park(turn: Turn, ask: Ask, out: &Out, watcher: tokio::task::JoinHandle<
         turn.stopper().cancel();
         return;
     }
-    if let Ask::Confirm { action, .. } = &ask {
-        let question = format!("Shall I {action}?");
+    if let Ask::Confirm { action, mail, .. } = &ask {
+        let question = match mail {
+            true => format!("Shall I {action}? Say send to send it."),
+            false => format!("Shall I {action}?"),
+        };
         if !out.say_apart(&question).await {
             turn.stopper().cancel();
             return;
@@ -287,40 +304,105 @@ async fn park(turn: Turn, ask: Ask, out: &Out, watcher: tokio::task::JoinHandle<
     });
 }
 
-/// An external action as the rest of a spoken question: the method in
-/// words and its short arguments ("post note, text: Lunch moved, …").
-/// Long values (a whole e-mail body) are left to the screen.
-pub fn spoken_action(tool: &str, arguments: &serde_json::Value) -> String {
+/// An external action as the rest of a spoken question: what the tool
+/// worked out it will really do (`described`), else the method in words;
+/// then its recipients and attachments, always and first, and its other
+/// short arguments ("send email, to: ann@…; attachments: q1.pdf; subject:
+/// Lunch, with the rest as shown on screen"). Long values (a whole e-mail
+/// body) are left to the screen.
+pub fn spoken_action(tool: &str, arguments: &serde_json::Value, described: Option<&str>) -> String {
     const LONGEST: usize = 60;
+    const FIRST: [&str; 4] = ["to", "cc", "bcc", "attachments"];
     let method = tool.rsplit('.').next().unwrap_or(tool).replace('_', " ");
+    let args = arguments.as_object();
+    let ordered = FIRST.iter().filter_map(|k| args?.get_key_value(*k)).chain(
+        args.into_iter()
+            .flatten()
+            .filter(|(k, _)| !FIRST.contains(&k.as_str())),
+    );
     let mut parts = Vec::new();
     let mut left_out = false;
-    for (key, value) in arguments.as_object().into_iter().flatten() {
-        let said = match value {
-            serde_json::Value::String(s) => s.trim().to_string(),
-            serde_json::Value::Number(n) => n.to_string(),
-            serde_json::Value::Bool(b) => b.to_string(),
-            serde_json::Value::Array(a) if a.iter().all(|v| v.is_string()) => a
-                .iter()
-                .filter_map(|v| v.as_str())
-                .collect::<Vec<_>>()
-                .join(" and "),
-            _ => String::new(),
-        };
-        if said.is_empty() || said.chars().count() > LONGEST || parts.len() == 3 {
-            left_out = true;
+    for (key, value) in ordered {
+        let must = FIRST.contains(&key.as_str());
+        let said = spoken_value(value);
+        let too_much = !must && (said.chars().count() > LONGEST || parts.len() >= 3);
+        if said.is_empty() || too_much {
+            left_out |= !said.is_empty() || !value.is_null();
             continue;
         }
         parts.push(format!("{}: {said}", key.replace('_', " ")));
     }
-    let mut out = method;
-    if !parts.is_empty() {
+    let mut out = match described {
+        Some(d) => d
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(". "),
+        None => method,
+    };
+    if described.is_none() && !parts.is_empty() {
         out = format!("{out}, {}", parts.join("; "));
+    } else if described.is_some() && !parts.is_empty() {
+        let must: Vec<&String> = parts
+            .iter()
+            .filter(|p| FIRST.iter().any(|k| p.starts_with(&format!("{k}:"))))
+            .collect();
+        if !must.is_empty() {
+            out = format!(
+                "{out}; {}",
+                must.iter()
+                    .map(|p| p.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+        }
     }
-    if left_out {
+    if left_out && described.is_none() {
         out.push_str(", with the rest as shown on screen");
     }
     out
+}
+
+/// One argument's value as it is said (empty: nothing sayable).
+fn spoken_value(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.trim().to_string(),
+        serde_json::Value::Number(n) => n.to_string(),
+        serde_json::Value::Bool(b) => b.to_string(),
+        serde_json::Value::Array(a) if a.iter().all(|v| v.is_string()) => a
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect::<Vec<_>>()
+            .join(" and "),
+        _ => String::new(),
+    }
+}
+
+/// Whether `tool` (`Toolbox.method`) sends mail: then only a spoken
+/// "send" sends it.
+fn is_mail(tool: &str) -> bool {
+    let method = tool.rsplit('.').next().unwrap_or(tool);
+    matches!(method, "send_email" | "reply" | "email_me")
+}
+
+/// The user's spoken answer to a confirmation: for mail, only "send"
+/// (not a bare "yes") sends; a no is a no either way.
+fn spoken_answer(said: &str, mail: bool) -> Option<bool> {
+    let answer = spoken_yes_no(said);
+    if !mail || answer == Some(false) {
+        return answer;
+    }
+    let words: Vec<String> = said
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let send = words.iter().any(|w| w == "send");
+    let negated = words
+        .iter()
+        .any(|w| matches!(w.as_str(), "don't" | "dont" | "not" | "no"));
+    (send && !negated).then_some(true)
 }
 
 /// The cues of one answer: one when a tool starts while nothing has been
@@ -529,9 +611,57 @@ mod tests {
         let args = serde_json::json!({"to": ["ann@example.com"], "subject": "Lunch",
             "body": "A long body that nobody wants read out loud in full, sentence after sentence."});
         assert_eq!(
-            spoken_action("MailTool.send_mail", &args),
-            "send mail, subject: Lunch; to: ann@example.com, with the rest as shown on screen"
+            spoken_action("MailTool.send_mail", &args, None),
+            "send mail, to: ann@example.com; subject: Lunch, with the rest as shown on screen"
         );
-        assert_eq!(spoken_action("click", &serde_json::json!({})), "click");
+        assert_eq!(
+            spoken_action("click", &serde_json::json!({}), None),
+            "click"
+        );
+    }
+
+    #[test]
+    fn recipients_and_attachments_are_said_first_and_never_dropped() {
+        let args = serde_json::json!({"subject": "Q1", "body": "Hi", "cc": ["b@example.com"],
+            "attachments": ["/reports/q1-final-version-with-all-appendices-and-figures.pdf"],
+            "to": ["a@example.com", "c@example.com"], "priority": "high", "extra": "x"});
+        let said = spoken_action("MailTool.send_email", &args, None);
+        assert!(
+            said.starts_with("send email, to: a@example.com and c@example.com; cc: b@example.com; attachments: /reports/q1-final"),
+            "{said}"
+        );
+        let click = spoken_action(
+            "WebTool.click",
+            &serde_json::json!({"target": "e7"}),
+            Some(
+                "Click the button \"Buy\" on https://shop.example/\nIt sends the form to https://shop.example/pay (POST)",
+            ),
+        );
+        assert_eq!(
+            click,
+            "Click the button \"Buy\" on https://shop.example/. It sends the form to https://shop.example/pay (POST)"
+        );
+        let reply = spoken_action(
+            "MailTool.reply",
+            &serde_json::json!({"id": "INBOX:4", "body": "Sure", "attachments": ["q1.pdf"]}),
+            Some(
+                "Reply to thief@evil.example\nWarning: the message is from ana@example.org, but it asks for replies to go to thief@evil.example",
+            ),
+        );
+        assert!(
+            reply.starts_with("Reply to thief@evil.example. Warning")
+                && reply.ends_with("; attachments: q1.pdf"),
+            "{reply}"
+        );
+    }
+
+    #[test]
+    fn mail_is_sent_only_on_a_spoken_send() {
+        assert_eq!(spoken_answer("yes", true), None, "a bare yes asks again");
+        assert_eq!(spoken_answer("yes, send it", true), Some(true));
+        assert_eq!(spoken_answer("send", true), Some(true));
+        assert_eq!(spoken_answer("don't send it", true), Some(false));
+        assert_eq!(spoken_answer("no", true), Some(false));
+        assert_eq!(spoken_answer("yes", false), Some(true));
     }
 }
