@@ -124,7 +124,9 @@ impl Tools<'_> {
                     self.e.settings.browser.clone(),
                     self.e.paths.data_dir.join("browser-profile"),
                 )
-                .with_downloads(self.e.workspace.join("Downloads")),
+                // Outside the workspace: a page must not add to what search
+                // reads as the user's documents (save_download moves one in).
+                .with_downloads(self.e.paths.data_dir.join("downloads")),
             )
         }))
     }

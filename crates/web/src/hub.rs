@@ -42,7 +42,8 @@ pub struct BrowserHub {
     settings: BrowserSettings,
     /// Baton's own lasting profile (profile mode).
     own_profile: PathBuf,
-    /// Where a browser Baton starts saves downloads (in the workspace).
+    /// Where a browser Baton starts saves what pages download: outside
+    /// the workspace, until `save_download` puts a file there.
     downloads: Option<PathBuf>,
     live: Mutex<Option<Live>>,
 }
@@ -68,11 +69,18 @@ impl BrowserHub {
     }
 
     /// Downloads of a browser Baton starts land in `dir` (made when the
-    /// first one arrives). An attached browser keeps the user's own
-    /// download folder: Baton does not change the user's browser.
+    /// first one arrives), which should be outside the workspace: a page
+    /// must not add files to what search reads as the user's documents.
+    /// An attached browser keeps the user's own download folder: Baton
+    /// does not change the user's browser.
     pub fn with_downloads(mut self, dir: PathBuf) -> Self {
         self.downloads = Some(dir);
         self
+    }
+
+    /// Where pages' downloads land, when Baton starts the browser.
+    pub fn downloads(&self) -> Option<&std::path::Path> {
+        self.downloads.as_deref()
     }
 
     /// The settings it runs with.

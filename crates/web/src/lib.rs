@@ -23,4 +23,6 @@ pub use content::PageContent;
 pub use error::WebError;
 pub use hub::BrowserHub;
 pub use policy::SitePolicy;
-pub use tool::{Acted, Field, PageInfo, PdfText, Saved, SearchResult, TabInfo, WebTool};
+pub use tool::{
+    Acted, Download, Field, PageInfo, PdfText, Saved, SavedDownload, SearchResult, TabInfo, WebTool,
+};

@@ -134,6 +134,29 @@ pub struct Saved {
     pub backup: Option<String>,
 }
 
+/// A file a page downloaded, waiting outside the workspace.
+#[derive(Debug, Serialize)]
+pub struct Download {
+    /// Its name (for save_download).
+    pub name: String,
+    /// Its size.
+    pub bytes: u64,
+}
+
+/// A downloaded file put into the workspace.
+#[derive(Debug, Serialize)]
+pub struct SavedDownload {
+    /// The workspace path.
+    pub path: String,
+    /// Its size.
+    pub bytes: usize,
+    /// The download it was.
+    pub download: String,
+    /// Where the replaced file was backed up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<String>,
+}
+
 /// A PDF read as Markdown.
 #[derive(Debug, Serialize)]
 pub struct PdfText {
@@ -838,6 +861,63 @@ impl WebTool {
             path,
             bytes,
             url: Self::url_of(&page).await,
+            backup,
+        })
+    }
+
+    /// Lists the files pages downloaded in Baton's browser (they wait outside the workspace until save_download puts one there).
+    pub async fn list_downloads(&self) -> Result<Vec<Download>, WebError> {
+        let Some(dir) = self.hub.downloads() else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        let Ok(mut entries) = tokio::fs::read_dir(dir).await else {
+            return Ok(out);
+        };
+        while let Ok(Some(e)) = entries.next_entry().await {
+            let name = e.file_name().to_string_lossy().into_owned();
+            // Chromium's part files are downloads still arriving.
+            let done = !name.ends_with(".crdownload");
+            match e.metadata().await {
+                Ok(m) if m.is_file() && done => out.push(Download {
+                    name,
+                    bytes: m.len(),
+                }),
+                _ => {}
+            }
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    /// Puts a file a page downloaded into the workspace (a file it replaces is backed up first).
+    /// - name: the download's name from list_downloads
+    /// - path: where to save it, e.g. `/invoices/march.csv`
+    #[effect(write)]
+    pub async fn save_download(
+        &self,
+        name: String,
+        path: String,
+    ) -> Result<SavedDownload, WebError> {
+        let dir = self.hub.downloads().ok_or_else(|| {
+            WebError::Refused("this browser keeps downloads in its own folder".into())
+        })?;
+        let plain = std::path::Path::new(&name)
+            .file_name()
+            .is_some_and(|f| f == name.as_str());
+        if !plain || name.starts_with('.') {
+            return Err(WebError::Path(format!(
+                "`{name}` is not the name of a download"
+            )));
+        }
+        let bytes = tokio::fs::read(dir.join(&name))
+            .await
+            .map_err(|e| WebError::Path(format!("no download named `{name}` ({e})")))?;
+        let (path, backup) = self.write_file(&path, &bytes)?;
+        Ok(SavedDownload {
+            path,
+            bytes: bytes.len(),
+            download: name,
             backup,
         })
     }

@@ -224,7 +224,7 @@ fn tool(settings: BrowserSettings) -> (tempfile::TempDir, Arc<BrowserHub>, WebTo
     let workspace = dir.path().join("workspace");
     let hub = Arc::new(
         BrowserHub::new(settings, dir.path().join("profile"))
-            .with_downloads(workspace.join("Downloads")),
+            .with_downloads(dir.path().join("downloads")),
     );
     std::fs::create_dir_all(&workspace).unwrap();
     let tool = WebTool::new(Arc::clone(&hub), Sandbox::new(&workspace).unwrap());
@@ -475,16 +475,35 @@ async fn hidden_text_is_left_out_and_shadow_roots_and_frames_are_read() {
     assert!(waited.to_string().contains("did not appear"), "{waited}");
     let download = id_of(element(&md, "link", "Download the invoice"));
     web.click(download, &ctx).await.unwrap();
-    let csv = dir.path().join("workspace/Downloads/invoice-march.csv");
+    // The download waits outside the workspace (search never sees it)
+    // until a tool call puts it there.
+    let waiting = dir.path().join("downloads/invoice-march.csv");
     for _ in 0..50 {
-        if std::fs::read_to_string(&csv).is_ok_and(|t| t.contains("paper")) {
+        if std::fs::read_to_string(&waiting).is_ok_and(|t| t.contains("paper")) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    assert!(!dir.path().join("workspace/Downloads").exists());
+    let listed = web.list_downloads().await.unwrap();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0].name, "invoice-march.csv");
+    let moved = web
+        .save_download("invoice-march.csv".into(), "/invoices/march.csv".into())
+        .await
+        .unwrap();
+    assert_eq!(moved.path, "/invoices/march.csv");
     assert_eq!(
-        std::fs::read_to_string(&csv).unwrap(),
+        std::fs::read_to_string(dir.path().join("workspace/invoices/march.csv")).unwrap(),
         "item,amount\npaper,12.50\n"
+    );
+    let escape = web
+        .save_download("../profile/Cookies".into(), "/x".into())
+        .await
+        .unwrap_err();
+    assert!(
+        escape.to_string().contains("not the name of a download"),
+        "{escape}"
     );
     let saved = web.save_pdf("/pages/invoice.pdf".into()).await.unwrap();
     let pdf = std::fs::read(dir.path().join("workspace/pages/invoice.pdf")).unwrap();
