@@ -40,6 +40,7 @@ pub(crate) struct Body {
 pub(crate) fn to_html(markdown: &str, picture: &dyn Fn(&str) -> Option<String>) -> Body {
     let mut diagrams = 0;
     let mut mermaid: Option<String> = None;
+    let mut dropped_picture = false;
     let mut events: Vec<Event> = Vec::new();
     for event in Parser::new_ext(markdown, options()) {
         match event {
@@ -64,14 +65,24 @@ pub(crate) fn to_html(markdown: &str, picture: &dyn Fn(&str) -> Option<String>) 
                 dest_url,
                 title,
                 id,
-            }) => {
-                let dest_url = picture(&dest_url).map(CowStr::from).unwrap_or(dest_url);
-                events.push(Event::Start(Tag::Image {
+            }) => match picture(&dest_url) {
+                Some(inlined) => events.push(Event::Start(Tag::Image {
                     link_type,
-                    dest_url,
+                    dest_url: CowStr::from(inlined),
                     title,
                     id,
-                }));
+                })),
+                // A picture that is not in the workspace is not fetched when
+                // the page is printed (its address could carry data off the
+                // computer): its description stands in its place.
+                None => {
+                    dropped_picture = true;
+                    events.push(Event::Text("[picture not included: ".into()));
+                }
+            },
+            Event::End(TagEnd::Image) if dropped_picture => {
+                dropped_picture = false;
+                events.push(Event::Text("]".into()));
             }
             other => events.push(other),
         }
@@ -123,5 +134,27 @@ mod tests {
             "{}",
             pictured.html
         );
+    }
+
+    #[test]
+    fn a_picture_from_outside_the_workspace_is_never_fetched() {
+        for url in [
+            "https://collector.example/p.png?d=the+summary",
+            "file:///etc/passwd",
+            "//collector.example/p.png",
+        ] {
+            let body = to_html(&format!("Intro ![the chart]({url}) end"), &|_| None);
+            assert!(!body.html.contains("<img"), "{url}: {}", body.html);
+            assert!(
+                !body.html.contains("collector.example/p.png?"),
+                "{}",
+                body.html
+            );
+            assert!(
+                body.html.contains("[picture not included: the chart]"),
+                "{}",
+                body.html
+            );
+        }
     }
 }
