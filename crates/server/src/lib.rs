@@ -216,6 +216,67 @@ async fn request_id(mut req: Request, next: Next) -> Response {
     res
 }
 
+/// Whether `host` (a `Host` or `Origin` host, without its port) names
+/// this computer: `localhost` or a loopback address.
+fn is_this_computer(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The host of a `Host` header value (`127.0.0.1:8080`, `[::1]:8080`).
+fn host_of(value: &str) -> &str {
+    match value.rsplit_once(':') {
+        Some((host, port)) if !port.contains(']') && port.bytes().all(|b| b.is_ascii_digit()) => {
+            host
+        }
+        _ => value,
+    }
+}
+
+/// Refuses what a web page in the user's browser could send: any request
+/// with an `Origin` that is not this computer's, and, while the server
+/// answers this computer only (no API key made), a `Host` that is not this
+/// computer's name (a page's own name re-pointed at 127.0.0.1: DNS
+/// rebinding). Programs (the SDKs, curl) send no `Origin`.
+async fn same_computer(
+    State(app): State<Arc<App>>,
+    req: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    let open = app.keys.now().is_none();
+    if let Some(message) = web_page_refusal(req.headers(), open) {
+        return Err(ApiError {
+            status: StatusCode::FORBIDDEN,
+            code: Some("forbidden"),
+            ..ApiError::invalid(message, None)
+        });
+    }
+    Ok(next.run(req).await)
+}
+
+/// Why a request with `headers` looks sent by a web page (see
+/// [`same_computer`]); `open`: no API key is required.
+fn web_page_refusal(headers: &axum::http::HeaderMap, open: bool) -> Option<String> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if let Some(origin) = header("origin") {
+        let host = url::Url::parse(origin)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string));
+        if !host.as_deref().is_some_and(is_this_computer) {
+            return Some(format!(
+                "requests from web pages (Origin: {origin}) are refused: Baton's API is for programs, not for sites open in a browser"
+            ));
+        }
+    }
+    let host = header("host").map(host_of).unwrap_or_default();
+    (open && !is_this_computer(host)).then(|| format!(
+        "`Host: {host}` is not this computer: without an API key, Baton answers requests addressed to localhost or 127.0.0.1 only"
+    ))
+}
+
 /// With keys configured, `/v1/*` needs `Authorization: Bearer KEY`.
 async fn auth(State(app): State<Arc<App>>, req: Request, next: Next) -> Result<Response, ApiError> {
     let Some(keys) = app.keys.now() else {
@@ -283,6 +344,10 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/ready", get(ready::ready))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&app),
+            same_computer,
+        ))
         .layer(middleware::from_fn(request_id))
         .with_state(app)
 }

@@ -316,6 +316,39 @@ async fn a_client_that_goes_away_stops_the_turn() {
     assert_eq!(calls, 1, "the turn went on after the client left");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_web_page_cannot_drive_the_api() {
+    let llm = ScriptedServer::start().await.unwrap();
+    let s = start(&llm).await;
+    let port = s.base.rsplit(':').next().unwrap().to_string();
+    let get = |headers: Vec<(&'static str, String)>| {
+        let mut r = client().get(format!("{}/v1/models", s.base));
+        for (k, v) in headers {
+            r = r.header(k, v);
+        }
+        async move { r.send().await.unwrap() }
+    };
+    // A page in the user's browser (it sends its Origin).
+    let page = get(vec![("origin", "https://evil.example".into())]).await;
+    assert_eq!(page.status(), 403);
+    let body = page.text().await.unwrap();
+    assert!(body.contains("web pages"), "{body}");
+    // A page's own name re-pointed at 127.0.0.1 (DNS rebinding).
+    let rebound = get(vec![("host", format!("evil.example:{port}"))]).await;
+    assert_eq!(rebound.status(), 403);
+    assert!(rebound.text().await.unwrap().contains("not this computer"));
+    // Programs on this computer, and pages served from it, are answered.
+    for ok in [
+        vec![],
+        vec![("host", format!("localhost:{port}"))],
+        vec![("origin", "http://localhost:5173".into())],
+        vec![("host", format!("[::1]:{port}"))],
+    ] {
+        let r = get(ok.clone()).await;
+        assert_eq!(r.status(), 200, "{ok:?}");
+    }
+}
+
 /// Asks for the lunch note with a model that posts it (`post_note`, which
 /// sends it off the machine), then says "Done.".
 async fn lunch_note(llm: &ScriptedServer, s: &Running, stream: bool) -> reqwest::Response {

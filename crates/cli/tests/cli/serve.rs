@@ -27,9 +27,8 @@ async fn serve_answers_on_the_printed_address_and_refuses_other_hosts() {
         .expect("the address is printed");
     let addr = url.strip_prefix("http://").unwrap();
     let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
-    tcp.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        .await
-        .unwrap();
+    let get = format!("GET /health HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    tcp.write_all(get.as_bytes()).await.unwrap();
     let mut answer = String::new();
     tcp.read_to_string(&mut answer).await.unwrap();
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
