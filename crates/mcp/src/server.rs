@@ -165,8 +165,12 @@ pub async fn serve_http(
     let addr = listener
         .local_addr()
         .map_err(|e| ServeError::Session(e.to_string()))?;
-    let mut config =
-        StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
+    // A page in the user's browser (its Origin another site's) cannot call
+    // the tools; programs send no Origin. The MCP specification asks
+    // servers to check it.
+    let mut config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(stop.child_token())
+        .with_allowed_origins(["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]);
     if !addr.ip().is_loopback() {
         // Other computers reach it by names Baton cannot know; the key
         // guards it instead.

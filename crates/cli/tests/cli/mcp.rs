@@ -193,6 +193,7 @@ async fn baton_mcp_serves_the_toolboxes_to_the_official_python_sdk() {
     for check in [
         "stdio: wrote and read /from-stdio.md",
         "http: escapes, bad arguments and unknown tools are refused in words",
+        "http: a web page's request is refused",
         "key: refused without the key, served with it",
     ] {
         assert!(o.stdout.contains(check), "{check}: {}", o.stdout);

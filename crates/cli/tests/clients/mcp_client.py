@@ -82,6 +82,11 @@ async def over_http():
         async with streamable_http_client(url) as (r, w):
             async with ClientSession(r, w) as session:
                 await use(session, "http")
+        # A web page open in the user's browser cannot call the tools.
+        async with create_mcp_http_client(headers={"Origin": "https://evil.example"}) as page:
+            refused = await page.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+            assert refused.status_code == 403 and "Origin" in refused.text, (refused.status_code, refused.text)
+        print("http: a web page's request is refused")
     finally:
         proc.terminate()
         proc.wait(10)
