@@ -224,27 +224,33 @@ impl Catalog {
     /// [`confirmation`](Self::confirmation) says it asks: its toolbox may
     /// know this call only goes where the user went or asked to go.
     pub async fn card_needed(&self, name: &str, args: &Value, user_words: &str) -> bool {
-        let Ok((toolbox, method)) = self.resolve(name) else {
-            return true;
-        };
-        let call = crate::PendingCall {
-            method: &method.name,
-            args,
-            user_words,
-        };
-        toolbox.card_needed(call).await
+        match self.pending(name, args, user_words) {
+            Some((toolbox, call)) => toolbox.card_needed(call).await,
+            None => true,
+        }
     }
 
     /// What call `name` with `args` will really do, in words for the
     /// user's card, when its toolbox can tell more than the arguments.
     pub async fn describe(&self, name: &str, args: &Value, user_words: &str) -> Option<String> {
+        let (toolbox, call) = self.pending(name, args, user_words)?;
+        toolbox.describe(call).await
+    }
+
+    /// Call `name` as its toolbox is asked about it before it runs.
+    fn pending<'a>(
+        &'a self,
+        name: &str,
+        args: &'a Value,
+        user_words: &'a str,
+    ) -> Option<(&'a Arc<dyn Toolbox>, crate::PendingCall<'a>)> {
         let (toolbox, method) = self.resolve(name).ok()?;
         let call = crate::PendingCall {
             method: &method.name,
             args,
             user_words,
         };
-        toolbox.describe(call).await
+        Some((toolbox, call))
     }
 
     /// Finds a method by any casing, or as `Toolbox.method`.

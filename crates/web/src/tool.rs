@@ -53,6 +53,15 @@ struct Tabs {
     stuck: bool,
 }
 
+impl Tabs {
+    /// Whether Baton opened `page` (the user's own tabs are not Baton's).
+    fn batons(&self, page: &Page) -> bool {
+        self.opened
+            .iter()
+            .any(|o| o.target_id() == page.target_id())
+    }
+}
+
 /// Where a page is.
 #[derive(Debug, Serialize)]
 pub struct PageInfo {
@@ -194,10 +203,7 @@ impl WebTool {
         let Ok(page) = self.tab_page(tab).await else {
             return false;
         };
-        let tabs = self.tabs.lock().await;
-        tabs.opened
-            .iter()
-            .any(|o| o.target_id() == page.target_id())
+        self.tabs.lock().await.batons(&page)
     }
 
     /// The current page's address, if a tab is open.
@@ -785,7 +791,7 @@ impl WebTool {
         let current = tabs.current.as_ref().map(|p| p.target_id().clone());
         let mut out = Vec::new();
         for (i, p) in pages.iter().enumerate() {
-            let batons = tabs.opened.iter().any(|o| o.target_id() == p.target_id());
+            let batons = tabs.batons(p);
             let url = Self::url_of(p).await;
             let (url, title) = if batons {
                 let title = p.get_title().await.ok().flatten().unwrap_or_default();
@@ -820,11 +826,7 @@ impl WebTool {
     pub async fn close_tab(&self, tab: usize) -> Result<Value, WebError> {
         let page = self.tab_page(tab).await?;
         let mut tabs = self.tabs.lock().await;
-        if !tabs
-            .opened
-            .iter()
-            .any(|o| o.target_id() == page.target_id())
-        {
+        if !tabs.batons(&page) {
             return Err(WebError::Refused(format!(
                 "tab {tab} is one of yours, not Baton's; Baton leaves it open"
             )));

@@ -320,45 +320,35 @@ pub fn spoken_action(tool: &str, arguments: &serde_json::Value, described: Optio
             .flatten()
             .filter(|(k, _)| !FIRST.contains(&k.as_str())),
     );
-    let mut parts = Vec::new();
+    // Recipients and attachments are always said; the rest while short.
+    let (mut must, mut rest) = (Vec::new(), Vec::new());
     let mut left_out = false;
     for (key, value) in ordered {
-        let must = FIRST.contains(&key.as_str());
         let said = spoken_value(value);
-        let too_much = !must && (said.chars().count() > LONGEST || parts.len() >= 3);
-        if said.is_empty() || too_much {
+        let part = format!("{}: {said}", key.replace('_', " "));
+        if FIRST.contains(&key.as_str()) && !said.is_empty() {
+            must.push(part);
+        } else if !said.is_empty() && said.chars().count() <= LONGEST && must.len() + rest.len() < 3
+        {
+            rest.push(part);
+        } else {
             left_out |= !said.is_empty() || !value.is_null();
-            continue;
         }
-        parts.push(format!("{}: {said}", key.replace('_', " ")));
     }
-    let mut out = match described {
-        Some(d) => d
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .collect::<Vec<_>>()
-            .join(". "),
-        None => method,
-    };
-    if described.is_none() && !parts.is_empty() {
-        out = format!("{out}, {}", parts.join("; "));
-    } else if described.is_some() && !parts.is_empty() {
-        let must: Vec<&String> = parts
-            .iter()
-            .filter(|p| FIRST.iter().any(|k| p.starts_with(&format!("{k}:"))))
-            .collect();
+    if let Some(d) = described {
+        let lines: Vec<&str> = d.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let mut out = lines.join(". ");
         if !must.is_empty() {
-            out = format!(
-                "{out}; {}",
-                must.iter()
-                    .map(|p| p.as_str())
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            );
+            out = format!("{out}; {}", must.join("; "));
         }
+        return out;
     }
-    if left_out && described.is_none() {
+    must.extend(rest);
+    let mut out = method;
+    if !must.is_empty() {
+        out = format!("{out}, {}", must.join("; "));
+    }
+    if left_out {
         out.push_str(", with the rest as shown on screen");
     }
     out
