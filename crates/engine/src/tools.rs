@@ -68,7 +68,8 @@ impl Tools<'_> {
         }
     }
 
-    /// The sandbox over the workspace folder, creating the folder first.
+    /// The sandbox over the workspace folder (Baton's own folders fenced
+    /// off), creating the folder first.
     pub fn sandbox(&self) -> Result<Sandbox, EngineError> {
         let bad = |reason: String| EngineError::Workspace {
             path: self.e.workspace.clone(),
@@ -81,7 +82,17 @@ impl Tools<'_> {
                 self.e.workspace.display()
             );
         }
-        Sandbox::new(&self.e.workspace).map_err(|e| bad(e.to_string()))
+        // Baton's own folders stay out of reach should the workspace hold
+        // them (a plugin added or a setting changed by a tool would run
+        // code or change Baton's behaviour).
+        let own = [
+            self.e.paths.config_dir.clone(),
+            self.e.paths.data_dir.clone(),
+            self.plugins_dir(),
+        ];
+        Ok(Sandbox::new(&self.e.workspace)
+            .map_err(|e| bad(e.to_string()))?
+            .fencing(own))
     }
 
     /// The search index of the workspace, kept in the data folder (one per

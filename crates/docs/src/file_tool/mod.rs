@@ -268,7 +268,10 @@ impl FileTool {
         if host.is_dir() {
             return Err(FileToolError::IsDir(path));
         }
-        let bytes = std::fs::read(&host).map_err(io("read", &path))?;
+        let mut file = std::fs::File::open(&host).map_err(io("read", &path))?;
+        self.sandbox.verify_opened(&path, &file)?;
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut bytes).map_err(io("read", &path))?;
         let text = String::from_utf8(bytes).map_err(|_| FileToolError::NotText(path.clone()))?;
         let total_chars = text.chars().count();
         let slice: String = text.chars().skip(offset).take(length).collect();
