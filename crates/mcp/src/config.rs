@@ -125,11 +125,32 @@ pub type SecretLookup =
 
 /// `def` with each `${keychain:NAME}` in its header and environment values
 /// replaced by that secret: the environment variable `NAME_API_KEY`, else
-/// the keychain's (`baton secret set NAME`).
+/// the keychain's (`baton secret set NAME`). A server of `mcp.json` (the
+/// user's own file) may name any secret; a plugin, dropped in a folder,
+/// only its own: `plugin:PLUGIN:…` (`baton secret set plugin:weather:token`
+/// for the plugin in `Tools/weather`), so a plugin cannot take the user's
+/// provider keys or mail password.
 pub fn expand_secrets(def: &ServerDef, lookup: Option<&SecretLookup>) -> Result<ServerDef, String> {
+    let own = match &def.source {
+        Source::McpJson => None,
+        Source::Plugin { dir } => Some(format!(
+            "plugin:{}:",
+            dir.file_name()
+                .map(|n| n.to_string_lossy().to_lowercase())
+                .unwrap_or_default()
+        )),
+    };
+    let allowed = |name: &str| -> Result<(), String> {
+        match &own {
+            Some(prefix) if !name.to_lowercase().starts_with(prefix.as_str()) => Err(format!(
+                "a plugin may use only its own secrets, named `{prefix}…`, not `{name}` (set one with `baton secret set {prefix}NAME`)"
+            )),
+            _ => Ok(()),
+        }
+    };
     let mut out = def.clone();
     for value in out.headers.values_mut().chain(out.env.values_mut()) {
-        *value = fill_secrets(value, lookup)?;
+        *value = fill_secrets(value, lookup, &allowed)?;
     }
     Ok(out)
 }
@@ -137,18 +158,27 @@ pub fn expand_secrets(def: &ServerDef, lookup: Option<&SecretLookup>) -> Result<
 /// What opens a secret's name in a value; a `}` closes it.
 const SECRET_OPEN: &str = "${keychain:";
 
-/// `value` with each secret named in it filled in.
-fn fill_secrets(value: &str, lookup: Option<&SecretLookup>) -> Result<String, String> {
-    let mut out = value.to_string();
-    while let Some(at) = out.find(SECRET_OPEN) {
-        let start = at + SECRET_OPEN.len();
-        let Some(len) = out[start..].find('}') else {
+/// `value` with each secret named in it filled in, in one pass: a secret
+/// that itself holds `${keychain:…}` is taken as it is, never expanded.
+fn fill_secrets(
+    value: &str,
+    lookup: Option<&SecretLookup>,
+    allowed: &dyn Fn(&str) -> Result<(), String>,
+) -> Result<String, String> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find(SECRET_OPEN) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + SECRET_OPEN.len()..];
+        let Some(len) = after.find('}') else {
             return Err(format!("`{value}` names a secret without closing it"));
         };
-        let name = out[start..start + len].to_string();
-        let secret = read_secret(&name, lookup)?;
-        out.replace_range(at..=start + len, &secret);
+        let name = &after[..len];
+        allowed(name)?;
+        out.push_str(&read_secret(name, lookup)?);
+        rest = &after[len + 1..];
     }
+    out.push_str(rest);
     Ok(out)
 }
 
@@ -227,6 +257,59 @@ pub fn add_server(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn lookup() -> SecretLookup {
+        std::sync::Arc::new(|name: &str| {
+            Ok(match name {
+                "openai" => Some("sk-user-key".to_string()),
+                "nested" => Some("${keychain:openai}".to_string()),
+                "plugin:weather:token" => Some("wx-token".to_string()),
+                _ => None,
+            })
+        })
+    }
+
+    fn with_env(source: Source, value: &str) -> ServerDef {
+        ServerDef {
+            command: Some("x".into()),
+            env: [("TOKEN".to_string(), value.to_string())].into(),
+            source,
+            ..ServerDef::default()
+        }
+    }
+
+    #[test]
+    fn secrets_are_filled_once_and_a_plugin_gets_only_its_own() {
+        let get = lookup();
+        let expand = |source: Source, value: &str| {
+            expand_secrets(&with_env(source, value), Some(&get)).map(|d| d.env["TOKEN"].clone())
+        };
+        assert_eq!(
+            expand(Source::McpJson, "Bearer ${keychain:openai}!").unwrap(),
+            "Bearer sk-user-key!"
+        );
+        // A secret holding a reference is not expanded again.
+        assert_eq!(
+            expand(Source::McpJson, "${keychain:nested}").unwrap(),
+            "${keychain:openai}"
+        );
+        let plugin = || Source::Plugin {
+            dir: PathBuf::from("/data/Tools/Weather"),
+        };
+        assert_eq!(
+            expand(plugin(), "${keychain:plugin:weather:token}").unwrap(),
+            "wx-token"
+        );
+        let e = expand(plugin(), "${keychain:openai}").unwrap_err();
+        assert!(
+            e.contains("only its own secrets") && e.contains("plugin:weather:"),
+            "{e}"
+        );
+        let e = expand(plugin(), "${keychain:plugin:other:token}").unwrap_err();
+        assert!(e.contains("only its own secrets"), "{e}");
+        let e = expand(Source::McpJson, "${keychain:openai").unwrap_err();
+        assert!(e.contains("without closing it"), "{e}");
+    }
 
     #[test]
     fn the_shape_other_clients_use_is_read_and_checked() {

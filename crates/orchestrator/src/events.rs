@@ -106,10 +106,14 @@ impl OrchestrationEvent {
 /// Something told about each event.
 pub type EventHandler = Arc<dyn Fn(&OrchestrationEvent) + Send + Sync>;
 
+/// Events queued for the handlers at most; past that (a handler stuck)
+/// new events are dropped rather than held in memory without end.
+pub(crate) const EVENT_CAPACITY: usize = 4096;
+
 /// Sends events to the handlers on a thread of their own.
 #[derive(Clone)]
 pub(crate) struct EventSink {
-    tx: Option<std::sync::mpsc::Sender<OrchestrationEvent>>,
+    tx: Option<std::sync::mpsc::SyncSender<OrchestrationEvent>>,
 }
 
 impl EventSink {
@@ -118,7 +122,7 @@ impl EventSink {
         if !enabled || handlers.is_empty() {
             return Self { tx: None };
         }
-        let (tx, rx) = std::sync::mpsc::channel::<OrchestrationEvent>();
+        let (tx, rx) = std::sync::mpsc::sync_channel::<OrchestrationEvent>(EVENT_CAPACITY);
         std::thread::spawn(move || {
             for event in rx {
                 for handler in &handlers {
@@ -132,10 +136,54 @@ impl EventSink {
         Self { tx: Some(tx) }
     }
 
-    /// Queues `event`; never waits.
+    /// Queues `event`; never waits (a full queue drops it, and says so).
     pub(crate) fn emit(&self, event: OrchestrationEvent) {
-        if let Some(tx) = &self.tx {
-            let _ = tx.send(event);
+        if let Some(tx) = &self.tx
+            && let Err(std::sync::mpsc::TrySendError::Full(e)) = tx.try_send(event)
+        {
+            tracing::warn!(stage = ?e.stage, "the orchestration's event handlers are {EVENT_CAPACITY} events behind: an event is dropped");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn a_stuck_handler_holds_a_bounded_queue_and_never_the_run() {
+        let (release, stuck) = std::sync::mpsc::channel::<()>();
+        let stuck = std::sync::Mutex::new(stuck);
+        let seen = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&seen);
+        let handler: EventHandler = Arc::new(move |_| {
+            if counted.fetch_add(1, Ordering::SeqCst) == 0 {
+                let _ = stuck.lock().unwrap().recv();
+            }
+        });
+        let sink = EventSink::start(vec![handler], true);
+        let started = std::time::Instant::now();
+        for _ in 0..EVENT_CAPACITY + 100 {
+            sink.emit(OrchestrationEvent::new(
+                "run",
+                Stage::Planning,
+                Phase::Starting,
+            ));
+        }
+        assert!(
+            started.elapsed().as_secs() < 5,
+            "emitting waited for the handler"
+        );
+        release.send(()).unwrap();
+        drop(sink);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while seen.load(Ordering::SeqCst) < EVENT_CAPACITY && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let n = seen.load(Ordering::SeqCst);
+        // The one in the handler, the queue's worth, none of the rest.
+        assert!((EVENT_CAPACITY..=EVENT_CAPACITY + 1).contains(&n), "{n}");
     }
 }
