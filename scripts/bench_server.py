@@ -89,8 +89,10 @@ def baton_home(tmp, llm_url):
 
 def serve(baton, env, sessions="memory"):
     port = free_port()
+    # No limits in the way of the load; without a key (the session part)
+    # this computer only, as `--no-auth` says.
     proc = subprocess.Popen([baton, "serve", "--port", str(port), "--max-concurrent", "0",
-                             "--sessions", sessions],
+                             "--per-minute", "0", "--no-auth", "--sessions", sessions],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_http(f"http://127.0.0.1:{port}/health")
     return proc, f"http://127.0.0.1:{port}"
@@ -189,7 +191,7 @@ def session_memory(args, tmp):
         srv, url = serve(args.baton, env, "file")
         fill_sessions(url, n)
         srv.terminate(); srv.wait()
-        sessions_dir = os.path.join(env["BATON_DATA_DIR"], "sessions")
+        sessions_dir = os.path.join(env["BATON_DATA_DIR"], "api-sessions", "local")
         files = [os.path.join(sessions_dir, f) for f in os.listdir(sessions_dir) if f.startswith("bench-")]
         size = sum(os.path.getsize(f) for f in files)
         print(f"  file:   {size / len(files) / 1024:.1f} KiB on disk each ({len(files)} files)")

@@ -67,6 +67,7 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             team::stop_team,
             server::server_status,
             server::start_server,
+            server::server_key,
             server::stop_server,
             server::save_server_settings,
             index::index_status,

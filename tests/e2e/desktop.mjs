@@ -267,11 +267,19 @@ try {
     await until('the server to run', () => js(`return !!document.querySelector('[data-testid=server-running]')`), 15000);
     const shown = await js(`return document.querySelector('[data-testid=server-running]').innerText`);
     if (!shown.includes(`127.0.0.1:${port}/v1`)) throw new Error(`the settings say: ${shown}`);
-    await script([{ kind: 'reply', text: 'Served over HTTP by the desktop.', textPieces: 3 }]);
-    const res = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+    // The app made its own key (kept in the keychain) and shows it to copy.
+    await app.click('[data-testid=server-show-key]');
+    await until('the key to show', () => js(`return !!document.querySelector('[data-testid=server-key]')`));
+    const key = await js(`return document.querySelector('[data-testid=server-key]').innerText`);
+    if (!/^bk-\w{60,}$/.test(key)) throw new Error(`the key shown is "${key}"`);
+    const ask = (headers) => fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+      method: 'POST', headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify({ model: 'assistant', messages: [{ role: 'user', content: 'Hello over HTTP' }] }),
     });
+    const keyless = await ask({});
+    if (keyless.status !== 401) throw new Error(`without the key the API answered ${keyless.status}`);
+    await script([{ kind: 'reply', text: 'Served over HTTP by the desktop.', textPieces: 3 }]);
+    const res = await ask({ authorization: `Bearer ${key}` });
     const body = await res.json();
     if (body.choices?.[0]?.message?.content !== 'Served over HTTP by the desktop.') throw new Error(`the API answered ${JSON.stringify(body)}`);
     await screenshot('06a-http-api');

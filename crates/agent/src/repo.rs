@@ -82,10 +82,23 @@ impl SessionRepo for SessionStore {
 }
 
 /// Sessions kept in this process only (gone when it ends): the HTTP API's
-/// default, and tests.
+/// default, and tests. [`MemorySessions::keeping`] bounds how many.
 #[derive(Debug, Default, Clone)]
 pub struct MemorySessions {
     kept: Arc<tokio::sync::Mutex<HashMap<SessionId, (Session, std::time::SystemTime)>>>,
+    /// The most kept at once (`None`: no bound).
+    most: Option<usize>,
+}
+
+impl MemorySessions {
+    /// Keeps at most `most` sessions: saving one more forgets the one
+    /// saved longest ago.
+    pub fn keeping(most: usize) -> Self {
+        Self {
+            most: Some(most.max(1)),
+            ..Self::default()
+        }
+    }
 }
 
 #[async_trait]
@@ -101,6 +114,16 @@ impl SessionRepo for MemorySessions {
         let now = std::time::SystemTime::now();
         let mut kept = self.kept.lock().await;
         kept.insert(session.id.clone(), (session.clone(), now));
+        if let Some(most) = self.most
+            && kept.len() > most
+            && let Some(oldest) = kept
+                .iter()
+                .filter(|(id, _)| **id != session.id)
+                .min_by_key(|(_, (_, at))| *at)
+                .map(|(id, _)| id.clone())
+        {
+            kept.remove(&oldest);
+        }
         Ok(())
     }
 
@@ -156,6 +179,24 @@ mod tests {
         keeps_loads_lists_and_deletes(&files).await;
         keeps_loads_lists_and_deletes(&MemorySessions::default()).await;
         assert_eq!(files.place(), dir.path().display().to_string());
+    }
+
+    #[tokio::test]
+    async fn a_bounded_memory_forgets_the_session_saved_longest_ago() {
+        let repo = MemorySessions::keeping(2);
+        for name in ["a", "b", "c"] {
+            let s = Session::with_id(SessionId::parse(name).unwrap());
+            repo.save(&s).await.unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let ids: Vec<String> = repo
+            .list()
+            .await
+            .unwrap()
+            .iter()
+            .map(|i| i.id.to_string())
+            .collect();
+        assert_eq!(ids, ["c", "b"]);
     }
 
     #[tokio::test]

@@ -155,17 +155,26 @@ pub struct McpArgs {
     /// Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (0 picks a free port; the address is printed).
     #[arg(long, value_name = "PORT")]
     pub http: Option<u16>,
-    /// The address `--http` listens on (another computer's only once an API key exists: `baton serve keys add NAME`).
+    /// The address `--http` listens on (another computer's only once an MCP key exists: `baton mcp keys add NAME`).
     #[arg(long, default_value = "127.0.0.1")]
     pub host: std::net::IpAddr,
-    /// `servers`, `add`, `enable`, `disable`: the MCP servers and plugins Baton uses.
+    /// Over `--http`, run tools that send data off this computer or change the user's accounts (the browser, sending mail) without asking; without it they run only when the client shows the user the action (MCP elicitation) and the user accepts.
+    #[arg(long, requires = "http")]
+    pub allow_acting: bool,
+    /// Over `--http`, serve this computer without a key while no MCP key is made: every program running on it (not web pages) may then use Baton's tools. Without it, `--http` needs a key (`baton mcp keys add NAME`).
+    #[arg(long, requires = "http")]
+    pub no_auth: bool,
+    /// `servers`, `add`, `enable`, `disable`, `keys`: the MCP servers and plugins Baton uses, and the keys of `--http`.
     #[command(subcommand)]
     pub action: Option<McpCommand>,
 }
 
-/// `baton mcp servers|add|enable|disable`.
+/// `baton mcp servers|add|enable|disable|keys`.
 #[derive(Subcommand, Debug)]
 pub enum McpCommand {
+    /// The API keys of `baton mcp --http` (apart from `baton serve`'s; stored hashed, a key is shown once, when made).
+    #[command(subcommand)]
+    Keys(KeysCommand),
     /// The MCP servers (mcp.json) and plugins (the Tools folder) with what each is doing and its tools (each is started to list them).
     Servers {
         /// Print JSON.
@@ -211,12 +220,18 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 64)]
     pub max_concurrent: usize,
     /// Requests a minute per API key (or in all, without keys); more get 429 with Retry-After (0: no limit).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = baton_server::DEFAULT_PER_MINUTE)]
     pub per_minute: u32,
     /// The largest file `POST /v1/files` takes, in MB (larger: 413).
     #[arg(long, default_value_t = 100)]
     pub max_file_mb: usize,
-    /// Where conversations of clients that send `x-baton-session: ID` are kept: `memory`, `file` (Baton's session files) or `redis://HOST:PORT` (shared by several servers) [default: the `server.sessions` setting, memory].
+    /// How many MB of uploaded files one API key keeps at once (more: 413 until some are deleted or expire).
+    #[arg(long, default_value_t = 1024)]
+    pub file_quota_mb: u64,
+    /// Days an uploaded file is kept (an upload may ask for less with `expires_after`).
+    #[arg(long, default_value_t = 30)]
+    pub file_days: u32,
+    /// Where conversations of clients that send `x-baton-session: ID` are kept, each API key's apart: `memory`, `file` (the API's own session files, apart from the desktop's) or `redis://HOST:PORT` (shared by several servers) [default: the `server.sessions` setting, memory].
     #[arg(long)]
     pub sessions: Option<String>,
     /// Do not bring the workspace search index up to date at start (search answers from the index as it is).
@@ -225,6 +240,9 @@ pub struct ServeArgs {
     /// Days a Redis-kept session lives after its last use [default: the `server.sessionTtlDays` setting, 30].
     #[arg(long)]
     pub session_ttl_days: Option<u32>,
+    /// Serve this computer without an API key while none is made: every program running on it (not web pages) may then use Baton's agents and tools. Without it, `baton serve` needs a key (`baton serve keys add NAME`).
+    #[arg(long)]
+    pub no_auth: bool,
     /// `keys add|list|revoke`: the server's API keys.
     #[command(subcommand)]
     pub keys: Option<ServeCommand>,
@@ -238,7 +256,7 @@ pub enum ServeCommand {
     Keys(KeysCommand),
 }
 
-/// `baton serve keys add|list|revoke`.
+/// `baton serve keys add|list|revoke`, `baton mcp keys add|list|revoke`.
 #[derive(Subcommand, Debug)]
 pub enum KeysCommand {
     /// Makes a key and prints it (once: only its hash is kept).
@@ -248,7 +266,7 @@ pub enum KeysCommand {
     },
     /// Lists the keys: name, first characters, when made.
     List,
-    /// Removes a key; a running server refuses it from its next request.
+    /// Removes a key; a running server refuses it from its next request (what its holder kept on the server stays out of reach of any other key).
     Revoke {
         /// The key's name.
         name: String,

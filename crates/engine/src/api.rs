@@ -92,7 +92,9 @@ pub mod mcp {
 
     /// Serving Baton's toolboxes to other agents over MCP.
     pub mod server {
-        pub use baton_mcp::server::{CatalogFactory, KeyCheck, serve_http, serve_stdio};
+        pub use baton_mcp::server::{
+            Acting, CatalogFactory, HttpOptions, KeyCheck, serve_http, serve_stdio,
+        };
     }
 }
 

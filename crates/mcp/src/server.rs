@@ -3,6 +3,13 @@
 //! MCP session gets a catalog of its own (a toolbox holds state: an open
 //! workbook, a browser tab), so other agents use Baton's tools inside the
 //! same sandbox, validated and repaired as Baton's own agents' calls are.
+//!
+//! Over HTTP, a tool that sends data off the computer or changes the
+//! user's accounts (its effect asks for a card in Baton) runs only when
+//! the server was started to allow it, or when the client shows the user
+//! the action (an MCP elicitation) and the user accepts. Over stdio the
+//! client is the program that started Baton, and the tools' annotations
+//! tell it which to confirm.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -25,16 +32,32 @@ pub type CatalogFactory = Arc<dyn Fn() -> Catalog + Send + Sync>;
 /// Says whether a bearer key is accepted.
 pub type KeyCheck = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
+/// Which calls run without the user's word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Acting {
+    /// Every call runs (stdio, or `--allow-acting`).
+    Allowed,
+    /// Calls that send data off the computer or change the user's
+    /// accounts run only once the user accepts them through the client.
+    AskTheUser,
+}
+
 /// One MCP session over one catalog.
 #[derive(Clone)]
 pub struct CatalogServer {
     catalog: Arc<Catalog>,
     tools: Arc<Vec<Tool>>,
+    acting: Acting,
 }
 
 impl CatalogServer {
-    /// Serves `catalog`'s methods as MCP tools.
+    /// Serves `catalog`'s methods as MCP tools, every call allowed.
     pub fn new(catalog: Catalog) -> Self {
+        Self::with_acting(catalog, Acting::Allowed)
+    }
+
+    /// Serves `catalog`'s methods as MCP tools, acting as `acting` says.
+    pub fn with_acting(catalog: Catalog, acting: Acting) -> Self {
         let tools = catalog
             .specs()
             .flat_map(|s| s.methods.iter().map(|m| mcp_tool(&s.name, m)))
@@ -42,7 +65,59 @@ impl CatalogServer {
         Self {
             catalog: Arc::new(catalog),
             tools: Arc::new(tools),
+            acting,
         }
+    }
+
+    /// Why call `name` with `args` may not run, if it may not: it acts
+    /// for the user and the user, asked through the client, did not
+    /// accept (or the client cannot ask).
+    async fn refusal(
+        &self,
+        name: &str,
+        args: &Value,
+        peer: &rmcp::Peer<RoleServer>,
+    ) -> Option<String> {
+        if self.acting == Acting::Allowed {
+            return None;
+        }
+        let (label, shown) = self.catalog.confirmation(name, args, &[])?;
+        let action = match self.catalog.describe(name, args, "").await {
+            Some(words) => words,
+            None => format!("{label} {shown}"),
+        };
+        let can_ask = peer
+            .supported_elicitation_modes()
+            .contains(&rmcp::service::ElicitationMode::Form);
+        if !can_ask {
+            return Some(format!(
+                "{label} was not run: it sends data off the user's computer or changes their accounts, and this client cannot ask the user (MCP elicitation). Start Baton's MCP server with `--allow-acting` to let it run such tools without asking."
+            ));
+        }
+        let question = rmcp::model::ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: format!("Baton is asked to do this for you:\n\n{action}\n\nAllow it?"),
+            requested_schema: rmcp::model::ElicitationSchema::builder()
+                .required_bool("allow")
+                .build()
+                .expect("a one-field schema"),
+        };
+        let answer = match peer.create_elicitation(question).await {
+            Ok(a) => a,
+            Err(e) => {
+                return Some(format!(
+                    "{label} was not run: the user could not be asked ({e}). Start Baton's MCP server with `--allow-acting` to let it run such tools without asking."
+                ));
+            }
+        };
+        let allowed = answer.action == rmcp::model::ElicitationAction::Accept
+            && answer
+                .content
+                .as_ref()
+                .and_then(|c| c.get("allow"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+        (!allowed).then(|| format!("{label} was not run: the user did not allow it"))
     }
 
     /// Closes the toolboxes (an open workbook, a browser tab).
@@ -91,6 +166,10 @@ impl ServerHandler for CatalogServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = Value::Object(request.arguments.unwrap_or_default());
+        if let Some(why) = self.refusal(&request.name, &args, &context.peer).await {
+            tracing::info!(tool = %request.name, "refused: {why}");
+            return Ok(CallToolResult::error(vec![ContentBlock::text(why)]).into());
+        }
         let ctx = ToolContext::new(context.ct.clone());
         let span = tracing::info_span!("mcp_call", tool = %request.name);
         let _enter = span.enter();
@@ -148,14 +227,23 @@ pub async fn serve_stdio(catalog: Catalog) -> Result<(), ServeError> {
         .map_err(|e| ServeError::Session(e.to_string()))
 }
 
+/// How the MCP HTTP server guards its door and its tools.
+#[derive(Clone, Default)]
+pub struct HttpOptions {
+    /// With keys, each request needs `Authorization: Bearer KEY` with a
+    /// key it accepts; without, only loopback addresses may be used (the
+    /// caller checks).
+    pub keys: Option<KeyCheck>,
+    /// Run tools that act for the user without asking (`--allow-acting`).
+    pub allow_acting: bool,
+}
+
 /// Serves fresh catalogs of `factory` over streamable HTTP at `/mcp` on
-/// `listener` until `stop` is cancelled. With `keys`, each request needs
-/// `Authorization: Bearer KEY` with a key it accepts; without, only
-/// loopback addresses may be used (the caller checks).
+/// `listener` until `stop` is cancelled, guarded as `options` say.
 pub async fn serve_http(
     listener: tokio::net::TcpListener,
     factory: CatalogFactory,
-    keys: Option<KeyCheck>,
+    options: HttpOptions,
     stop: CancellationToken,
 ) -> Result<(), ServeError> {
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -176,13 +264,18 @@ pub async fn serve_http(
         // guards it instead.
         config = config.disable_allowed_hosts();
     }
+    let acting = if options.allow_acting {
+        Acting::Allowed
+    } else {
+        Acting::AskTheUser
+    };
     let service = StreamableHttpService::new(
-        move || Ok(CatalogServer::new(factory())),
+        move || Ok(CatalogServer::with_acting(factory(), acting)),
         Arc::new(LocalSessionManager::default()),
         config,
     );
     let mut router = axum::Router::new().nest_service("/mcp", service);
-    if let Some(check) = keys {
+    if let Some(check) = options.keys {
         router = router.layer(axum::middleware::from_fn(move |req, next| {
             let check = Arc::clone(&check);
             authorize(req, next, check)
@@ -213,12 +306,12 @@ async fn authorize(
         Some(key) if check(key.trim()) => next.run(req).await,
         Some(_) => (
             axum::http::StatusCode::UNAUTHORIZED,
-            "that API key is not accepted (make one with `baton serve keys add NAME`)",
+            "that API key is not accepted (make one with `baton mcp keys add NAME`)",
         )
             .into_response(),
         None => (
             axum::http::StatusCode::UNAUTHORIZED,
-            "an API key is needed: send `Authorization: Bearer KEY` (make one with `baton serve keys add NAME`)",
+            "an API key is needed: send `Authorization: Bearer KEY` (make one with `baton mcp keys add NAME`)",
         )
             .into_response(),
     }

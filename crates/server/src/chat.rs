@@ -9,8 +9,8 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::State;
 use axum::extract::rejection::JsonRejection;
+use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 
 use crate::error::ApiError;
 use crate::wire::{ChatMessage, ChatRequest, Role, WireUsage};
-use crate::{App, parts, sessions};
+use crate::{App, Caller, parts, sessions};
 
 /// Why tools that send something off the machine do not run here.
 const NO_CONFIRM: &str =
@@ -35,6 +35,7 @@ const NO_CONFIRM: &str =
 /// messages it sends.
 async fn conversation_from(
     app: &App,
+    caller: &Caller,
     messages: &[ChatMessage],
 ) -> Result<(Session, Option<String>, UserMessage), ApiError> {
     let Some((last, earlier)) = messages.split_last() else {
@@ -49,7 +50,7 @@ async fn conversation_from(
     let mut session = Session::new();
     let mut instructions = Vec::new();
     for m in earlier {
-        let read = parts::read(app, m).await?;
+        let read = parts::read(app, caller, m).await?;
         match m.role {
             Role::System | Role::Developer => instructions.push(read.text),
             Role::User => session.history.push(user_message(app, read).await),
@@ -63,7 +64,7 @@ async fn conversation_from(
         }
     }
     let instructions = (!instructions.is_empty()).then(|| instructions.join("\n\n"));
-    let read = parts::read(app, last).await?;
+    let read = parts::read(app, caller, last).await?;
     let message = UserMessage {
         text: read.text,
         files: read.files,
@@ -111,11 +112,12 @@ fn kept_session(headers: &HeaderMap) -> Result<Option<SessionId>, ApiError> {
 /// and the last user message count).
 async fn open(
     app: &Arc<App>,
+    caller: &Caller,
     req: &ChatRequest,
     kept: Option<&SessionId>,
 ) -> Result<(Conversation, UserMessage), ApiError> {
     let (agent, provider) = app.resolve_model(&req.model)?;
-    let (posted, instructions, message) = conversation_from(app, &req.messages).await?;
+    let (posted, instructions, message) = conversation_from(app, caller, &req.messages).await?;
     let options = ConversationOptions {
         agent,
         provider,
@@ -127,10 +129,10 @@ async fn open(
     };
     let conversations = app.engine.conversations();
     // A kept session is saved by the conversation after each turn and
-    // command, in the server's repository.
+    // command, in the caller's part of the server's repository.
     let conversation = match kept {
         Some(id) => conversations
-            .open_in(std::sync::Arc::clone(&app.sessions.repo), id, options)
+            .open_in(app.sessions.repo_for(caller), id, options)
             .await
             .map_err(|e| match e {
                 EngineError::Session(e) => sessions::store_error(e),
@@ -148,6 +150,7 @@ async fn open(
 /// The handler.
 pub(crate) async fn completions(
     State(app): State<Arc<App>>,
+    Extension(caller): Extension<Caller>,
     headers: HeaderMap,
     body: Result<Json<ChatRequest>, JsonRejection>,
 ) -> Result<Response, ApiError> {
@@ -157,16 +160,17 @@ pub(crate) async fn completions(
         Err(too_many) => return Ok(too_many.into_response()),
     };
     if req.model.trim() == crate::team::TEAM_MODEL {
-        let prompt = team_prompt(&app, &req).await?;
+        let prompt = team_prompt(&app, &caller, &req).await?;
         return crate::team::completions(Arc::clone(&app), req, prompt, place).await;
     }
     let kept = kept_session(&headers)?;
-    let (conversation, message) = open(&app, &req, kept.as_ref()).await?;
+    let (conversation, message) = open(&app, &caller, &req, kept.as_ref()).await?;
     let chunks = Chunks::new(&req.model);
     // A slash command on a kept session answers at once (and is saved).
     if kept.is_some()
         && message.files.is_empty()
         && message.text.trim_start().starts_with('/')
+        && refuse_session_command(&message.text)?
         && let Some(out) = conversation
             .command(&message.text)
             .await
@@ -190,10 +194,30 @@ pub(crate) async fn completions(
     }
 }
 
+/// Refuses the `/session` commands that reach beyond the one session a
+/// request names (`list`, `load`, `save`, `delete`): over the API a
+/// caller works in the session it sends, nothing else. `Ok(true)`: any
+/// other command, to be run.
+fn refuse_session_command(line: &str) -> Result<bool, ApiError> {
+    let mut words = line.split_whitespace();
+    let (command, sub) = (words.next(), words.next());
+    match (command, sub) {
+        (Some("/session"), Some(sub @ ("list" | "load" | "save" | "delete"))) => {
+            Err(ApiError::invalid(
+                format!(
+                    "`/session {sub}` is not available over the HTTP API: a request works in the session its `x-baton-session` names, and each API key's sessions are its own"
+                ),
+                Some("messages"),
+            ))
+        }
+        _ => Ok(true),
+    }
+}
+
 /// The request for the team: the last message, the user's, as text.
-async fn team_prompt(app: &App, req: &ChatRequest) -> Result<String, ApiError> {
+async fn team_prompt(app: &App, caller: &Caller, req: &ChatRequest) -> Result<String, ApiError> {
     match req.messages.last() {
-        Some(last) if last.role == Role::User => Ok(parts::read(app, last).await?.text),
+        Some(last) if last.role == Role::User => Ok(parts::read(app, caller, last).await?.text),
         _ => Err(ApiError::invalid(
             "the last message must be the user's",
             Some("messages"),

@@ -29,12 +29,12 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use baton_engine::Engine;
-use baton_engine::api::keys::{KeyError, LiveKeys};
+use baton_engine::api::keys::{Door, KeyError, KeyHolder, LiveKeys};
 use serde_json::{Value, json};
 
 pub use error::ApiError;
 pub use files::{FileRecord, FileStore, Purpose};
-pub use limits::Limits;
+pub use limits::{DEFAULT_PER_MINUTE, Limits};
 pub use sessions::{SessionKind, Sessions};
 
 /// How `baton serve` runs.
@@ -47,10 +47,45 @@ pub struct ServeOptions {
     /// Do not bring the workspace index up to date at start (as the
     /// `skipIndexingOnStartup` setting; either one skips it).
     pub skip_indexing: bool,
+    /// Serve this computer without an API key when none is made
+    /// (`--no-auth`): every program running on it may then use the agents
+    /// (web pages still may not). Without it, a key must exist.
+    pub no_auth: bool,
 }
 
 /// The largest request body taken (attachments come later, as files).
 pub const BODY_LIMIT: usize = 16 * 1024 * 1024;
+
+/// Who a request comes from: the holder of the API key it carried, or
+/// this computer when the server needs no key. What a caller keeps
+/// (sessions, files) is filed under its `owner`, apart from every other
+/// caller's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Caller {
+    /// For logs: the key's name, or `local`.
+    pub name: String,
+    /// Where its things are filed and its requests counted: `key-TAG`
+    /// (the key's [`KeyHolder::tag`]), or `local`.
+    pub owner: String,
+}
+
+impl Caller {
+    /// This computer, on a server that needs no key.
+    fn local() -> Self {
+        Self {
+            name: "local".into(),
+            owner: "local".into(),
+        }
+    }
+
+    /// The holder of an accepted key.
+    fn holder(h: KeyHolder) -> Self {
+        Self {
+            owner: format!("key-{}", h.tag),
+            name: h.name,
+        }
+    }
+}
 
 /// What the handlers share.
 pub struct App {
@@ -61,6 +96,7 @@ pub struct App {
     sessions: Sessions,
     files: FileStore,
     index: ready::ServerIndex,
+    probes: ready::ProbeCache,
 }
 
 /// Why the server could not start.
@@ -71,6 +107,11 @@ pub enum ServeError {
         "refusing to listen on {0}: without API keys the server answers this computer only (use 127.0.0.1, or make a key with `baton serve keys add NAME`)"
     )]
     NotLoopback(IpAddr),
+    /// No key is made and serving without one was not asked for.
+    #[error(
+        "no API key yet: make one with `baton serve keys add NAME` (it is printed once; clients send it as `Authorization: Bearer KEY`), or start with `--no-auth` to let every program on this computer use Baton's agents and tools without a key (web pages still cannot)"
+    )]
+    NoKey,
     /// The keys file could not be read.
     #[error("the API keys could not be read: {0}")]
     Keys(#[from] KeyError),
@@ -108,6 +149,7 @@ impl App {
             sessions,
             files,
             index,
+            probes: ready::ProbeCache::default(),
         }))
     }
 
@@ -277,40 +319,53 @@ fn web_page_refusal(headers: &axum::http::HeaderMap, open: bool) -> Option<Strin
     ))
 }
 
-/// With keys configured, `/v1/*` needs `Authorization: Bearer KEY`.
-async fn auth(State(app): State<Arc<App>>, req: Request, next: Next) -> Result<Response, ApiError> {
-    let Some(keys) = app.keys.now() else {
-        if let Err(too_many) = app.gate.count("local") {
-            return Ok(too_many.into_response());
-        }
-        return Ok(next.run(req).await);
-    };
-    let presented = req
-        .headers()
+/// The bearer key of a request, if it carries one.
+fn bearer(headers: &axum::http::HeaderMap) -> Option<&str> {
+    headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
-    let refused = |message: &str| ApiError {
-        status: StatusCode::UNAUTHORIZED,
-        code: Some("invalid_api_key"),
-        ..ApiError::invalid(message, None)
-    };
-    match presented {
-        None => Err(refused(
-            "no API key was given: send it as `Authorization: Bearer KEY` (`baton serve keys add NAME` makes one)",
-        )),
-        Some(key) => match keys.check(key) {
-            Some(name) => {
-                tracing::info!(key = name, "authorised");
-                if let Err(too_many) = app.gate.count(name) {
-                    return Ok(too_many.into_response());
-                }
-                Ok(next.run(req).await)
-            }
-            None => Err(refused("the API key is not one of this server's keys")),
-        },
+        .map(str::trim)
+}
+
+impl App {
+    /// Who sent `headers`: this computer when no key is needed, the
+    /// holder of the key they carry, or why not.
+    fn caller(&self, headers: &axum::http::HeaderMap) -> Result<Caller, ApiError> {
+        let Some(keys) = self.keys.now() else {
+            return Ok(Caller::local());
+        };
+        let refused = |message: &str| ApiError {
+            status: StatusCode::UNAUTHORIZED,
+            code: Some("invalid_api_key"),
+            ..ApiError::invalid(message, None)
+        };
+        match bearer(headers) {
+            None => Err(refused(
+                "no API key was given: send it as `Authorization: Bearer KEY` (`baton serve keys add NAME` makes one)",
+            )),
+            Some(key) => keys
+                .check(key)
+                .map(Caller::holder)
+                .ok_or_else(|| refused("the API key is not one of this server's keys")),
+        }
     }
+}
+
+/// With keys configured, `/v1/*` needs `Authorization: Bearer KEY`; the
+/// caller goes with the request to the handlers.
+async fn auth(
+    State(app): State<Arc<App>>,
+    mut req: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    let caller = app.caller(req.headers())?;
+    tracing::info!(key = %caller.name, "authorised");
+    if let Err(too_many) = app.gate.count(&caller.owner) {
+        return Ok(too_many.into_response());
+    }
+    req.extensions_mut().insert(caller);
+    Ok(next.run(req).await)
 }
 
 /// 404 in OpenAI's shape.
@@ -353,9 +408,9 @@ pub fn router(app: Arc<App>) -> Router {
 }
 
 /// Binds `addr` and serves until `shutdown` resolves, finishing the
-/// requests in flight. With no API key made, only this computer is
-/// served (`addr` must be loopback); with keys, every `/v1` request needs
-/// one. `on_bound` gets the address and whether keys are required, once
+/// requests in flight. Every `/v1` request needs an API key; with none
+/// made, the server starts only when `options.no_auth` asks, and then
+/// serves this computer only (`addr` must be loopback). `on_bound` gets the address and whether keys are required, once
 /// the session store is open and requests are taken.
 pub async fn serve(
     engine: Arc<Engine>,
@@ -364,7 +419,10 @@ pub async fn serve(
     on_bound: impl FnOnce(SocketAddr, bool),
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let keys = LiveKeys::open(&engine.paths().data_dir)?;
+    let keys = LiveKeys::open(&engine.paths().data_dir, Door::Serve)?;
+    if !keys.required() && !options.no_auth {
+        return Err(ServeError::NoKey);
+    }
     if !keys.required() && !addr.ip().is_loopback() {
         return Err(ServeError::NotLoopback(addr.ip()));
     }

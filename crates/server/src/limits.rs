@@ -17,19 +17,30 @@ use crate::ApiError;
 pub struct Limits {
     /// Answers running at once (0: no limit).
     pub max_concurrent: usize,
-    /// Requests per minute per key (the key's name; `local` without keys;
-    /// 0: no limit).
+    /// Requests per minute per key (each key apart; this computer's
+    /// together without keys; 0: no limit).
     pub per_minute: u32,
     /// The largest file `POST /v1/files` takes, in bytes.
     pub max_file_bytes: usize,
+    /// How many bytes of files one key keeps at once.
+    pub file_quota_bytes: u64,
+    /// Days an uploaded file is kept (an upload may ask for less).
+    pub file_days: u32,
 }
+
+/// Requests a minute per key unless `--per-minute` says otherwise: far
+/// more than a person or a script at work sends, far fewer than a page
+/// posting forms in a loop.
+pub const DEFAULT_PER_MINUTE: u32 = 600;
 
 impl Default for Limits {
     fn default() -> Self {
         Self {
             max_concurrent: 64,
-            per_minute: 0,
+            per_minute: DEFAULT_PER_MINUTE,
             max_file_bytes: 100 << 20,
+            file_quota_bytes: 1 << 30,
+            file_days: 30,
         }
     }
 }
@@ -77,8 +88,8 @@ impl Gate {
         }
     }
 
-    /// Counts one request of `key`; `Err` when it is one too many this
-    /// minute.
+    /// Counts one request of `key` (a caller's owner); `Err` when it is
+    /// one too many this minute.
     pub(crate) fn count(&self, key: &str) -> Result<(), TooMany> {
         let limit = self.limits.per_minute as usize;
         if limit == 0 {

@@ -7,7 +7,7 @@ use baton_engine::api::FileAttachment;
 use serde_json::Value;
 
 use crate::wire::{ChatMessage, Content};
-use crate::{ApiError, App};
+use crate::{ApiError, App, Caller};
 
 /// A message's words and attached files.
 #[derive(Default)]
@@ -38,12 +38,12 @@ fn decode(data: &str, what: &str) -> Result<Vec<u8>, ApiError> {
 }
 
 /// A `{"type": "file", "file": {…}}` part.
-async fn file_part(app: &App, part: &Value) -> Result<FileAttachment, ApiError> {
+async fn file_part(app: &App, caller: &Caller, part: &Value) -> Result<FileAttachment, ApiError> {
     let file = part.get("file").unwrap_or(&Value::Null);
     let field = |k: &str| file.get(k).and_then(Value::as_str);
     if let Some(id) = field("file_id") {
-        let record = app.files.get(id).await?;
-        let bytes = app.files.content(id).await?;
+        let record = app.files.get(caller, id).await?;
+        let bytes = app.files.content(&record).await?;
         return Ok(FileAttachment::new(record.filename, bytes));
     }
     let Some(data) = field("file_data") else {
@@ -79,7 +79,7 @@ fn image_part(part: &Value) -> Result<FileAttachment, ApiError> {
 }
 
 /// The text and files of `m`; parts Baton cannot take are refused.
-pub(crate) async fn read(app: &App, m: &ChatMessage) -> Result<Read, ApiError> {
+pub(crate) async fn read(app: &App, caller: &Caller, m: &ChatMessage) -> Result<Read, ApiError> {
     let parts = match &m.content {
         None => return Ok(Read::default()),
         Some(Content::Text(t)) => {
@@ -95,7 +95,7 @@ pub(crate) async fn read(app: &App, m: &ChatMessage) -> Result<Read, ApiError> {
     for p in parts {
         match p.get("type").and_then(Value::as_str) {
             Some("text") => texts.push(p.get("text").and_then(Value::as_str).unwrap_or("")),
-            Some("file") => files.push(file_part(app, p).await?),
+            Some("file") => files.push(file_part(app, caller, p).await?),
             Some("image_url") => files.push(image_part(p)?),
             Some(other) => {
                 return Err(refused(format!(

@@ -7,13 +7,46 @@ use std::time::Duration;
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use baton_engine::api::Readiness;
 use baton_engine::api::index::WorkspaceIndex;
 use baton_engine::{Engine, IndexState};
 use serde_json::{Value, json};
 
 use crate::App;
+
+/// How long one probe of the provider answers `/ready` (a load balancer
+/// polling every second does not make a request to the provider each
+/// time).
+const PROBE_KEPT: Duration = Duration::from_secs(5);
+
+/// The last probe of the provider, kept for [`PROBE_KEPT`].
+#[derive(Default)]
+pub(crate) struct ProbeCache {
+    last: tokio::sync::Mutex<Option<(std::time::Instant, String, Readiness)>>,
+}
+
+impl ProbeCache {
+    /// The readiness of provider entry `name`, probed at most every
+    /// [`PROBE_KEPT`] (callers at once wait for the one probe).
+    async fn readiness(
+        &self,
+        name: &str,
+        probe: impl std::future::Future<Output = Readiness>,
+    ) -> Readiness {
+        let mut last = self.last.lock().await;
+        if let Some((at, n, r)) = last.as_ref()
+            && n == name
+            && at.elapsed() < PROBE_KEPT
+        {
+            return r.clone();
+        }
+        let r = probe.await;
+        *last = Some((std::time::Instant::now(), name.to_string(), r.clone()));
+        r
+    }
+}
 
 /// The index the agents search and what its background refresh is doing.
 pub(crate) struct ServerIndex {
@@ -85,38 +118,47 @@ fn index_report(state: Option<IndexState>) -> (Value, bool) {
 
 /// `GET /ready`: 200 when the default agent's provider answers (or its
 /// model file is there) and the workspace index is not on its first scan;
-/// else 503 saying which.
-pub(crate) async fn ready(State(app): State<Arc<App>>) -> Response {
-    let unavailable = |message: String| {
-        crate::ApiError::server(StatusCode::SERVICE_UNAVAILABLE, message).into_response()
-    };
-    let def = match app.engine.agents().def(None) {
-        Ok(d) => d,
-        Err(e) => return unavailable(e.to_string()),
-    };
-    let cfg = match app.engine.agents().provider_for(&def, None) {
-        Ok(c) => c,
-        Err(e) => return unavailable(e.to_string()),
-    };
-    let provider = app
-        .engine
-        .providers()
-        .readiness_of(&cfg, Duration::from_secs(3))
-        .await;
-    let (index, index_ok) = index_report(app.index.state());
-    let ok = provider.is_ready() && index_ok;
-    let (baton_engine::api::Readiness::Ready(how) | baton_engine::api::Readiness::NotReady(how)) =
-        &provider;
-    let body = json!({
-        "status": if ok { "ready" } else { "not ready" },
-        "agent": def.name,
-        "provider": {"name": cfg.name, "ready": provider.is_ready(), "detail": how},
-        "index": index,
-    });
+/// else 503. The details (agent, provider, index) are told only to a
+/// caller who may use the API (its key, or anyone on a server without
+/// keys); others get the status alone.
+pub(crate) async fn ready(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    let detailed = app.caller(&headers).is_ok();
+    let (ok, details) = readiness(&app).await;
     let status = if ok {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE
     };
+    let word = if ok { "ready" } else { "not ready" };
+    let body = match details {
+        Value::Object(mut d) if detailed => {
+            d.insert("status".into(), json!(word));
+            Value::Object(d)
+        }
+        _ => json!({"status": word}),
+    };
     (status, Json(body)).into_response()
+}
+
+/// Whether the server is ready, and what it found.
+async fn readiness(app: &App) -> (bool, Value) {
+    let def = match app.engine.agents().def(None) {
+        Ok(d) => d,
+        Err(e) => return (false, json!({"message": e.to_string()})),
+    };
+    let cfg = match app.engine.agents().provider_for(&def, None) {
+        Ok(c) => c,
+        Err(e) => return (false, json!({"agent": def.name, "message": e.to_string()})),
+    };
+    let providers = app.engine.providers();
+    let probe = providers.readiness_of(&cfg, Duration::from_secs(3));
+    let provider = app.probes.readiness(&cfg.name, probe).await;
+    let (index, index_ok) = index_report(app.index.state());
+    let (Readiness::Ready(how) | Readiness::NotReady(how)) = &provider;
+    let details = json!({
+        "agent": def.name,
+        "provider": {"name": cfg.name, "ready": provider.is_ready(), "detail": how},
+        "index": index,
+    });
+    (provider.is_ready() && index_ok, details)
 }

@@ -1,26 +1,43 @@
 //! Server-side conversations for clients that send `x-baton-session: ID`:
 //! the history lives on the server (slash commands and compaction work as
-//! in `baton chat`), kept in a [`SessionRepo`]: memory, the engine's
-//! session files, or Redis (here). Without the header the API is
-//! stateless, as OpenAI's is.
+//! in `baton chat`), kept in a [`SessionRepo`]: memory, session files of
+//! the API's own (never the desktop's), or Redis (here). Each caller (API
+//! key) has a namespace of its own in every store, so one key's holder
+//! cannot read, overwrite or delete another's conversations. Without the
+//! header the API is stateless, as OpenAI's is.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use axum::http::StatusCode;
 use baton_engine::api::{
-    MemorySessions, Session, SessionError, SessionId, SessionInfo, SessionRepo,
+    MemorySessions, Session, SessionError, SessionId, SessionInfo, SessionRepo, SessionStore,
 };
 
-use crate::ApiError;
+use crate::{ApiError, Caller};
+
+/// The most sessions one caller keeps in memory: one more forgets the
+/// one used longest ago.
+pub const MEMORY_SESSIONS_PER_CALLER: usize = 1_000;
 
 /// Where `x-baton-session` conversations are kept.
 pub struct Sessions {
-    /// The repository conversations are opened in and saved to.
-    pub(crate) repo: Arc<dyn SessionRepo>,
+    store: Store,
     /// The Redis server, when sessions are kept there (files and the
     /// team's notes are shared beside them).
     pub(crate) redis: Option<RedisLink>,
+}
+
+/// The store behind [`Sessions`], split by caller.
+enum Store {
+    /// Each caller's sessions in this process's memory, bounded.
+    Memory(Mutex<HashMap<String, MemorySessions>>),
+    /// `api-sessions/OWNER/` in the data folder.
+    Files(PathBuf),
+    /// `baton:session:OWNER:ID` on Redis.
+    Redis { link: RedisLink, ttl: u64 },
 }
 
 /// A connection to the Redis server the sessions are on.
@@ -28,17 +45,18 @@ pub struct Sessions {
 pub(crate) struct RedisLink {
     /// The connection (reconnects by itself).
     pub(crate) conn: redis::aio::ConnectionManager,
-    /// Where, for messages.
+    /// Where, for messages: the URL without its user name and password.
     pub(crate) url: String,
 }
 
 /// Which store `baton serve --sessions` names.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum SessionKind {
-    /// In memory.
+    /// In memory (at most [`MEMORY_SESSIONS_PER_CALLER`] per caller).
     #[default]
     Memory,
-    /// On disk.
+    /// On disk, in `api-sessions/` in the data folder (apart from the
+    /// desktop's and `baton chat`'s sessions).
     File,
     /// On Redis (`redis://HOST:PORT`), with the expiry in days.
     Redis {
@@ -60,7 +78,8 @@ impl SessionKind {
                 ttl_days: ttl_days.max(1),
             }),
             other => Err(format!(
-                "`{other}` is not a session store: memory, file or redis://HOST:PORT"
+                "`{}` is not a session store: memory, file or redis://HOST:PORT",
+                baton_stdx::without_userinfo(other)
             )),
         }
     }
@@ -75,32 +94,51 @@ impl Sessions {
     ) -> Result<Self, String> {
         Ok(match kind {
             SessionKind::Memory => Self {
-                repo: Arc::new(MemorySessions::default()),
+                store: Store::Memory(Mutex::default()),
                 redis: None,
             },
             SessionKind::File => Self {
-                repo: Arc::new(engine.conversations().store()),
+                store: Store::Files(engine.paths().data_dir.join("api-sessions")),
                 redis: None,
             },
             SessionKind::Redis { url, ttl_days } => {
                 let link = RedisLink::connect(url).await?;
-                let repo = RedisSessions {
-                    link: link.clone(),
-                    ttl: u64::from(*ttl_days) * 86_400,
-                };
                 Self {
-                    repo: Arc::new(repo),
+                    store: Store::Redis {
+                        link: link.clone(),
+                        ttl: u64::from(*ttl_days) * 86_400,
+                    },
                     redis: Some(link),
                 }
             }
         })
+    }
+
+    /// The sessions of `caller`, apart from every other caller's.
+    pub(crate) fn repo_for(&self, caller: &Caller) -> Arc<dyn SessionRepo> {
+        match &self.store {
+            Store::Memory(each) => {
+                let mut each = each.lock().unwrap_or_else(|p| p.into_inner());
+                let mine = each
+                    .entry(caller.owner.clone())
+                    .or_insert_with(|| MemorySessions::keeping(MEMORY_SESSIONS_PER_CALLER));
+                Arc::new(mine.clone())
+            }
+            Store::Files(dir) => Arc::new(SessionStore::new(dir.join(&caller.owner))),
+            Store::Redis { link, ttl } => Arc::new(RedisSessions {
+                link: link.clone(),
+                ttl: *ttl,
+                prefix: format!("baton:session:{}:", caller.owner),
+            }),
+        }
     }
 }
 
 impl RedisLink {
     /// Connects to `url`, with short timeouts and a few retries.
     async fn connect(url: &str) -> Result<Self, String> {
-        let fail = |e: redis::RedisError| format!("Redis at {url} cannot be reached: {e}");
+        let shown = baton_stdx::without_userinfo(url);
+        let fail = |e: redis::RedisError| format!("Redis at {shown} cannot be reached: {e}");
         let client = redis::Client::open(url).map_err(fail)?;
         let config = redis::aio::ConnectionManagerConfig::new()
             .set_connection_timeout(Some(std::time::Duration::from_secs(5)))
@@ -110,10 +148,7 @@ impl RedisLink {
             .get_connection_manager_with_config(config)
             .await
             .map_err(fail)?;
-        Ok(Self {
-            conn,
-            url: url.to_string(),
-        })
+        Ok(Self { conn, url: shown })
     }
 
     fn unavailable(&self, e: &redis::RedisError) -> SessionError {
@@ -124,18 +159,20 @@ impl RedisLink {
     }
 }
 
-/// Sessions on a Redis server several instances share, one JSON string
-/// each under `baton:session:ID`; each expires `ttl` seconds after its
-/// last use.
+/// One caller's sessions on a Redis server several instances share, one
+/// JSON string each under `baton:session:OWNER:ID`; each expires `ttl`
+/// seconds after its last use.
 struct RedisSessions {
     link: RedisLink,
     ttl: u64,
+    /// `baton:session:OWNER:`.
+    prefix: String,
 }
 
-const KEY_PREFIX: &str = "baton:session:";
-
-fn key(id: &SessionId) -> String {
-    format!("{KEY_PREFIX}{id}")
+impl RedisSessions {
+    fn key(&self, id: &SessionId) -> String {
+        format!("{}{id}", self.prefix)
+    }
 }
 
 #[async_trait]
@@ -143,7 +180,7 @@ impl SessionRepo for RedisSessions {
     async fn load(&self, id: &SessionId) -> Result<Session, SessionError> {
         // GETEX: read it and slide its expiry.
         let json: Option<String> = redis::cmd("GETEX")
-            .arg(key(id))
+            .arg(self.key(id))
             .arg("EX")
             .arg(self.ttl)
             .query_async(&mut self.link.conn.clone())
@@ -159,7 +196,7 @@ impl SessionRepo for RedisSessions {
     async fn save(&self, session: &Session) -> Result<(), SessionError> {
         let json = serde_json::to_string(session).expect("a session serializes");
         redis::cmd("SET")
-            .arg(key(&session.id))
+            .arg(self.key(&session.id))
             .arg(json)
             .arg("EX")
             .arg(self.ttl)
@@ -170,7 +207,7 @@ impl SessionRepo for RedisSessions {
 
     async fn delete(&self, id: &SessionId) -> Result<bool, SessionError> {
         let gone: u64 = redis::cmd("DEL")
-            .arg(key(id))
+            .arg(self.key(id))
             .query_async(&mut self.link.conn.clone())
             .await
             .map_err(|e| self.link.unavailable(&e))?;
@@ -195,7 +232,7 @@ impl SessionRepo for RedisSessions {
         let mut out = Vec::new();
         for (k, (json, left)) in keys.iter().zip(found) {
             let id = k
-                .strip_prefix(KEY_PREFIX)
+                .strip_prefix(&self.prefix)
                 .and_then(|i| SessionId::parse(i).ok());
             let session = json.and_then(|j| serde_json::from_str::<Session>(&j).ok());
             let (Some(id), Some(session)) = (id, session) else {
@@ -225,7 +262,7 @@ impl RedisSessions {
             let (next, batch): (u64, Vec<String>) = redis::cmd("SCAN")
                 .arg(cursor)
                 .arg("MATCH")
-                .arg(format!("{KEY_PREFIX}*"))
+                .arg(format!("{}*", self.prefix))
                 .arg("COUNT")
                 .arg(500)
                 .query_async(&mut conn)

@@ -53,6 +53,31 @@ pub fn mask(secret: &str) -> String {
     format!("{head}…{tail}")
 }
 
+/// `url` as it may be printed, logged or exported: without the user name
+/// and password it may carry (`redis://:secret@host:6379/0` becomes
+/// `redis://host:6379/0`). Text that is not a URL is given back whole
+/// unless it has an `@` before its first `/` after the scheme, which is cut
+/// up to the `@` as well.
+pub fn without_userinfo(url: &str) -> String {
+    if let Ok(mut parsed) = url::Url::parse(url)
+        && parsed.has_host()
+    {
+        if parsed.username().is_empty() && parsed.password().is_none() {
+            return url.to_string();
+        }
+        let _ = parsed.set_username("");
+        let _ = parsed.set_password(None);
+        return parsed.to_string();
+    }
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) if scheme.is_empty() => rest[at + 1..].to_string(),
+        Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
+        None => url.to_string(),
+    }
+}
+
 /// An error with its causes, `outer: inner: innermost`, each cause said
 /// once (a cause whose text the chain already holds is left out).
 pub fn error_chain(error: &dyn std::error::Error) -> String {
@@ -71,6 +96,25 @@ pub fn error_chain(error: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_lose_their_user_name_and_password() {
+        assert_eq!(
+            without_userinfo("redis://:s3cret@cache.local:6379/0"),
+            "redis://cache.local:6379/0"
+        );
+        assert_eq!(
+            without_userinfo("rediss://ops:s3cret@10.0.0.5/"),
+            "rediss://10.0.0.5/"
+        );
+        assert_eq!(
+            without_userinfo("https://example.com/a@b"),
+            "https://example.com/a@b"
+        );
+        assert_eq!(without_userinfo("redis://h:1"), "redis://h:1");
+        // Not a URL the parser takes: the part before `@` goes all the same.
+        assert_eq!(without_userinfo("redis://u:p@[bad/x"), "redis://[bad/x");
+    }
 
     #[test]
     fn data_cannot_close_or_open_its_fence() {

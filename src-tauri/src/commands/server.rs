@@ -45,7 +45,7 @@ pub fn server_status(state: State<'_, AppState>) -> IpcResult<HttpApiStatus> {
 fn status_of(state: &AppState) -> HttpApiStatus {
     let engine = state.engine();
     let keys = baton_engine::api::keys::KeyStore::new(&engine.paths().data_dir)
-        .list()
+        .list_for(baton_engine::api::keys::Door::Serve)
         .map(|k| k.len() as u32)
         .unwrap_or(0);
     let slot = lock(&state.server);
@@ -59,12 +59,32 @@ fn status_of(state: &AppState) -> HttpApiStatus {
     }
 }
 
-/// Starts the server on the engine and settings as they are now; `Err`
-/// says why it could not (address taken, not loopback without keys, Redis
-/// away).
+/// The name of the key the app keeps for the clients of its HTTP API.
+const DESKTOP_KEY: &str = "desktop";
+
+/// The app's own key for its HTTP API, from the keychain (made on first
+/// use, made anew when revoked or lost).
+fn desktop_key(engine: &Engine) -> Result<String, String> {
+    baton_engine::api::keys::kept_key(
+        &engine.paths().data_dir,
+        engine.secrets(),
+        DESKTOP_KEY,
+        baton_engine::api::keys::Door::Serve,
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// Starts the server on the engine and settings as they are now, a key
+/// required (the app's own, made and kept in the keychain on first
+/// start); `Err` says why it could not (address taken, no keychain for the
+/// key, Redis away).
 pub async fn start(state: &AppState) -> Result<(), String> {
     stop(state).await;
     let engine: Arc<Engine> = state.engine();
+    let engine_for_key = Arc::clone(&engine);
+    tokio::task::spawn_blocking(move || desktop_key(&engine_for_key))
+        .await
+        .map_err(|e| e.to_string())??;
     let s = engine.settings().server.clone();
     let host: IpAddr = s
         .host
@@ -127,6 +147,18 @@ pub async fn start_server(state: State<'_, AppState>) -> IpcResult<HttpApiStatus
     let result = start(&state).await;
     *lock(&state.server_error) = result.err();
     Ok(status_of(&state))
+}
+
+/// The app's key for its HTTP API, to copy into a client (made now if
+/// there is none yet).
+#[tauri::command]
+#[specta::specta]
+pub async fn server_key(state: State<'_, AppState>) -> IpcResult<String> {
+    let engine = state.engine();
+    tokio::task::spawn_blocking(move || desktop_key(&engine))
+        .await
+        .map_err(|e| IpcError::invalid(e.to_string()))?
+        .map_err(IpcError::invalid)
 }
 
 /// Stops the server.

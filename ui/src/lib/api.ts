@@ -200,6 +200,8 @@ export const api = {
   serverStatus: (): Promise<Full<HttpApiStatus>> => call(commands.serverStatus()) as Promise<Full<HttpApiStatus>>,
   startServer: (): Promise<Full<HttpApiStatus>> => call(commands.startServer()) as Promise<Full<HttpApiStatus>>,
   stopServer: (): Promise<Full<HttpApiStatus>> => call(commands.stopServer()) as Promise<Full<HttpApiStatus>>,
+  /** The app's own key for its HTTP API (kept in the keychain). */
+  serverKey: (): Promise<string> => call(commands.serverKey()),
   saveServerSettings: (settings: ServerSettings): Promise<Full<HttpApiStatus>> =>
     call(commands.saveServerSettings(settings)) as Promise<Full<HttpApiStatus>>,
   // voice

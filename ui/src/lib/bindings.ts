@@ -128,6 +128,11 @@ export const commands = {
 	serverStatus: () => typedError<HttpApiStatus, IpcError>(__TAURI_INVOKE("server_status")),
 	/**  Starts the server (or restarts it on the current settings). */
 	startServer: () => typedError<HttpApiStatus, IpcError>(__TAURI_INVOKE("start_server")),
+	/**
+	 *  The app's key for its HTTP API, to copy into a client (made now if
+	 *  there is none yet).
+	 */
+	serverKey: () => typedError<string, IpcError>(__TAURI_INVOKE("server_key")),
 	/**  Stops the server. */
 	stopServer: () => typedError<HttpApiStatus, IpcError>(__TAURI_INVOKE("stop_server")),
 	/**

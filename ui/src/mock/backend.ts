@@ -313,6 +313,8 @@ export class MockBackend {
   };
   /** The port something else already listens on (start fails there). */
   takenPort = 8081;
+  /** The app's key for its HTTP API. */
+  serverKey = 'bk-mock0desktop0key0000000000000000000000000000000000000000000000';
   /** What test_browser answers next. */
   browserTest: BrowserTest = { ok: true, mode: 'profile', message: 'Connected to Chrome/131.0.6778.85.' };
   // ----------------------------------------------------------------- voice
@@ -822,6 +824,8 @@ export class MockBackend {
         return structuredClone(this.server);
       case 'start_server':
         return this.startServer();
+      case 'server_key':
+        return this.serverKey;
       case 'stop_server':
         this.server = { ...this.server, url: null, error: null };
         return structuredClone(this.server);
@@ -973,9 +977,10 @@ export class MockBackend {
 
   private startServer(): Full<HttpApiStatus> {
     const { host, port } = this.server.settings;
+    // The app's own key is made on the first start.
     this.server = port === this.takenPort
       ? { ...this.server, url: null, error: `could not listen on ${host}:${port}: Address already in use (os error 98)` }
-      : { ...this.server, url: `http://${host}:${port}/v1`, error: null };
+      : { ...this.server, url: `http://${host}:${port}/v1`, error: null, keysRequired: true, keys: Math.max(this.server.keys, 1) };
     return structuredClone(this.server);
   }
 

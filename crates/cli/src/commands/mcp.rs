@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use baton_engine::api::keys::LiveKeys;
+use baton_engine::api::keys::{Door, LiveKeys};
 use serde_json::{Value, json};
 
 use crate::args::{McpArgs, McpCommand};
@@ -14,6 +14,7 @@ use crate::context::Context;
 
 pub async fn run(ctx: &Context, args: McpArgs) -> anyhow::Result<ExitCode> {
     match args.action {
+        Some(McpCommand::Keys(k)) => super::serve::keys(ctx, k, Door::Mcp),
         Some(McpCommand::Servers { json }) => servers(ctx, json).await,
         Some(McpCommand::Add {
             name,
@@ -24,7 +25,10 @@ pub async fn run(ctx: &Context, args: McpArgs) -> anyhow::Result<ExitCode> {
         Some(McpCommand::Enable { name }) => enable(ctx, &name, true).await,
         Some(McpCommand::Disable { name }) => enable(ctx, &name, false).await,
         None => match args.http {
-            Some(port) => serve_http(ctx, SocketAddr::new(args.host, port)).await,
+            Some(port) => {
+                let addr = SocketAddr::new(args.host, port);
+                serve_http(ctx, addr, args.allow_acting, args.no_auth).await
+            }
             None => serve_stdio(ctx).await,
         },
     }
@@ -44,8 +48,13 @@ async fn serve_stdio(ctx: &Context) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn serve_http(ctx: &Context, addr: SocketAddr) -> anyhow::Result<ExitCode> {
-    let keys = key_check(ctx, addr)?;
+async fn serve_http(
+    ctx: &Context,
+    addr: SocketAddr,
+    allow_acting: bool,
+    no_auth: bool,
+) -> anyhow::Result<ExitCode> {
+    let keys = key_check(ctx, addr, no_auth)?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
@@ -55,30 +64,44 @@ async fn serve_http(ctx: &Context, addr: SocketAddr) -> anyhow::Result<ExitCode>
     let who = if keys.is_some() {
         "API key required"
     } else {
-        "this computer only, no key needed"
+        "--no-auth: every program on this computer may use it without a key"
     };
-    eprintln!("Baton serves its toolboxes over MCP at http://{bound}/mcp ({who}; Ctrl-C stops)");
+    let acting = if allow_acting {
+        "tools that send data or change accounts run without asking"
+    } else {
+        "tools that send data or change accounts run only when the user accepts them in the client"
+    };
+    eprintln!(
+        "Baton serves its toolboxes over MCP at http://{bound}/mcp ({who}; {acting}; Ctrl-C stops)"
+    );
     let stop = tokio_util::sync::CancellationToken::new();
     let on_ctrl_c = stop.clone();
     tokio::spawn(async move {
         let _ = tokio::signal::ctrl_c().await;
         on_ctrl_c.cancel();
     });
-    baton_engine::api::mcp::server::serve_http(listener, factory(ctx)?, keys, stop).await?;
+    let options = baton_engine::api::mcp::server::HttpOptions { keys, allow_acting };
+    baton_engine::api::mcp::server::serve_http(listener, factory(ctx)?, options, stop).await?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// The keys of `baton serve keys` (re-read when the file changes), needed
-/// once any exists; without one only this computer may connect.
+/// The keys of `baton mcp keys` (re-read when the file changes), needed
+/// once any exists; without one the server starts only with `--no-auth`,
+/// and then only this computer may connect.
 fn key_check(
     ctx: &Context,
     addr: SocketAddr,
+    no_auth: bool,
 ) -> anyhow::Result<Option<baton_engine::api::mcp::server::KeyCheck>> {
-    let keys = LiveKeys::open(&ctx.paths().data_dir)?;
+    let keys = LiveKeys::open(&ctx.paths().data_dir, Door::Mcp)?;
     if !keys.required() {
         anyhow::ensure!(
+            no_auth,
+            "no MCP key yet: make one with `baton mcp keys add NAME` (it is printed once; clients send it as `Authorization: Bearer KEY`), or start with `--no-auth` to let every program on this computer use Baton's tools without a key (web pages still cannot)"
+        );
+        anyhow::ensure!(
             addr.ip().is_loopback(),
-            "refusing to listen on {}: without API keys Baton's MCP server answers this computer only (use 127.0.0.1, or make a key with `baton serve keys add NAME`)",
+            "refusing to listen on {}: without API keys Baton's MCP server answers this computer only (use 127.0.0.1, or make a key with `baton mcp keys add NAME`)",
             addr.ip()
         );
         return Ok(None);

@@ -4,14 +4,14 @@
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
-use baton_engine::api::keys::KeyStore;
+use baton_engine::api::keys::{Door, KeyStore};
 
 use crate::args::{KeysCommand, ServeArgs, ServeCommand};
 use crate::context::Context;
 
 pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
     if let Some(ServeCommand::Keys(k)) = args.keys {
-        return keys(ctx, k);
+        return keys(ctx, k, Door::Serve);
     }
     let saved = &ctx.settings().server;
     let host = match args.host {
@@ -33,6 +33,8 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
             max_concurrent: args.max_concurrent,
             per_minute: args.per_minute,
             max_file_bytes: args.max_file_mb << 20,
+            file_quota_bytes: args.file_quota_mb << 20,
+            file_days: args.file_days,
         },
         sessions: baton_server::SessionKind::parse(
             args.sessions.as_deref().unwrap_or(&saved.sessions),
@@ -40,6 +42,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
         )
         .map_err(anyhow::Error::msg)?,
         skip_indexing: args.skip_indexing_on_startup,
+        no_auth: args.no_auth,
     };
     // Plugins and MCP servers start in the background, so the first
     // request with tools does not wait for them.
@@ -55,7 +58,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
             let who = if with_keys {
                 "API key required"
             } else {
-                "this computer only, no key needed"
+                "--no-auth: every program on this computer may use it without a key"
             };
             eprintln!(
                 "Baton serves its agents as an OpenAI-compatible API at http://{bound}/v1 ({who}; Ctrl-C stops)"
@@ -67,23 +70,28 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn keys(ctx: &Context, command: KeysCommand) -> anyhow::Result<ExitCode> {
+/// `baton serve keys …` and `baton mcp keys …`: the keys of one door.
+pub fn keys(ctx: &Context, command: KeysCommand, door: Door) -> anyhow::Result<ExitCode> {
     let store = KeyStore::new(&ctx.paths().data_dir);
     match command {
         KeysCommand::Add { name } => {
-            let key = store.add(&name)?;
+            let key = store.add(&name, door)?;
             println!("{key}");
+            let server = match door {
+                Door::Serve => "`baton serve`",
+                Door::Mcp => "`baton mcp --http`",
+            };
             eprintln!(
-                "Key `{name}` made. It is shown only now: give it to the client as `Authorization: Bearer KEY`. A running server accepts it from its next request."
+                "Key `{name}` made for {server} only. It is shown only now: give it to the client as `Authorization: Bearer KEY`. A running server accepts it from its next request."
             );
         }
         KeysCommand::List => {
-            for k in store.list()? {
+            for k in store.list_for(door)? {
                 println!("{}\t{}…\t{}", k.name, k.prefix, k.created);
             }
         }
         KeysCommand::Revoke { name } => {
-            store.revoke(&name)?;
+            store.revoke(&name, door)?;
             eprintln!("Key `{name}` revoked (a running server refuses it from its next request).");
         }
     }

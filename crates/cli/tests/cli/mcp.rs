@@ -194,7 +194,9 @@ async fn baton_mcp_serves_the_toolboxes_to_the_official_python_sdk() {
         "stdio: wrote and read /from-stdio.md",
         "http: escapes, bad arguments and unknown tools are refused in words",
         "http: a web page's request is refused",
-        "key: refused without the key, served with it",
+        "key: refused without the key and with the HTTP API's, served with its own",
+        "acting: an action runs only once the user accepts it in the client",
+        "acting: --allow-acting runs it without asking",
     ] {
         assert!(o.stdout.contains(check), "{check}: {}", o.stdout);
     }

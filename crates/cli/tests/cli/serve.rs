@@ -14,8 +14,18 @@ async fn serve_answers_on_the_printed_address_and_refuses_other_hosts() {
     use tokio::io::AsyncReadExt;
     let server = ScriptedServer::start().await.unwrap();
     let env = Env::new();
+    // Without a key, only when asked.
     let mut c = env.scripted(&server);
-    c.args(["serve", "--port", "0"])
+    c.args(["serve", "--port", "0"]);
+    let o = run(c, None).await;
+    assert_ne!(o.code, 0);
+    assert!(
+        o.stderr.contains("no API key yet") && o.stderr.contains("--no-auth"),
+        "{}",
+        o.stderr
+    );
+    let mut c = env.scripted(&server);
+    c.args(["serve", "--no-auth", "--port", "0"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = c.spawn().unwrap();
@@ -39,7 +49,7 @@ async fn serve_answers_on_the_printed_address_and_refuses_other_hosts() {
     child.kill().await.unwrap();
 
     let mut c = env.scripted(&server);
-    c.args(["serve", "--host", "0.0.0.0", "--port", "0"]);
+    c.args(["serve", "--no-auth", "--host", "0.0.0.0", "--port", "0"]);
     let o = run(c, None).await;
     assert_ne!(o.code, 0);
     assert!(o.stderr.contains("this computer only"), "{}", o.stderr);

@@ -202,10 +202,10 @@ async fn on_loudspeakers_the_answer_does_not_interrupt_itself_but_the_user_does(
         speech_ms < 300.0,
         "silent {speech_ms} ms into the user's words: {cut:#?}"
     );
-    assert!(
-        latency < Duration::from_millis(700),
-        "{latency:?}: {cut:#?}"
-    );
+    // The wall clock is only a ceiling against a hang: it starts before
+    // paplay does, and on a loaded machine paplay alone has taken over a
+    // second to start (CI, 1.3 s with the barge-in 172 ms into the words).
+    assert!(latency < Duration::from_secs(5), "{latency:?}: {cut:#?}");
     let rest = events_until(&mut lines, "transcript").await;
     let heard = rest.last().unwrap()["text"].as_str().unwrap_or_default();
     assert!(wer("Stop. What time is it?", heard) <= 0.34, "{heard}");

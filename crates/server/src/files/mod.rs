@@ -1,25 +1,35 @@
-//! OpenAI's Files API: `POST /v1/files` (multipart: `file`, `purpose`),
-//! `GET /v1/files`, `GET /v1/files/{id}`, `GET /v1/files/{id}/content`,
-//! `DELETE /v1/files/{id}`, in OpenAI's shapes. A chat message refers to
-//! an uploaded file with a `{"type": "file", "file": {"file_id": …}}` part
-//! and the engine converts it like a dropped attachment.
+//! OpenAI's Files API: `POST /v1/files` (multipart: `file`, `purpose`,
+//! optionally `expires_after[anchor]=created_at` and
+//! `expires_after[seconds]`), `GET /v1/files`, `GET /v1/files/{id}`,
+//! `GET /v1/files/{id}/content`, `DELETE /v1/files/{id}`, in OpenAI's
+//! shapes. A chat message refers to an uploaded file with a
+//! `{"type": "file", "file": {"file_id": …}}` part and the engine converts
+//! it like a dropped attachment.
 //!
-//! Files are kept in the data folder (`api-files/`), or on Redis when the
+//! Each caller (API key) sees only its own files. An upload is streamed to
+//! disk as it arrives (never held whole in memory), takes a place among
+//! the requests running at once, counts against the caller's quota and
+//! expires (after [`Limits::file_days`](crate::Limits) days unless it asks
+//! for less). Files are kept in the data folder, or on Redis when the
 //! sessions are, so every server behind a load balancer has them.
 
-use std::path::PathBuf;
+mod store;
+
 use std::sync::Arc;
 
 use axum::Json;
-use axum::body::Body;
-use axum::extract::multipart::{Multipart, MultipartRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::multipart::{Field, Multipart, MultipartRejection};
+use axum::extract::{Extension, Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
 
-use crate::{ApiError, App};
+pub use store::FileStore;
+use store::Spooled;
+
+use crate::{ApiError, App, Caller};
 
 /// What an upload is for (OpenAI's upload purposes; Baton treats them
 /// alike: a file a chat message can refer to).
@@ -54,10 +64,16 @@ pub struct FileRecord {
     pub bytes: u64,
     /// Unix seconds.
     pub created_at: i64,
+    /// When it is removed (Unix seconds).
+    #[serde(default)]
+    pub expires_at: Option<i64>,
     /// The name it was uploaded with.
     pub filename: String,
     /// What for.
     pub purpose: Purpose,
+    /// The caller it belongs to ([`Caller::owner`]).
+    #[serde(default)]
+    pub owner: String,
 }
 
 impl FileRecord {
@@ -65,37 +81,14 @@ impl FileRecord {
     fn to_json(&self) -> Value {
         json!({
             "id": self.id, "object": "file", "bytes": self.bytes,
-            "created_at": self.created_at, "expires_at": null,
+            "created_at": self.created_at, "expires_at": self.expires_at,
             "filename": self.filename, "purpose": self.purpose,
             "status": "processed", "status_details": null,
         })
     }
 }
 
-/// The two things kept of an upload.
-#[derive(Clone, Copy)]
-enum Part {
-    /// Its record.
-    Meta,
-    /// Its bytes.
-    Content,
-}
-
-/// Where uploads are kept.
-pub enum FileStore {
-    /// `api-files/` in the data folder: `ID.json` and `ID.bin`.
-    Disk(PathBuf),
-    /// Redis: the hash `baton:file:ID` (`meta`, `content`) and the sorted
-    /// set `baton:files` (by upload time).
-    Redis {
-        /// The connection.
-        conn: redis::aio::ConnectionManager,
-        /// Where, for messages.
-        url: String,
-    },
-}
-
-fn not_found(id: &str) -> ApiError {
+pub(crate) fn not_found(id: &str) -> ApiError {
     ApiError {
         status: StatusCode::NOT_FOUND,
         code: Some("not_found"),
@@ -103,224 +96,199 @@ fn not_found(id: &str) -> ApiError {
     }
 }
 
-fn disk_error(e: &std::io::Error) -> ApiError {
-    ApiError::server(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        format!("the file store failed: {e}"),
-    )
+/// What an upload asked for besides its bytes.
+struct UploadForm {
+    filename: String,
+    purpose: Purpose,
+    /// `expires_after[seconds]`.
+    expires_after: Option<i64>,
+    upload: Spooled,
 }
 
-fn redis_error(url: &str, e: &redis::RedisError) -> ApiError {
-    ApiError::server(
-        StatusCode::SERVICE_UNAVAILABLE,
-        format!("the file store (Redis at {url}) cannot be reached: {e}"),
-    )
+/// How much one upload may take: the largest file and what is left of the
+/// caller's quota, whichever is less.
+#[derive(Clone, Copy)]
+struct Room {
+    file: u64,
+    quota_left: u64,
+    quota: u64,
 }
 
-/// A file id as Baton makes them (`file-` and 32 hex digits): anything
-/// else cannot name a file (and never becomes a path).
-fn checked(id: &str) -> Result<&str, ApiError> {
-    let hex = id.strip_prefix("file-").unwrap_or("");
-    if hex.len() == 32 && hex.chars().all(|c| c.is_ascii_hexdigit()) {
-        Ok(id)
-    } else {
-        Err(not_found(id))
-    }
-}
-
-impl FileStore {
-    /// Beside the sessions: on their Redis, else in `data_dir/api-files`.
-    pub fn beside(sessions: &crate::Sessions, data_dir: &std::path::Path) -> Self {
-        match &sessions.redis {
-            Some(link) => FileStore::Redis {
-                conn: link.conn.clone(),
-                url: link.url.clone(),
-            },
-            None => FileStore::Disk(data_dir.join("api-files")),
-        }
+impl Room {
+    fn most(self) -> u64 {
+        self.file.min(self.quota_left)
     }
 
-    async fn put(&self, record: &FileRecord, content: &[u8]) -> Result<(), ApiError> {
-        let meta = serde_json::to_string(record).expect("a file record serializes");
-        match self {
-            FileStore::Disk(dir) => {
-                let write = |name: String, bytes: &[u8]| {
-                    baton_stdx::atomic_write_private(&dir.join(name), bytes)
-                        .map_err(|e| disk_error(&e))
-                };
-                write(format!("{}.bin", record.id), content)?;
-                write(format!("{}.json", record.id), meta.as_bytes())
-            }
-            FileStore::Redis { conn, url } => redis::pipe()
-                .atomic()
-                .hset_multiple(
-                    format!("baton:file:{}", record.id),
-                    &[("meta", meta.as_bytes()), ("content", content)],
-                )
-                .zadd("baton:files", &record.id, record.created_at)
-                .query_async::<()>(&mut conn.clone())
-                .await
-                .map_err(|e| redis_error(url, &e)),
-        }
-    }
-
-    /// One stored part of `id`: its record (`meta`, `ID.json` on disk) or
-    /// its bytes (`content`, `ID.bin`).
-    async fn part(&self, id: &str, part: Part) -> Result<Vec<u8>, ApiError> {
-        let id = checked(id)?;
-        let (field, ext) = match part {
-            Part::Meta => ("meta", "json"),
-            Part::Content => ("content", "bin"),
-        };
-        let found: Option<Vec<u8>> = match self {
-            FileStore::Disk(dir) => tokio::fs::read(dir.join(format!("{id}.{ext}"))).await.ok(),
-            FileStore::Redis { conn, url } => redis::cmd("HGET")
-                .arg(format!("baton:file:{id}"))
-                .arg(field)
-                .query_async(&mut conn.clone())
-                .await
-                .map_err(|e| redis_error(url, &e))?,
-        };
-        found.ok_or_else(|| not_found(id))
-    }
-
-    /// The record of `id`.
-    pub(crate) async fn get(&self, id: &str) -> Result<FileRecord, ApiError> {
-        let meta = self.part(id, Part::Meta).await?;
-        serde_json::from_slice(&meta).map_err(|e| {
-            ApiError::server(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                format!("the record of {id} is damaged: {e}"),
+    /// 413: the upload is past what it may take.
+    fn refusal(self) -> ApiError {
+        let mb = |b: u64| b as f64 / f64::from(1u32 << 20);
+        let message = if self.quota_left < self.file {
+            format!(
+                "this API key's files take {:.1} MB of its {:.1} MB: delete some (DELETE /v1/files/ID) or wait for them to expire",
+                mb(self.quota - self.quota_left),
+                mb(self.quota)
             )
-        })
-    }
-
-    /// The bytes of `id`.
-    pub(crate) async fn content(&self, id: &str) -> Result<Vec<u8>, ApiError> {
-        self.part(id, Part::Content).await
-    }
-
-    /// Every record, newest first.
-    async fn all(&self) -> Result<Vec<FileRecord>, ApiError> {
-        let mut records = Vec::new();
-        match self {
-            FileStore::Disk(dir) => {
-                let Ok(mut entries) = tokio::fs::read_dir(dir).await else {
-                    return Ok(records);
-                };
-                while let Ok(Some(e)) = entries.next_entry().await {
-                    let name = e.file_name().to_string_lossy().into_owned();
-                    if let Some(id) = name.strip_suffix(".json")
-                        && let Ok(r) = self.get(id).await
-                    {
-                        records.push(r);
-                    }
-                }
-            }
-            FileStore::Redis { conn, url } => {
-                let ids: Vec<String> = redis::cmd("ZRANGE")
-                    .arg("baton:files")
-                    .arg(0)
-                    .arg(-1)
-                    .query_async(&mut conn.clone())
-                    .await
-                    .map_err(|e| redis_error(url, &e))?;
-                for id in ids {
-                    if let Ok(r) = self.get(&id).await {
-                        records.push(r);
-                    }
-                }
-            }
-        }
-        records.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
-        Ok(records)
-    }
-
-    async fn delete(&self, id: &str) -> Result<bool, ApiError> {
-        let id = checked(id)?;
-        match self {
-            FileStore::Disk(dir) => {
-                let gone = tokio::fs::remove_file(dir.join(format!("{id}.json")))
-                    .await
-                    .is_ok();
-                let _ = tokio::fs::remove_file(dir.join(format!("{id}.bin"))).await;
-                Ok(gone)
-            }
-            FileStore::Redis { conn, url } => {
-                let (removed, _): (u32, u32) = redis::pipe()
-                    .atomic()
-                    .del(format!("baton:file:{id}"))
-                    .zrem("baton:files", id)
-                    .query_async(&mut conn.clone())
-                    .await
-                    .map_err(|e| redis_error(url, &e))?;
-                Ok(removed > 0)
-            }
+        } else {
+            format!(
+                "the file is larger than this server takes ({} MB)",
+                self.file >> 20
+            )
+        };
+        ApiError {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            code: Some(if self.quota_left < self.file {
+                "quota_exceeded"
+            } else {
+                "file_too_large"
+            }),
+            ..ApiError::invalid(message, Some("file"))
         }
     }
 }
 
-/// The multipart upload's fields.
-async fn read_upload(
-    mut form: Multipart,
-    limit: usize,
-) -> Result<(String, Vec<u8>, Purpose), ApiError> {
-    let bad = |e: axum::extract::multipart::MultipartError| ApiError {
+fn bad_form(e: axum::extract::multipart::MultipartError) -> ApiError {
+    ApiError {
         status: e.status(),
         ..ApiError::invalid(
-            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                format!(
-                    "the file is larger than this server takes ({} MB)",
-                    limit >> 20
-                )
-            } else {
-                format!("the upload could not be read: {}", e.body_text())
-            },
+            format!("the upload could not be read: {}", e.body_text()),
             Some("file"),
         )
+    }
+}
+
+/// Writes the `file` field to a temporary file in `dir` as it arrives,
+/// refusing it once it is past `room`.
+async fn spool(
+    mut field: Field<'_>,
+    dir: &std::path::Path,
+    room: Room,
+) -> Result<Spooled, ApiError> {
+    let io = |e: std::io::Error| {
+        ApiError::server(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the upload could not be kept: {e}"),
+        )
     };
-    let (mut file, mut purpose) = (None, None);
-    while let Some(field) = form.next_field().await.map_err(bad)? {
+    tokio::fs::create_dir_all(dir).await.map_err(io)?;
+    let dir = dir.to_path_buf();
+    let file = tokio::task::spawn_blocking(move || {
+        tempfile::Builder::new().prefix(".upload-").tempfile_in(dir)
+    })
+    .await
+    .map_err(|e| io(std::io::Error::other(e)))?
+    .map_err(io)?;
+    let mut out = tokio::fs::File::from_std(file.reopen().map_err(io)?);
+    let mut bytes = 0u64;
+    while let Some(chunk) = field.chunk().await.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            room.refusal()
+        } else {
+            bad_form(e)
+        }
+    })? {
+        bytes += chunk.len() as u64;
+        if bytes > room.most() {
+            return Err(room.refusal());
+        }
+        out.write_all(&chunk).await.map_err(io)?;
+    }
+    out.flush().await.map_err(io)?;
+    Ok(Spooled { file, bytes })
+}
+
+/// The multipart upload's fields, the file spooled to `dir`.
+async fn read_upload(
+    mut form: Multipart,
+    dir: &std::path::Path,
+    room: Room,
+) -> Result<UploadForm, ApiError> {
+    let (mut file, mut purpose, mut expires_after) = (None, None, None);
+    while let Some(field) = form.next_field().await.map_err(bad_form)? {
         match field.name() {
             Some("file") => {
                 let name = field.file_name().unwrap_or("upload").to_string();
-                file = Some((name, field.bytes().await.map_err(bad)?.to_vec()));
+                file = Some((name, spool(field, dir, room).await?));
             }
             Some("purpose") => {
-                let text = field.text().await.map_err(bad)?;
+                let text = field.text().await.map_err(bad_form)?;
                 purpose = Some(
                     serde_json::from_value::<Purpose>(Value::String(text.clone())).map_err(
                         |_| ApiError::invalid(format!("`{text}` is not a purpose: assistants, batch, fine-tune, vision, user_data or evals"), Some("purpose")),
                     )?,
                 );
             }
+            Some("expires_after[anchor]") => {
+                let text = field.text().await.map_err(bad_form)?;
+                if text != "created_at" {
+                    return Err(ApiError::invalid(
+                        format!("`expires_after[anchor]` is `created_at`, not `{text}`"),
+                        Some("expires_after"),
+                    ));
+                }
+            }
+            Some("expires_after[seconds]") => {
+                let text = field.text().await.map_err(bad_form)?;
+                let seconds = text
+                    .trim()
+                    .parse::<i64>()
+                    .ok()
+                    .filter(|s| (3600..=2_592_000).contains(s));
+                expires_after = Some(seconds.ok_or_else(|| {
+                    ApiError::invalid(
+                        format!("`expires_after[seconds]` is 3600 to 2592000 (an hour to 30 days), not `{text}`"),
+                        Some("expires_after"),
+                    )
+                })?);
+            }
             _ => {}
         }
     }
-    let (name, bytes) =
+    let (filename, upload) =
         file.ok_or_else(|| ApiError::invalid("the upload has no `file` field", Some("file")))?;
     let purpose =
         purpose.ok_or_else(|| ApiError::invalid("`purpose` is required", Some("purpose")))?;
-    Ok((name, bytes, purpose))
-}
-
-/// `POST /v1/files`.
-pub(crate) async fn upload(
-    State(app): State<Arc<App>>,
-    form: Result<Multipart, MultipartRejection>,
-) -> Result<Json<Value>, ApiError> {
-    let form = form.map_err(|e| ApiError::invalid(e.body_text(), Some("file")))?;
-    let (filename, bytes, purpose) = read_upload(form, app.limits.max_file_bytes).await?;
-    let record = FileRecord {
-        id: format!("file-{}", uuid::Uuid::new_v4().simple()),
-        bytes: bytes.len() as u64,
-        created_at: chrono::Utc::now().timestamp(),
+    Ok(UploadForm {
         filename,
         purpose,
+        expires_after,
+        upload,
+    })
+}
+
+/// `POST /v1/files`: the file streamed to disk, within the caller's quota,
+/// taking a place among the requests running at once.
+pub(crate) async fn upload(
+    State(app): State<Arc<App>>,
+    Extension(caller): Extension<Caller>,
+    form: Result<Multipart, MultipartRejection>,
+) -> Result<Response, ApiError> {
+    let _place = match app.gate.enter() {
+        Ok(p) => p,
+        Err(too_many) => return Ok(too_many.into_response()),
     };
-    app.files.put(&record, &bytes).await?;
-    tracing::info!(id = %record.id, bytes = record.bytes, "file uploaded");
-    Ok(Json(record.to_json()))
+    let form = form.map_err(|e| ApiError::invalid(e.body_text(), Some("file")))?;
+    let used: u64 = app.files.all(&caller).await?.iter().map(|r| r.bytes).sum();
+    let quota = app.limits.file_quota_bytes;
+    let room = Room {
+        file: app.limits.max_file_bytes as u64,
+        quota_left: quota.saturating_sub(used),
+        quota,
+    };
+    let form = read_upload(form, &app.files.spool_dir(&caller), room).await?;
+    let created_at = chrono::Utc::now().timestamp();
+    let longest = i64::from(app.limits.file_days.max(1)) * 86_400;
+    let record = FileRecord {
+        id: format!("file-{}", uuid::Uuid::new_v4().simple()),
+        bytes: form.upload.bytes,
+        created_at,
+        expires_at: Some(created_at + form.expires_after.unwrap_or(longest).min(longest)),
+        filename: form.filename,
+        purpose: form.purpose,
+        owner: caller.owner.clone(),
+    };
+    app.files.put(&record, form.upload).await?;
+    tracing::info!(id = %record.id, bytes = record.bytes, key = %caller.name, "file uploaded");
+    Ok(Json(record.to_json()).into_response())
 }
 
 /// `GET /v1/files` query.
@@ -336,10 +304,11 @@ pub(crate) struct ListQuery {
 /// (1–10,000) after the cursor `after`, only `purpose` if given.
 pub(crate) async fn list(
     State(app): State<Arc<App>>,
+    Extension(caller): Extension<Caller>,
     query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Query(q) = query.map_err(|e| ApiError::invalid(e.body_text(), None))?;
-    let mut all = app.files.all().await?;
+    let mut all = app.files.all(&caller).await?;
     if q.order.as_deref() == Some("asc") {
         all.reverse();
     }
@@ -361,19 +330,20 @@ pub(crate) async fn list(
 /// `GET /v1/files/{id}`.
 pub(crate) async fn retrieve(
     State(app): State<Arc<App>>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(app.files.get(&id).await?.to_json()))
+    Ok(Json(app.files.get(&caller, &id).await?.to_json()))
 }
 
 /// `GET /v1/files/{id}/content`: the bytes as uploaded.
 pub(crate) async fn content(
     State(app): State<Arc<App>>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let record = app.files.get(&id).await?;
-    let bytes = app.files.content(&id).await?;
-    let mut res = Body::from(bytes).into_response();
+    let record = app.files.get(&caller, &id).await?;
+    let mut res = app.files.body(&record).await?.into_response();
     let headers = res.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,
@@ -399,9 +369,10 @@ pub(crate) async fn content(
 /// `DELETE /v1/files/{id}`.
 pub(crate) async fn delete(
     State(app): State<Arc<App>>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    if !app.files.delete(&id).await? {
+    if !app.files.delete(&caller, &id).await? {
         return Err(not_found(&id));
     }
     tracing::info!(id = %id, "file deleted");

@@ -4,12 +4,12 @@
 // content, a chat message that refers to it, delete). Prints one JSON
 // object for the Rust test to check.
 //
-//   node openai_sdk.mjs BASE_URL DOCX_PATH
+//   node openai_sdk.mjs BASE_URL DOCX_PATH API_KEY
 import { readFileSync } from "node:fs";
 import OpenAI, { toFile } from "openai";
 
-const [base, docxPath] = process.argv.slice(2);
-const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: "not-needed-on-loopback", maxRetries: 0 });
+const [base, docxPath, apiKey] = process.argv.slice(2);
+const client = new OpenAI({ baseURL: `${base}/v1`, apiKey, maxRetries: 0 });
 const out = {};
 
 out.models = [];

@@ -3,14 +3,14 @@ completion, a streamed one with usage, an unknown model, and the files
 API (upload a Word document, list, retrieve, content, a chat message that
 refers to it, delete). Prints one JSON object for the Rust test to check.
 
-    python openai_sdk.py BASE_URL DOCX_PATH"""
+    python openai_sdk.py BASE_URL DOCX_PATH API_KEY"""
 
 import json
 import sys
 
 import openai
 
-client = openai.OpenAI(base_url=sys.argv[1] + "/v1", api_key="not-needed-on-loopback", max_retries=0)
+client = openai.OpenAI(base_url=sys.argv[1] + "/v1", api_key=sys.argv[3], max_retries=0)
 out = {"models": [m.id for m in client.models.list()]}
 
 done = client.chat.completions.create(

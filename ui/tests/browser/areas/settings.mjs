@@ -174,7 +174,10 @@ test('settings: the HTTP API starts and stops from the settings, says why it cou
   await page.click(sel('server-save'));
   await page.click(sel('server-start'));
   await page.waitForSelector(sel('server-running'));
-  assert.match(await page.textContent(sel('server-running')), /http:\/\/127\.0\.0\.1:9090\/v1.*no key needed/);
+  assert.match(await page.textContent(sel('server-running')), /http:\/\/127\.0\.0\.1:9090\/v1.*API key required/);
+  // The app's own key, to copy into a client.
+  await page.click(sel('server-show-key'));
+  assert.match(await page.textContent(sel('server-key')), /^bk-\w{60,}$/);
   const saved = await page.evaluate(() => window.__mock.server.settings);
   assert.deepEqual(saved, { startWithApp: true, host: '127.0.0.1', port: 9090, sessions: 'memory', sessionTtlDays: 30 });
   await page.locator(sel('server-settings')).scrollIntoViewIfNeeded();
