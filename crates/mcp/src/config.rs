@@ -59,14 +59,16 @@ impl ServerDef {
         self.enabled.unwrap_or(true)
     }
 
-    /// The command line, or the URL, as a person reads it.
+    /// The command line, or the URL (without user name and password), as
+    /// a person reads it.
     pub fn target(&self) -> String {
         match (&self.command, &self.url) {
             (Some(c), _) => std::iter::once(c.as_str())
                 .chain(self.args.iter().map(String::as_str))
                 .collect::<Vec<_>>()
                 .join(" "),
-            (None, Some(u)) => u.clone(),
+            // Shown in lists and logs: never a password the URL carries.
+            (None, Some(u)) => baton_stdx::without_userinfo(u),
             (None, None) => String::new(),
         }
     }
@@ -307,6 +309,11 @@ mod tests {
         );
         let e = expand(plugin(), "${keychain:plugin:other:token}").unwrap_err();
         assert!(e.contains("only its own secrets"), "{e}");
+        let remote = ServerDef {
+            url: Some("https://bot:hunter2@mcp.example/mcp".into()),
+            ..ServerDef::default()
+        };
+        assert_eq!(remote.target(), "https://mcp.example/mcp");
         let e = expand(Source::McpJson, "${keychain:openai").unwrap_err();
         assert!(e.contains("without closing it"), "{e}");
     }
