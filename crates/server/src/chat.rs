@@ -167,10 +167,12 @@ pub(crate) async fn completions(
     let (conversation, message) = open(&app, &caller, &req, kept.as_ref()).await?;
     let chunks = Chunks::new(&req.model);
     // A slash command on a kept session answers at once (and is saved).
+    if kept.is_some() {
+        refuse_session_command(&message.text)?;
+    }
     if kept.is_some()
         && message.files.is_empty()
         && message.text.trim_start().starts_with('/')
-        && refuse_session_command(&message.text)?
         && let Some(out) = conversation
             .command(&message.text)
             .await
@@ -196,9 +198,8 @@ pub(crate) async fn completions(
 
 /// Refuses the `/session` commands that reach beyond the one session a
 /// request names (`list`, `load`, `save`, `delete`): over the API a
-/// caller works in the session it sends, nothing else. `Ok(true)`: any
-/// other command, to be run.
-fn refuse_session_command(line: &str) -> Result<bool, ApiError> {
+/// caller works in the session it sends, nothing else.
+fn refuse_session_command(line: &str) -> Result<(), ApiError> {
     let mut words = line.split_whitespace();
     let (command, sub) = (words.next(), words.next());
     match (command, sub) {
@@ -210,7 +211,7 @@ fn refuse_session_command(line: &str) -> Result<bool, ApiError> {
                 Some("messages"),
             ))
         }
-        _ => Ok(true),
+        _ => Ok(()),
     }
 }
 

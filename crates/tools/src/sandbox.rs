@@ -138,9 +138,15 @@ impl Sandbox {
     /// and Baton's own folders.
     pub fn resolve(&self, path: &str) -> Result<PathBuf, SandboxError> {
         let host = self.lexical(path)?;
-        self.follow_links(path, &host)?;
+        let real = self.follow_links(path, &host)?;
         self.check_fenced(path, &host)?;
-        check_single_link(path, &host)?;
+        if let Some(real) = &real {
+            self.check_fenced(path, real)?;
+        }
+        #[cfg(unix)]
+        if let Ok(meta) = std::fs::metadata(&host) {
+            check_single_link(path, &meta)?;
+        }
         Ok(host)
     }
 
@@ -186,8 +192,9 @@ impl Sandbox {
         Ok(host)
     }
 
-    /// Every link along `host` must lead inside once followed.
-    fn follow_links(&self, path: &str, host: &Path) -> Result<(), SandboxError> {
+    /// Every link along `host` must lead inside once followed; where
+    /// `host` really is, when it exists.
+    fn follow_links(&self, path: &str, host: &Path) -> Result<Option<PathBuf>, SandboxError> {
         let rel = host.strip_prefix(&self.root).unwrap_or(host);
         let mut so_far = self.root.clone();
         for part in rel.components() {
@@ -203,22 +210,17 @@ impl Sandbox {
             }
         }
         // Belt and braces: what exists must be inside after resolution.
-        if let Ok(real) = host.canonicalize()
-            && !real.starts_with(&self.root)
-        {
+        let real = host.canonicalize().ok();
+        if real.as_ref().is_some_and(|r| !r.starts_with(&self.root)) {
             return Err(SandboxError::LinkOutside(path.to_string()));
         }
-        Ok(())
+        Ok(real)
     }
 
-    /// Baton's own folders are out of reach, by name or through a link.
-    fn check_fenced(&self, path: &str, host: &Path) -> Result<(), SandboxError> {
-        if self.fenced.is_empty() {
-            return Ok(());
-        }
-        let real = host.canonicalize().ok();
-        let inside = |p: &Path| self.fenced.iter().any(|f| p.starts_with(f));
-        if inside(host) || real.as_deref().is_some_and(inside) {
+    /// Baton's own folders are out of reach: `at` (a path by name, or
+    /// where it really is) may not lie in one.
+    fn check_fenced(&self, path: &str, at: &Path) -> Result<(), SandboxError> {
+        if self.fenced.iter().any(|f| at.starts_with(f)) {
             return Err(SandboxError::BatonFolder(path.to_string()));
         }
         Ok(())
@@ -239,15 +241,11 @@ impl Sandbox {
             if !real.starts_with(&self.root) {
                 return Err(SandboxError::LinkOutside(path.to_string()));
             }
-            if self.fenced.iter().any(|f| real.starts_with(f)) {
-                return Err(SandboxError::BatonFolder(path.to_string()));
-            }
+            self.check_fenced(path, &real)?;
             let meta = file
                 .metadata()
                 .map_err(|_| SandboxError::LinkOutside(path.to_string()))?;
-            if meta.is_file() && std::os::unix::fs::MetadataExt::nlink(&meta) > 1 {
-                return Err(SandboxError::HardLinked(path.to_string()));
-            }
+            check_single_link(path, &meta)?;
         }
         #[cfg(not(target_os = "linux"))]
         let _ = (path, file);
@@ -273,16 +271,11 @@ impl Sandbox {
 
 /// A regular file with more than one name may be a file from outside the
 /// workspace, linked in: refused (Unix; elsewhere the count is not read).
-fn check_single_link(path: &str, host: &Path) -> Result<(), SandboxError> {
-    #[cfg(unix)]
-    if let Ok(meta) = std::fs::metadata(host)
-        && meta.is_file()
-        && std::os::unix::fs::MetadataExt::nlink(&meta) > 1
-    {
+#[cfg(unix)]
+fn check_single_link(path: &str, meta: &std::fs::Metadata) -> Result<(), SandboxError> {
+    if meta.is_file() && std::os::unix::fs::MetadataExt::nlink(meta) > 1 {
         return Err(SandboxError::HardLinked(path.to_string()));
     }
-    #[cfg(not(unix))]
-    let _ = (path, host);
     Ok(())
 }
 

@@ -147,8 +147,8 @@ impl FileStore {
         }
     }
 
-    /// The record of `id`, when it is `caller`'s and has not expired.
-    pub(crate) async fn get(&self, caller: &Caller, id: &str) -> Result<FileRecord, ApiError> {
+    /// The record of `id`, when it is `caller`'s (expired or not).
+    async fn record(&self, caller: &Caller, id: &str) -> Result<FileRecord, ApiError> {
         let id = checked(id)?;
         let meta: Option<Vec<u8>> = match self {
             FileStore::Disk(dir) => {
@@ -170,9 +170,17 @@ impl FileStore {
                     format!("the record of {id} is damaged: {e}"),
                 )
             })?;
+        // Someone else's file is not there for this caller.
         if record.owner != caller.owner {
             return Err(not_found(id));
         }
+        Ok(record)
+    }
+
+    /// The record of `id`, when it is `caller`'s and has not expired (an
+    /// expired one is removed).
+    pub(crate) async fn get(&self, caller: &Caller, id: &str) -> Result<FileRecord, ApiError> {
+        let record = self.record(caller, id).await?;
         if record.expires_at.is_some_and(|at| at <= now()) {
             self.delete(caller, id).await?;
             return Err(not_found(id));
@@ -279,17 +287,10 @@ impl FileStore {
                 Ok(gone)
             }
             FileStore::Redis { conn, url, .. } => {
-                // Someone else's file is not there for this caller.
-                let owner: Option<String> = redis::cmd("HGET")
-                    .arg(format!("baton:file:{id}"))
-                    .arg("meta")
-                    .query_async::<Option<String>>(&mut conn.clone())
-                    .await
-                    .map_err(|e| redis_error(url, &e))?
-                    .and_then(|m| serde_json::from_str::<FileRecord>(&m).ok())
-                    .map(|r| r.owner);
-                if owner.as_deref() != Some(caller.owner.as_str()) {
-                    return Ok(false);
+                match self.record(caller, id).await {
+                    Err(e) if e.status == StatusCode::NOT_FOUND => return Ok(false),
+                    Err(e) => return Err(e),
+                    Ok(_) => {}
                 }
                 let (removed, _, _): (u32, u32, u32) = redis::pipe()
                     .atomic()
