@@ -20,7 +20,7 @@ pub use agents::{
 };
 pub use paths::{BatonPaths, PathsError};
 pub use secrets::{
-    KEYCHAIN_SERVICE, KeySource, ResolvedKey, SecretError, Secrets, conventional_env,
+    KEYCHAIN_SERVICE, KeySource, ResolvedKey, SecretError, SecretName, Secrets, conventional_env,
 };
 pub use settings::{
     BrowserMode, BrowserSettings, EmailSettings, InteractionMode, LoadedSettings, LocalServer,

@@ -10,6 +10,60 @@ use keyring_core::{CredentialStore, Entry};
 /// Keychain service name under which Baton stores its secrets.
 pub const KEYCHAIN_SERVICE: &str = "baton";
 
+/// Which secret: each kind has its own namespace in the keychain, so a
+/// provider entry named `smtp` never gets the SMTP password.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SecretName {
+    /// A provider's API key: `provider:NAME`.
+    Provider(String),
+    /// The IMAP password: `mail:imap`.
+    Imap,
+    /// The SMTP password: `mail:smtp`.
+    Smtp,
+    /// Any other secret, under the name given (`${keychain:NAME}` in MCP
+    /// headers, `server-key:NAME`, `plugin:FOLDER:NAME`).
+    Named(String),
+}
+
+impl SecretName {
+    /// The mail server's password for `kind` (`imap` or `smtp`).
+    pub fn mail(kind: &str) -> Option<Self> {
+        match kind.trim().to_ascii_lowercase().as_str() {
+            "imap" => Some(Self::Imap),
+            "smtp" => Some(Self::Smtp),
+            _ => None,
+        }
+    }
+
+    /// The entry's name in the keychain.
+    pub fn entry(&self) -> String {
+        match self {
+            Self::Provider(name) => format!("provider:{}", normalize(name)),
+            Self::Imap => "mail:imap".into(),
+            Self::Smtp => "mail:smtp".into(),
+            Self::Named(name) => normalize(name),
+        }
+    }
+
+    /// The name the entry had before secrets were namespaced (moved on
+    /// first read). A provider named like a mail server has none: that
+    /// old entry is the mail password.
+    fn legacy(&self) -> Option<String> {
+        match self {
+            Self::Provider(name) if Self::mail(name).is_none() => Some(normalize(name)),
+            Self::Imap => Some("imap".into()),
+            Self::Smtp => Some("smtp".into()),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for SecretName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.entry())
+    }
+}
+
 /// Where a key came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KeySource {
@@ -163,6 +217,48 @@ impl Secrets {
         }
     }
 
+    /// Reads secret `name` from its namespaced entry; one kept under its
+    /// old flat name is moved there first (and the old entry deleted).
+    pub fn read(&self, name: &SecretName) -> Result<Option<String>, SecretError> {
+        let entry = name.entry();
+        if let Some(value) = self.get(&entry)? {
+            return Ok(Some(value));
+        }
+        let Some(old) = name.legacy() else {
+            return Ok(None);
+        };
+        let Some(value) = self.get(&old)? else {
+            return Ok(None);
+        };
+        self.set(&entry, &value)?;
+        if let Err(e) = self.delete(&old) {
+            tracing::warn!(secret = %entry, "the old keychain entry could not be removed: {e}");
+        }
+        tracing::info!(secret = %entry, from = %old, "keychain entry moved to its namespace");
+        Ok(Some(value))
+    }
+
+    /// Stores secret `name` under its namespaced entry (an old flat entry
+    /// of the same secret is removed).
+    pub fn write(&self, name: &SecretName, value: &str) -> Result<(), SecretError> {
+        self.set(&name.entry(), value)?;
+        if let Some(old) = name.legacy() {
+            self.delete(&old)?;
+        }
+        Ok(())
+    }
+
+    /// Deletes secret `name` (and an old flat entry of it); `Ok(false)`
+    /// when there was none.
+    pub fn remove(&self, name: &SecretName) -> Result<bool, SecretError> {
+        let now = self.delete(&name.entry())?;
+        let old = match name.legacy() {
+            Some(old) => self.delete(&old)?,
+            None => false,
+        };
+        Ok(now || old)
+    }
+
     /// Which of `names` have a secret in the keychain.
     pub fn list(&self, names: &[String]) -> Result<Vec<String>, SecretError> {
         let mut out = Vec::new();
@@ -213,7 +309,7 @@ impl Secrets {
         {
             return Ok(Some(k));
         }
-        let keychain = self.get(name);
+        let keychain = self.read(&SecretName::Provider(name.to_string()));
         if let Ok(Some(value)) = keychain {
             return Ok(Some(ResolvedKey {
                 value,
@@ -292,6 +388,71 @@ fn open_platform_store() -> Result<Arc<CredentialStore>, SecretError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The real keychain when this run has one (`make test` starts a
+    /// Secret Service and sets BATON_REQUIRE_KEYCHAIN=1, failing instead
+    /// of skipping).
+    fn keychain() -> Option<Secrets> {
+        let secrets = Secrets::new();
+        match secrets.status() {
+            Ok(()) => Some(secrets),
+            Err(e) if std::env::var("BATON_REQUIRE_KEYCHAIN").is_ok_and(|v| v == "1") => {
+                panic!("BATON_REQUIRE_KEYCHAIN=1 but the keychain is unavailable: {e}")
+            }
+            Err(_) => None,
+        }
+    }
+
+    #[test]
+    fn each_kind_of_secret_has_its_own_entry() {
+        assert_eq!(
+            SecretName::Provider("OpenAI".into()).entry(),
+            "provider:openai"
+        );
+        assert_eq!(SecretName::Imap.entry(), "mail:imap");
+        assert_eq!(SecretName::mail("SMTP"), Some(SecretName::Smtp));
+        assert_eq!(
+            SecretName::Named("server-key:desk".into()).entry(),
+            "server-key:desk"
+        );
+        assert_eq!(SecretName::Provider("smtp".into()).legacy(), None);
+    }
+
+    #[test]
+    fn old_flat_entries_move_to_their_namespace_and_a_provider_named_smtp_gets_no_mail_password() {
+        let Some(secrets) = keychain() else { return };
+        let provider = format!("migrating-{}", std::process::id());
+        secrets.set(&provider, "sk-old-flat").unwrap();
+        let name = SecretName::Provider(provider.clone());
+        assert_eq!(secrets.read(&name).unwrap().as_deref(), Some("sk-old-flat"));
+        assert_eq!(
+            secrets.get(&provider).unwrap(),
+            None,
+            "the flat entry is gone"
+        );
+        assert_eq!(
+            secrets
+                .get(&format!("provider:{provider}"))
+                .unwrap()
+                .as_deref(),
+            Some("sk-old-flat")
+        );
+        assert!(secrets.remove(&name).unwrap());
+        assert_eq!(secrets.read(&name).unwrap(), None);
+
+        // The SMTP password kept flat, as before namespaces: a provider
+        // entry called `smtp` does not get it; the mail account does.
+        secrets.set("smtp", "mail-password").unwrap();
+        let smtp_provider = SecretName::Provider("smtp".into());
+        assert_eq!(secrets.read(&smtp_provider).unwrap(), None);
+        assert_eq!(secrets.api_key_with("smtp", None, |_| None).unwrap(), None);
+        assert_eq!(
+            secrets.read(&SecretName::Smtp).unwrap().as_deref(),
+            Some("mail-password")
+        );
+        assert!(secrets.remove(&SecretName::Smtp).unwrap());
+        assert_eq!(secrets.get("smtp").unwrap(), None);
+    }
 
     #[test]
     fn conventional_env_names() {

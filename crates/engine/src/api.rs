@@ -36,8 +36,9 @@ pub use crate::{
 pub mod settings {
     pub use baton_config::{
         BrowserMode, BrowserSettings, ConfigWatcher, EmailSettings, InteractionMode, KeySource,
-        MailAuth, MailSecurity, MailServer, SecretError, Secrets, ServerSettings, Settings,
-        SettingsError, VoiceSettings, WatchError, conventional_env, parse_agents, watch_config,
+        MailAuth, MailSecurity, MailServer, SecretError, SecretName, Secrets, ServerSettings,
+        Settings, SettingsError, VoiceSettings, WatchError, conventional_env, parse_agents,
+        watch_config,
     };
 }
 

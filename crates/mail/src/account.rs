@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use baton_config::{MailAuth, MailSecurity, MailServer, Secrets, Settings};
+use baton_config::{MailAuth, MailSecurity, MailServer, SecretName, Secrets, Settings};
 
 use crate::MailError;
 
@@ -104,8 +104,10 @@ impl ServerConfig {
                 .ok()
                 .filter(|p| !p.is_empty())
                 .map(|p| Ok(Some(p)))
-                .unwrap_or_else(|| secrets.get(name))
-            {
+                .unwrap_or_else(|| match SecretName::mail(name) {
+                    Some(secret) => secrets.read(&secret),
+                    None => Ok(None),
+                }) {
                 Ok(Some(p)) => Ok(p),
                 Ok(None) => Err(MailError::NoPassword { server: self.kind }),
                 Err(e) => Err(MailError::Keychain {

@@ -134,11 +134,12 @@ impl MailTool {
         let mut out = Vec::new();
         let mut total = 0;
         for p in paths {
-            let host = self
+            let place = self
                 .sandbox
-                .resolve(p)
+                .place(p, false)
                 .map_err(|e| MailError::invalid(format!("attachment `{p}`: {e}")))?;
-            let bytes = std::fs::read(&host).map_err(|e| {
+            let host = place.host();
+            let bytes = place.read(&self.sandbox).map_err(|e| {
                 MailError::invalid(format!("attachment `{p}` could not be read: {e}"))
             })?;
             total += bytes.len();
@@ -334,14 +335,14 @@ impl MailTool {
                     }
                 ))
             })?;
-        let host = self
+        let place = self
             .sandbox
-            .resolve(&path)
+            .place(&path, true)
             .map_err(|e| MailError::invalid(e.to_string()))?;
-        let agent = self.sandbox.agent_path(&host).unwrap_or(path);
-        let backup = baton_stdx::replace_with_backup(&host, part.contents())
+        let agent = self.sandbox.agent_path(place.host()).unwrap_or(path);
+        let backup = baton_stdx::replace_with_backup(place.io(), part.contents())
             .map_err(|e| MailError::invalid(format!("{agent}: {e}")))?
-            .and_then(|b| self.sandbox.agent_path(&b));
+            .and_then(|b| self.sandbox.agent_path(&place.shown(&b)));
         Ok(SavedAttachment {
             path: agent,
             bytes: part.contents().len(),

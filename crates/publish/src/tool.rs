@@ -1,6 +1,6 @@
 //! `DocumentTool`: documents written from Markdown into the workspace.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use base64::Engine as _;
@@ -166,19 +166,18 @@ impl DocumentTool {
 
     /// Writes `bytes` to the workspace path `path`, backing up the file
     /// it replaces; the written path and the backup.
-    fn save(
-        &self,
-        host: &Path,
-        path: &str,
-        bytes: &[u8],
-    ) -> Result<(String, Option<String>), PublishError> {
+    fn save(&self, path: &str, bytes: &[u8]) -> Result<(String, Option<String>), PublishError> {
+        let place = self
+            .sandbox
+            .place(path, true)
+            .map_err(|e| PublishError::Path(e.to_string()))?;
         let agent = self
             .sandbox
-            .agent_path(host)
+            .agent_path(place.host())
             .unwrap_or_else(|| path.to_string());
-        let backup = baton_stdx::replace_with_backup(host, bytes)
+        let backup = baton_stdx::replace_with_backup(place.io(), bytes)
             .map_err(|e| PublishError::Io(format!("{agent}: {e}")))?
-            .and_then(|b| self.sandbox.agent_path(&b));
+            .and_then(|b| self.sandbox.agent_path(&place.shown(&b)));
         Ok((agent, backup))
     }
 }
@@ -191,16 +190,15 @@ fn read_picture(sandbox: &Sandbox, folder: &Path, url: &str) -> Result<Vec<u8>, 
             "pictures from the web are not downloaded; save it into the workspace first".into(),
         );
     }
-    let host: PathBuf = if url.starts_with('/') {
-        sandbox.resolve(url).map_err(|e| e.to_string())?
+    let agent = if url.starts_with('/') {
+        url.to_string()
     } else {
-        let joined = folder.join(url);
-        let agent = sandbox
-            .agent_path(&joined)
-            .ok_or("the picture is outside the workspace")?;
-        sandbox.resolve(&agent).map_err(|e| e.to_string())?
+        sandbox
+            .agent_path(&folder.join(url))
+            .ok_or("the picture is outside the workspace")?
     };
-    std::fs::read(&host).map_err(|e| format!("{url}: {e}"))
+    let place = sandbox.place(&agent, false).map_err(|e| e.to_string())?;
+    place.read(sandbox).map_err(|e| format!("{url}: {e}"))
 }
 
 #[toolbox]
@@ -242,7 +240,7 @@ impl DocumentTool {
             _ = ctx.cancel_token().cancelled() => return Err(PublishError::Cancelled),
         };
         let (bytes, drawn) = rendered;
-        let (path, backup) = self.save(&host, &path, &bytes)?;
+        let (path, backup) = self.save(&path, &bytes)?;
         Ok(Created {
             path,
             format,

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use baton_tools::Place;
 use serde::Serialize;
 
 use crate::SheetError;
@@ -31,8 +32,8 @@ pub struct Saved {
 
 /// Where a save goes and what it may do.
 pub struct Target<'a> {
-    /// The host path written.
-    pub host: &'a Path,
+    /// Where it is written, checked and held by the sandbox.
+    pub place: &'a Place,
     /// The agent path, for messages.
     pub agent: &'a str,
     /// The format written.
@@ -166,7 +167,7 @@ fn prepare(open: &mut OpenBook, target: &Target<'_>) -> Result<(Vec<u8>, Vec<Str
     }
     let model = open.book()?;
     let sheets = model.sheet_count();
-    let bytes = encode(model, target.format, target.host).map_err(fail)?;
+    let bytes = encode(model, target.format, target.place.io()).map_err(fail)?;
     let dropped =
         dropped(open, sheets, target.format, &bytes).map_err(|reason| SheetError::Read {
             path: target.agent.to_string(),
@@ -181,7 +182,7 @@ fn prepare(open: &mut OpenBook, target: &Target<'_>) -> Result<(Vec<u8>, Vec<Str
 /// saved workbook is the new original of `open` when it replaced it.
 pub fn save(open: &mut OpenBook, target: &Target<'_>) -> Result<Saved, SheetError> {
     let (bytes, dropped) = prepare(open, target)?;
-    let exists = target.host.exists();
+    let exists = target.place.io().exists();
     if target.over_original && !target.force {
         if target.format != Format::Csv && !dropped.is_empty() {
             return Err(SheetError::WouldLose {
@@ -189,25 +190,25 @@ pub fn save(open: &mut OpenBook, target: &Target<'_>) -> Result<Saved, SheetErro
                 features: dropped.join(", "),
             });
         }
-        if exists && open.stamp.is_some() && Stamp::of(target.host) != open.stamp {
+        if exists && open.stamp.is_some() && Stamp::of(target.place.io()) != open.stamp {
             return Err(SheetError::ChangedOnDisk(target.agent.to_string()));
         }
     }
     let backup = if exists {
-        Some(baton_stdx::backup_file(target.host).map_err(io("back up", target.agent))?)
+        Some(baton_stdx::backup_file(target.place.io()).map_err(io("back up", target.agent))?)
     } else {
         None
     };
-    baton_stdx::atomic_write(target.host, &bytes).map_err(io("write", target.agent))?;
+    baton_stdx::atomic_write(target.place.io(), &bytes).map_err(io("write", target.agent))?;
     tracing::info!(path = target.agent, bytes = bytes.len(), "workbook saved");
     let saved = Saved {
         path: target.agent.to_string(),
         format: target.format.label(),
         bytes: bytes.len(),
-        backup: backup.map(|b| b.display().to_string()),
+        backup: backup.map(|b| target.place.shown(&b).display().to_string()),
         dropped,
     };
     open.format = target.format;
-    open.saved_as(bytes, Stamp::of(target.host));
+    open.saved_as(bytes, Stamp::of(target.place.io()));
     Ok(saved)
 }

@@ -157,7 +157,8 @@ impl SpreadsheetTool {
             .get(&host)
             .is_some_and(|b| !b.dirty && b.stamp.is_some() && Stamp::of(&host) != b.stamp);
         if stale || !books.contains_key(&host) {
-            let open = OpenBook::load(&host, &agent)?;
+            let place = self.sandbox.place(path, false)?;
+            let open = OpenBook::load(place.io(), &agent)?;
             books.insert(host.clone(), open);
         }
         let open = books.get_mut(&host).expect("just inserted");

@@ -51,6 +51,16 @@ pub enum SandboxError {
         "path `{0}` is inside Baton's own folders (settings, data or plugins), which tools may not touch"
     )]
     BatonFolder(String),
+    /// The file system refused a step on the way.
+    #[error("could not {action} `{path}`: {reason}")]
+    Io {
+        /// The path.
+        path: String,
+        /// What was being done, e.g. `make the folder for`.
+        action: &'static str,
+        /// The system's words.
+        reason: String,
+    },
 }
 
 /// Windows' device names: a file so named (with any extension) is a
@@ -231,24 +241,39 @@ impl Sandbox {
     /// way may have been swapped for a link since the check) must be inside
     /// the workspace and outside Baton's folders, with one name only. The
     /// handle's place is read from `/proc/self/fd` on Linux; elsewhere the
-    /// check before opening stands alone.
+    /// check before opening (and `cap-std`'s open beneath the root, see
+    /// [`Place`](crate::Place)) stands alone.
     pub fn verify_opened(&self, path: &str, file: &std::fs::File) -> Result<(), SandboxError> {
-        #[cfg(target_os = "linux")]
+        self.verify_handle(path, file)?;
+        #[cfg(unix)]
         {
-            use std::os::fd::AsRawFd;
-            let real = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
-                .map_err(|_| SandboxError::LinkOutside(path.to_string()))?;
-            if !real.starts_with(&self.root) {
-                return Err(SandboxError::LinkOutside(path.to_string()));
-            }
-            self.check_fenced(path, &real)?;
             let meta = file
                 .metadata()
                 .map_err(|_| SandboxError::LinkOutside(path.to_string()))?;
             check_single_link(path, &meta)?;
         }
+        Ok(())
+    }
+
+    /// Where `handle` really is must be inside the workspace and
+    /// outside Baton's folders (Linux; a no-op elsewhere).
+    pub(crate) fn verify_handle(
+        &self,
+        path: &str,
+        handle: &std::fs::File,
+    ) -> Result<(), SandboxError> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            let real = std::fs::read_link(format!("/proc/self/fd/{}", handle.as_raw_fd()))
+                .map_err(|_| SandboxError::LinkOutside(path.to_string()))?;
+            if !real.starts_with(&self.root) {
+                return Err(SandboxError::LinkOutside(path.to_string()));
+            }
+            self.check_fenced(path, &real)?;
+        }
         #[cfg(not(target_os = "linux"))]
-        let _ = (path, file);
+        let _ = (path, handle);
         Ok(())
     }
 

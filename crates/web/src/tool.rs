@@ -402,17 +402,17 @@ impl WebTool {
     /// A workspace file for `path`, backed up when it exists; its agent
     /// path and the backup's.
     fn write_file(&self, path: &str, bytes: &[u8]) -> Result<(String, Option<String>), WebError> {
-        let host = self
+        let place = self
             .sandbox
-            .resolve(path)
+            .place(path, true)
             .map_err(|e| WebError::Path(e.to_string()))?;
         let agent = self
             .sandbox
-            .agent_path(&host)
+            .agent_path(place.host())
             .unwrap_or_else(|| path.to_string());
-        let backup = baton_stdx::replace_with_backup(&host, bytes)
+        let backup = baton_stdx::replace_with_backup(place.io(), bytes)
             .map_err(|e| WebError::Path(format!("{agent}: {e}")))?
-            .and_then(|b| self.sandbox.agent_path(&b));
+            .and_then(|b| self.sandbox.agent_path(&place.shown(&b)));
         Ok((agent, backup))
     }
 }

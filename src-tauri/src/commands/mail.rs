@@ -2,7 +2,7 @@
 //! SMTP servers, passwords into the keychain, whether sending asks, and a
 //! connection test that signs in to both servers.
 
-use baton_engine::api::settings::{MailServer, Secrets, Settings};
+use baton_engine::api::settings::{MailServer, SecretName, Secrets, Settings};
 use tauri::State;
 
 use crate::dto::{IpcError, MailCheck, MailServerView, MailSettingsView, MailTest};
@@ -12,7 +12,8 @@ use crate::state::AppState;
 fn to_view(kind: &str, s: &MailServer, secrets: &Secrets) -> MailServerView {
     MailServerView {
         server: s.clone(),
-        password_set: matches!(secrets.get(kind), Ok(Some(_))),
+        password_set: SecretName::mail(kind)
+            .is_some_and(|secret| matches!(secrets.read(&secret), Ok(Some(_)))),
     }
 }
 
@@ -93,7 +94,9 @@ pub async fn save_mail_settings(
     let s = updated(engine.settings(), &settings)?;
     for (name, password) in [("imap", imap_password), ("smtp", smtp_password)] {
         if let Some(p) = password.filter(|p| !p.is_empty()) {
-            engine.secrets().set(name, &p)?;
+            if let Some(secret) = SecretName::mail(name) {
+                engine.secrets().write(&secret, &p)?;
+            }
         }
     }
     state

@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use baton_engine::ProviderInfo;
-use baton_engine::api::settings::{ConfigWatcher, InteractionMode, KeySource, watch_config};
+use baton_engine::api::settings::{
+    ConfigWatcher, InteractionMode, KeySource, SecretName, watch_config,
+};
 use tauri::{Manager, State};
 use tauri_specta::Event;
 
@@ -172,7 +174,9 @@ fn known_provider(state: &AppState, provider: &str) -> IpcResult<Option<String>>
 fn status_of(state: &AppState, provider: &str) -> IpcResult<KeyStatus> {
     let env = known_provider(state, provider)?;
     let engine = state.engine();
-    let stored = engine.secrets().get(provider)?;
+    let stored = engine
+        .secrets()
+        .read(&SecretName::Provider(provider.to_string()))?;
     let source = match engine.secrets().api_key(provider, env.as_deref()) {
         Ok(Some(k)) => match k.source {
             KeySource::Env(var) => format!("environment ({var})"),
@@ -213,7 +217,10 @@ pub async fn set_api_key(
             "the key contains spaces; paste only the key itself",
         ));
     }
-    state.engine().secrets().set(&provider, key)?;
+    state
+        .engine()
+        .secrets()
+        .write(&SecretName::Provider(provider.clone()), key)?;
     // Providers read keys when they are built: rebuild on the next turn.
     state.reload().await?;
     status_of(&state, &provider)
@@ -224,7 +231,10 @@ pub async fn set_api_key(
 #[specta::specta]
 pub async fn delete_api_key(state: State<'_, AppState>, provider: String) -> IpcResult<KeyStatus> {
     known_provider(&state, &provider)?;
-    state.engine().secrets().delete(&provider)?;
+    state
+        .engine()
+        .secrets()
+        .remove(&SecretName::Provider(provider.clone()))?;
     state.reload().await?;
     status_of(&state, &provider)
 }

@@ -5,20 +5,48 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 
+use baton_engine::api::settings::SecretName;
+
 use crate::args::SecretCommand;
 use crate::context::Context;
 
-/// Secret names besides provider entries.
-const MAIL_SECRETS: [&str; 2] = ["smtp", "imap"];
-
-fn known_names(ctx: &Context) -> Vec<String> {
+/// The secrets Baton knows of: each provider's key and the two mail
+/// passwords.
+fn known(ctx: &Context) -> Vec<(String, SecretName)> {
     ctx.providers()
         .file()
         .providers
         .iter()
-        .map(|p| p.name.clone())
-        .chain(MAIL_SECRETS.iter().map(|s| s.to_string()))
+        .map(|p| (p.name.clone(), SecretName::Provider(p.name.clone())))
+        .chain([
+            ("imap".to_string(), SecretName::Imap),
+            ("smtp".to_string(), SecretName::Smtp),
+        ])
         .collect()
+}
+
+/// The secret `name` stands for: `imap`/`smtp` the mail passwords, a
+/// provider's name its key, `provider:NAME` and `mail:KIND` as written,
+/// anything else a secret of that name (for `${keychain:NAME}`).
+fn secret_for(ctx: &Context, name: &str) -> SecretName {
+    if let Some(mail) = SecretName::mail(name) {
+        return mail;
+    }
+    if let Some(kind) = name.strip_prefix("mail:")
+        && let Some(mail) = SecretName::mail(kind)
+    {
+        return mail;
+    }
+    if let Some(provider) = name.strip_prefix("provider:") {
+        return SecretName::Provider(provider.to_string());
+    }
+    match known(ctx)
+        .into_iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+    {
+        Some((_, secret)) => secret,
+        None => SecretName::Named(name.to_string()),
+    }
 }
 
 /// The environment variable that can stand in for `name`'s keychain entry.
@@ -36,6 +64,16 @@ fn env_hint(ctx: &Context, name: &str) -> Option<String> {
     )
 }
 
+/// Prints the known secrets that are kept: `NAME (ENTRY)`.
+fn list(ctx: &Context) -> Result<(), baton_engine::api::settings::SecretError> {
+    for (name, secret) in known(ctx) {
+        if ctx.secrets().read(&secret)?.is_some() {
+            println!("{name} ({secret})");
+        }
+    }
+    Ok(())
+}
+
 pub fn run(ctx: &Context, cmd: SecretCommand) -> anyhow::Result<ExitCode> {
     let set_name = match &cmd {
         SecretCommand::Set { name } => Some(name.clone()),
@@ -43,12 +81,10 @@ pub fn run(ctx: &Context, cmd: SecretCommand) -> anyhow::Result<ExitCode> {
     };
     let result = match cmd {
         SecretCommand::Set { name } => {
-            if !known_names(ctx)
-                .iter()
-                .any(|n| n.eq_ignore_ascii_case(&name))
-            {
+            let secret = secret_for(ctx, &name);
+            if let SecretName::Named(_) = secret {
                 eprintln!(
-                    "note: `{name}` is not a provider in providers.json (nor smtp/imap); storing it anyway"
+                    "note: `{name}` is not a provider in providers.json (nor smtp/imap); storing it as `${{keychain:{name}}}`"
                 );
             }
             let value = if std::io::stdin().is_terminal() {
@@ -61,22 +97,22 @@ pub fn run(ctx: &Context, cmd: SecretCommand) -> anyhow::Result<ExitCode> {
                     .context("reading the key from stdin")?;
                 s
             };
-            ctx.secrets().set(&name, value.trim()).map(|()| {
-                println!("stored the key for {name} in the keychain");
+            ctx.secrets().write(&secret, value.trim()).map(|()| {
+                println!("stored the key for {name} in the keychain ({secret})");
             })
         }
-        SecretCommand::Delete { name } => ctx.secrets().delete(&name).map(|deleted| {
-            if deleted {
-                println!("deleted the key for {name}");
-            } else {
-                println!("no key stored for {name}");
-            }
-        }),
-        SecretCommand::List => ctx.secrets().list(&known_names(ctx)).map(|names| {
-            for n in names {
-                println!("{n}");
-            }
-        }),
+        SecretCommand::Delete { name } => {
+            ctx.secrets()
+                .remove(&secret_for(ctx, &name))
+                .map(|deleted| {
+                    if deleted {
+                        println!("deleted the key for {name}");
+                    } else {
+                        println!("no key stored for {name}");
+                    }
+                })
+        }
+        SecretCommand::List => list(ctx),
     };
     match result {
         Ok(()) => Ok(ExitCode::SUCCESS),

@@ -94,9 +94,16 @@ async fn secrets_live_in_the_real_keychain_and_env_overrides_them() {
         .args(["secret", "set", "scripted-keyed"]);
     let o = run(c, Some("sk-in-keychain-42\n")).await;
     assert_eq!(o.code, 0, "{}", o.stderr);
-    // Stored in the Secret Service under service "baton".
+    // Stored in the Secret Service under service "baton", in the
+    // providers' namespace.
     let lookup = std::process::Command::new("secret-tool")
-        .args(["lookup", "service", "baton", "username", "scripted-keyed"])
+        .args([
+            "lookup",
+            "service",
+            "baton",
+            "username",
+            "provider:scripted-keyed",
+        ])
         .output();
     let l = lookup.expect("secret-tool (apt: libsecret-tools) runs");
     assert!(l.status.success(), "secret-tool found no entry");
@@ -111,7 +118,7 @@ async fn secrets_live_in_the_real_keychain_and_env_overrides_them() {
     let o = run(c, None).await;
     assert_eq!(
         o.stdout.lines().collect::<Vec<_>>(),
-        vec!["scripted-keyed"],
+        vec!["scripted-keyed (provider:scripted-keyed)"],
         "{}",
         o.stderr
     );

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use baton_convert::ConvertOptions;
 use baton_index::{SearchHit, WorkspaceIndex};
-use baton_tools::{Sandbox, SandboxError, toolbox};
+use baton_tools::{Place, Sandbox, SandboxError, toolbox};
 
 use crate::attachments::ConversionCache;
 pub use documents::{DocumentOutline, DocumentSlice, OutlineEntry};
@@ -220,9 +220,9 @@ impl FileTool {
             .unwrap_or_else(|| host.display().to_string())
     }
 
-    fn backup(&self, host: &Path, path: &str) -> Result<String, FileToolError> {
-        let bak = baton_stdx::backup_file(host).map_err(io("back up", path))?;
-        Ok(self.agent(&bak))
+    fn backup(&self, place: &Place, path: &str) -> Result<String, FileToolError> {
+        let bak = baton_stdx::backup_file(place.io()).map_err(io("back up", path))?;
+        Ok(self.agent(&place.shown(&bak)))
     }
 }
 
@@ -264,19 +264,17 @@ impl FileTool {
         #[default(0usize)] offset: usize,
         #[default(20_000usize)] length: usize,
     ) -> Result<ReadResult, FileToolError> {
-        let host = self.sandbox.resolve(&path)?;
+        let place = self.sandbox.place(&path, false)?;
+        let host = place.host();
         if host.is_dir() {
             return Err(FileToolError::IsDir(path));
         }
-        let mut file = std::fs::File::open(&host).map_err(io("read", &path))?;
-        self.sandbox.verify_opened(&path, &file)?;
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut file, &mut bytes).map_err(io("read", &path))?;
+        let bytes = place.read(&self.sandbox).map_err(io("read", &path))?;
         let text = String::from_utf8(bytes).map_err(|_| FileToolError::NotText(path.clone()))?;
         let total_chars = text.chars().count();
         let slice: String = text.chars().skip(offset).take(length).collect();
         Ok(ReadResult {
-            path: self.agent(&host),
+            path: self.agent(host),
             truncated: offset + slice.chars().count() < total_chars,
             text: slice,
             offset,
@@ -293,18 +291,18 @@ impl FileTool {
         path: String,
         text: String,
     ) -> Result<WriteResult, FileToolError> {
-        let host = self.sandbox.resolve(&path)?;
-        if host.is_dir() {
+        let place = self.sandbox.place(&path, true)?;
+        if place.io().is_dir() {
             return Err(FileToolError::IsDir(path));
         }
-        let backup = if host.exists() {
-            Some(self.backup(&host, &path)?)
+        let backup = if place.io().exists() {
+            Some(self.backup(&place, &path)?)
         } else {
             None
         };
-        baton_stdx::atomic_write(&host, text.as_bytes()).map_err(io("write", &path))?;
+        baton_stdx::atomic_write(place.io(), text.as_bytes()).map_err(io("write", &path))?;
         Ok(WriteResult {
-            path: self.agent(&host),
+            path: self.agent(place.host()),
             bytes: text.len(),
             backup,
         })
@@ -369,25 +367,22 @@ impl FileTool {
         to: String,
         #[default(false)] overwrite: bool,
     ) -> Result<WriteResult, FileToolError> {
-        let src = self.sandbox.resolve(&from)?;
-        let dst = self.sandbox.resolve(&to)?;
-        let meta = std::fs::metadata(&src).map_err(io("read", &from))?;
+        let src = self.sandbox.place(&from, false)?;
+        let dst = self.sandbox.place(&to, true)?;
+        let meta = std::fs::metadata(src.io()).map_err(io("read", &from))?;
         let mut backup = None;
-        if dst.exists() {
+        if dst.io().exists() {
             if !overwrite {
                 return Err(FileToolError::Exists(to));
             }
-            if dst.is_dir() {
+            if dst.io().is_dir() {
                 return Err(FileToolError::IsDir(to));
             }
             backup = Some(self.backup(&dst, &to)?);
         }
-        if let Some(parent) = dst.parent() {
-            std::fs::create_dir_all(parent).map_err(io("create the folder for", &to))?;
-        }
-        std::fs::rename(&src, &dst).map_err(io("move", &from))?;
+        std::fs::rename(src.io(), dst.io()).map_err(io("move", &from))?;
         Ok(WriteResult {
-            path: self.agent(&dst),
+            path: self.agent(dst.host()),
             bytes: meta.len() as usize,
             backup,
         })
@@ -396,15 +391,16 @@ impl FileTool {
     /// Lists a file's backups (made before each overwrite), oldest first: path, number, size and modification time.
     /// - path: the file, e.g. `/drafts/letter.md`
     pub fn list_backups(&self, path: String) -> Result<Vec<BackupEntry>, FileToolError> {
-        let host = self.sandbox.resolve(&path)?;
-        if host.is_dir() {
+        let place = self.sandbox.place(&path, false)?;
+        if place.io().is_dir() {
             return Err(FileToolError::IsDir(path));
         }
-        let backups = baton_stdx::list_backups(&host).map_err(io("list the backups of", &path))?;
+        let backups =
+            baton_stdx::list_backups(place.io()).map_err(io("list the backups of", &path))?;
         Ok(backups
             .into_iter()
             .map(|b| BackupEntry {
-                path: self.agent(&b.path),
+                path: self.agent(&place.shown(&b.path)),
                 number: b.number,
                 size: b.size,
                 modified_unix: b.modified_unix,

@@ -19,7 +19,8 @@ pub fn restore_in(
     path: &str,
     backup: Option<&str>,
 ) -> Result<RestoreResult, FileToolError> {
-    let host = sandbox.resolve(path)?;
+    let place = sandbox.place(path, false)?;
+    let host = place.io();
     if host.is_dir() {
         return Err(FileToolError::IsDir(path.to_string()));
     }
@@ -29,12 +30,12 @@ pub fn restore_in(
         None => None,
     };
     let agent = |p: &Path| {
-        sandbox.agent_path(p).unwrap_or_else(|| {
+        sandbox.agent_path(&place.shown(p)).unwrap_or_else(|| {
             p.file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
         })
     };
-    let restored = baton_stdx::restore_backup(&host, which.as_deref()).map_err(|e| match e {
+    let restored = baton_stdx::restore_backup(host, which.as_deref()).map_err(|e| match e {
         RestoreError::NoBackups(p) => FileToolError::NoBackups(agent(&p)),
         RestoreError::NotABackup { backup, path } => FileToolError::NotABackup {
             backup: agent(&backup),
@@ -47,7 +48,7 @@ pub fn restore_in(
         } => io(action, &agent(&path))(source),
     })?;
     Ok(RestoreResult {
-        path: agent(&host),
+        path: agent(host),
         restored_from: agent(&restored.restored_from),
         saved_current: restored.saved_current.as_deref().map(agent),
     })

@@ -32,8 +32,9 @@ impl SpreadsheetTool {
         }
         edit::check_sheet_name(&sheet)?;
         let mut open = OpenBook::create(format, &sheet)?;
+        let place = self.sandbox.place(&path, true)?;
         let target = Target {
-            host: &host,
+            place: &place,
             agent: &agent,
             format,
             over_original: false,
@@ -604,12 +605,13 @@ impl SpreadsheetTool {
     #[effect(write)]
     pub fn save(&self, path: String, #[default(false)] force: bool) -> Result<Saved, SheetError> {
         let (host, _) = self.resolve(&path)?;
+        let place = self.sandbox.place(&path, false)?;
         let s = self.with(&path, |open, agent| {
             if !open.format.writable() {
                 return Err(SheetError::ReadOnly(agent.to_string()));
             }
             let target = Target {
-                host: &host,
+                place: &place,
                 agent,
                 format: open.format,
                 over_original: true,
@@ -644,9 +646,10 @@ impl SpreadsheetTool {
         if to.exists() && !force && to != host {
             return Err(SheetError::Exists(to_agent));
         }
+        let place = self.sandbox.place(&new_path, true)?;
         let saved = self.with(&path, |open, _| {
             let target = Target {
-                host: &to,
+                place: &place,
                 agent: &to_agent,
                 format,
                 over_original: to == host,
