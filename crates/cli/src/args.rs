@@ -264,8 +264,16 @@ pub enum KeysCommand {
         /// Who uses it (letters, digits, `-`, `_`, `.`).
         name: String,
     },
-    /// Lists the keys: name, first characters, when made.
+    /// Lists the keys: name, first characters, when made (and whether its conversations are shared with the desktop).
     List,
+    /// Keeps a `baton serve` key's conversations with the desktop's own, so they appear in its history (`--off`: apart again). The key's holder still cannot list, load or delete the desktop's other conversations.
+    Share {
+        /// The key's name.
+        name: String,
+        /// Keep them apart again.
+        #[arg(long)]
+        off: bool,
+    },
     /// Removes a key; a running server refuses it from its next request (what its holder kept on the server stays out of reach of any other key).
     Revoke {
         /// The key's name.

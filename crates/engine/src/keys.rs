@@ -51,6 +51,10 @@ pub struct StoredKey {
     pub hash: String,
     /// When it was made (RFC 3339).
     pub created: String,
+    /// The owner chose to keep this key's conversations with the desktop's
+    /// own (they appear in its history); off by default.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shares_sessions: bool,
 }
 
 /// Key store failures.
@@ -193,10 +197,24 @@ impl KeyStore {
                 prefix: key[..10].to_string(),
                 hash: hex(&hash(&key)),
                 created: chrono::Utc::now().to_rfc3339(),
+                shares_sessions: false,
             });
             Ok(())
         })?;
         Ok(key)
+    }
+
+    /// Keeps the conversations of key `name` (at `door`) with the desktop's
+    /// own when `share`, apart again when not (from its next request).
+    pub fn share_sessions(&self, name: &str, door: Door, share: bool) -> Result<(), KeyError> {
+        self.edit(|keys| {
+            let key = keys
+                .iter_mut()
+                .find(|k| k.name == name && k.door == door)
+                .ok_or_else(|| KeyError::Unknown(name.to_string()))?;
+            key.shares_sessions = share;
+            Ok(())
+        })
     }
 
     /// Removes the key named `name` from `door`.
@@ -256,12 +274,14 @@ pub struct KeyHolder {
     /// under it, so a key revoked and made again under the same name does
     /// not see what the old one kept.
     pub tag: String,
+    /// Its conversations are kept with the desktop's (the owner chose it).
+    pub shares_sessions: bool,
 }
 
 /// The keys a running door accepts (their hashes).
 #[derive(Debug, Clone, Default)]
 pub struct Keys {
-    hashes: Vec<(String, [u8; 32])>,
+    hashes: Vec<(String, [u8; 32], bool)>,
 }
 
 impl Keys {
@@ -278,7 +298,7 @@ impl Keys {
             hashes: stored
                 .iter()
                 .filter(|k| k.door == door)
-                .filter_map(|k| Some((k.name.clone(), parse(&k.hash)?)))
+                .filter_map(|k| Some((k.name.clone(), parse(&k.hash)?, k.shares_sessions)))
                 .collect(),
         }
     }
@@ -293,11 +313,12 @@ impl Keys {
     pub fn check(&self, presented: &str) -> Option<KeyHolder> {
         let h = hash(presented);
         let mut found = None;
-        for (name, stored) in &self.hashes {
+        for (name, stored, shares_sessions) in &self.hashes {
             if bool::from(stored.ct_eq(&h)) {
                 found = Some(KeyHolder {
                     name: name.clone(),
                     tag: hex(&stored[..8]),
+                    shares_sessions: *shares_sessions,
                 });
             }
         }

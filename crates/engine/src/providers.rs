@@ -128,7 +128,7 @@ impl<'a> Providers<'a> {
                     name: p.name.clone(),
                     dialect: p.dialect.as_str().into(),
                     model: p.model_name().into(),
-                    endpoint: p.endpoint.clone(),
+                    endpoint: p.endpoint.as_deref().map(baton_stdx::without_userinfo),
                     api_key_env: p.api_key_env.clone(),
                     interaction_mode: p.effective_interaction_mode(),
                     ready,

@@ -198,6 +198,12 @@ impl ProviderConfig {
         self.endpoint.as_deref().unwrap_or("").trim_end_matches('/')
     }
 
+    /// The endpoint as shown in messages and logs: without a user name and
+    /// password it may carry.
+    pub fn shown_url(&self) -> String {
+        baton_stdx::without_userinfo(self.base_url())
+    }
+
     fn check(&self) -> Result<(), String> {
         if self.name.trim().is_empty() {
             return Err("field `name` must not be empty".into());

@@ -113,10 +113,11 @@ impl HttpProvider {
             Err(_) => return Err(self.timeout_error()),
             Ok(Err(e)) if e.is_timeout() => return Err(self.timeout_error()),
             Ok(Err(e)) => {
-                let detail = baton_stdx::error_chain(&e);
+                // The address is told apart, without its password.
+                let detail = baton_stdx::error_chain(&e.without_url());
                 return Err(LlmError::Connect {
                     provider: self.cfg.name.clone(),
-                    endpoint: self.cfg.base_url().to_string(),
+                    endpoint: self.cfg.shown_url(),
                     refused: detail.contains("Connection refused"),
                     detail,
                 });
@@ -136,7 +137,7 @@ impl HttpProvider {
                     provider: self.cfg.name.clone(),
                     detail: format!(
                         "an HTML page came back instead of a reply stream — check that the endpoint `{}` is the API base URL",
-                        self.cfg.base_url()
+                        self.cfg.shown_url()
                     ),
                 });
             }
@@ -172,7 +173,7 @@ impl Provider for HttpProvider {
         let prepared = cache::prepare(self.cfg.cache_type, &request);
         let wire = dialect::build(&self.cfg, &prepared, &request, self.key.as_deref());
         let body = serde_json::to_vec(&wire.body).expect("request body serializes");
-        tracing::debug!(provider = %self.cfg.name, url = %wire.url, bytes = body.len(), "sending request");
+        tracing::debug!(provider = %self.cfg.name, url = %baton_stdx::without_userinfo(&wire.url), bytes = body.len(), "sending request");
         let policy = self.retry;
         let backoff = ExponentialBuilder::default()
             .with_min_delay(policy.min_delay)
@@ -201,7 +202,7 @@ impl Provider for HttpProvider {
         let timeout_error = self.timeout_error();
         let provider = self.cfg.name.clone();
         let dialect = self.cfg.dialect;
-        let endpoint = self.cfg.base_url().to_string();
+        let endpoint = self.cfg.shown_url();
         tokio::spawn(async move {
             let mut events = Box::pin(wire::decode(dialect, Box::pin(response.bytes_stream())));
             loop {

@@ -161,9 +161,9 @@ pub async fn probe_readiness(
     match client.get(&url).send().await {
         Ok(r) => Readiness::Ready(format!(
             "server answered at {} (HTTP {})",
-            cfg.base_url(),
+            cfg.shown_url(),
             r.status().as_u16()
         )),
-        Err(_) => Readiness::NotReady(format!("no server answering at {}", cfg.base_url())),
+        Err(_) => Readiness::NotReady(format!("no server answering at {}", cfg.shown_url())),
     }
 }

@@ -89,9 +89,9 @@ impl SpeechClient {
             } else {
                 LlmError::Connect {
                     provider: provider.clone(),
-                    endpoint: self.url.clone(),
-                    detail: e.to_string(),
+                    endpoint: baton_stdx::without_userinfo(&self.url),
                     refused: e.is_connect(),
+                    detail: e.without_url().to_string(),
                 }
             }
         })?;

@@ -746,6 +746,32 @@ async fn unreachable_server_is_a_connect_error() {
 }
 
 #[tokio::test]
+async fn an_endpoints_password_is_never_told() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let c = cfg(
+        Dialect::Openai,
+        &format!("http://proxy-user:pr0xy-s3cret@127.0.0.1:{port}"),
+        json!({}),
+    );
+    assert!(!c.shown_url().contains("s3cret"), "{}", c.shown_url());
+    let p = HttpProvider::new(c, None).unwrap().with_retry(RetryPolicy {
+        max_retries: 0,
+        ..fast_retry()
+    });
+    let e = collect(&p, ChatRequest::new(vec![Message::user("x")]))
+        .await
+        .unwrap_err();
+    let told = format!("{e} {e:?}");
+    assert!(told.contains(&format!("127.0.0.1:{port}")), "{told}");
+    assert!(
+        !told.contains("pr0xy-s3cret") && !told.contains("proxy-user"),
+        "{told}"
+    );
+}
+
+#[tokio::test]
 async fn slow_provider_times_out() {
     let server = ScriptedServer::start().await.unwrap();
     server.reply(Reply {

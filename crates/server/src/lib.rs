@@ -67,6 +67,9 @@ pub(crate) struct Caller {
     /// Where its things are filed and its requests counted: `key-TAG`
     /// (the key's [`KeyHolder::tag`]), or `local`.
     pub owner: String,
+    /// Its conversations are kept with the desktop's (the key's owner
+    /// chose it: `baton serve keys share NAME`).
+    pub shares_sessions: bool,
 }
 
 impl Caller {
@@ -75,6 +78,7 @@ impl Caller {
         Self {
             name: "local".into(),
             owner: "local".into(),
+            shares_sessions: false,
         }
     }
 
@@ -83,6 +87,7 @@ impl Caller {
         Self {
             owner: format!("key-{}", h.tag),
             name: h.name,
+            shares_sessions: h.shares_sessions,
         }
     }
 }

@@ -28,6 +28,8 @@ pub struct Sessions {
     /// The Redis server, when sessions are kept there (files and the
     /// team's notes are shared beside them).
     pub(crate) redis: Option<RedisLink>,
+    /// The desktop's own sessions, for keys whose owner shares them.
+    desktop: SessionStore,
 }
 
 /// The store behind [`Sessions`], split by caller.
@@ -92,14 +94,17 @@ impl Sessions {
         kind: &SessionKind,
         engine: &Arc<baton_engine::Engine>,
     ) -> Result<Self, String> {
+        let desktop = engine.conversations().store();
         Ok(match kind {
             SessionKind::Memory => Self {
                 store: Store::Memory(Mutex::default()),
                 redis: None,
+                desktop,
             },
             SessionKind::File => Self {
                 store: Store::Files(engine.paths().data_dir.join("api-sessions")),
                 redis: None,
+                desktop,
             },
             SessionKind::Redis { url, ttl_days } => {
                 let link = RedisLink::connect(url).await?;
@@ -109,13 +114,18 @@ impl Sessions {
                         ttl: u64::from(*ttl_days) * 86_400,
                     },
                     redis: Some(link),
+                    desktop,
                 }
             }
         })
     }
 
-    /// The sessions of `caller`, apart from every other caller's.
+    /// The sessions of `caller`, apart from every other caller's; the
+    /// desktop's own when the key's owner chose to share them.
     pub(crate) fn repo_for(&self, caller: &Caller) -> Arc<dyn SessionRepo> {
+        if caller.shares_sessions {
+            return Arc::new(self.desktop.clone());
+        }
         match &self.store {
             Store::Memory(each) => {
                 let mut each = each.lock().unwrap_or_else(|p| p.into_inner());

@@ -1465,6 +1465,63 @@ async fn each_key_sees_only_its_own_sessions_and_files() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_whose_owner_shares_its_sessions_adds_them_to_the_desktops_history() {
+    let llm = ScriptedServer::start().await.unwrap();
+    let options = baton_server::ServeOptions {
+        sessions: baton_server::SessionKind::File,
+        ..no_indexing()
+    };
+    let s = start_with(&llm, options).await;
+    let store = KeyStore::new(&s.dir.paths().data_dir);
+    let phone = store.add("phone", Door::Serve).unwrap();
+    let script = store.add("script", Door::Serve).unwrap();
+    store.share_sessions("phone", Door::Serve, true).unwrap();
+    let ask = |key: &str, session: &str, content: &str| {
+        llm.reply(Reply::text("Noted."));
+        client()
+            .post(format!("{}/v1/chat/completions", s.base))
+            .bearer_auth(key)
+            .header("x-baton-session", session)
+            .json(
+                &json!({"model": "assistant", "messages": [{"role": "user", "content": content}]}),
+            )
+            .send()
+    };
+    assert_eq!(
+        ask(&phone, "groceries", "Buy milk.")
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    assert_eq!(
+        ask(&script, "plans", "The plan.").await.unwrap().status(),
+        200
+    );
+    let desktop = s.dir.paths().data_dir.join("sessions");
+    let kept = std::fs::read_to_string(desktop.join("groceries.json")).unwrap();
+    assert!(kept.contains("Buy milk."), "{kept}");
+    assert!(
+        !desktop.join("plans.json").exists(),
+        "a key that does not share stays apart"
+    );
+    // Sharing does not let the holder browse the desktop's conversations.
+    let listed = ask(&phone, "groceries", "/session list").await.unwrap();
+    assert_eq!(listed.status(), 400);
+    // Apart again: its next conversation is not the desktop's.
+    store.share_sessions("phone", Door::Serve, false).unwrap();
+    assert_eq!(
+        ask(&phone, "later", "Call Ann.").await.unwrap().status(),
+        200
+    );
+    assert!(!desktop.join("later.json").exists());
+    let e = store
+        .share_sessions("nobody", Door::Serve, true)
+        .unwrap_err();
+    assert!(e.to_string().contains("nobody"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn uploads_count_against_the_keys_quota_and_expire() {
     let llm = ScriptedServer::start().await.unwrap();
     let options = baton_server::ServeOptions {

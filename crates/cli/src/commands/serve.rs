@@ -87,7 +87,29 @@ pub fn keys(ctx: &Context, command: KeysCommand, door: Door) -> anyhow::Result<E
         }
         KeysCommand::List => {
             for k in store.list_for(door)? {
-                println!("{}\t{}…\t{}", k.name, k.prefix, k.created);
+                let shared = if k.shares_sessions {
+                    "\tshares sessions"
+                } else {
+                    ""
+                };
+                println!("{}\t{}…\t{}{shared}", k.name, k.prefix, k.created);
+            }
+        }
+        KeysCommand::Share { name, off } => {
+            if door != Door::Serve {
+                anyhow::bail!(
+                    "only `baton serve` keeps conversations: use `baton serve keys share {name}`"
+                );
+            }
+            store.share_sessions(&name, door, !off)?;
+            if off {
+                eprintln!(
+                    "Key `{name}`: its new conversations are kept apart from the desktop's again."
+                );
+            } else {
+                eprintln!(
+                    "Key `{name}`: its conversations are now kept with the desktop's and appear in its history (the key's holder still cannot list, load or delete the others)."
+                );
             }
         }
         KeysCommand::Revoke { name } => {
