@@ -1,9 +1,7 @@
-//! Values that cross the IPC boundary. TypeScript types for every one of
-//! them are generated into `ui/src/lib/bindings.ts` by tauri-specta, so the
-//! UI and the shell cannot drift. Numbers are `u32`, or `f64` exported as
-//! a plain `number` (always finite here). Field names are camelCase on the
-//! wire. Types only sent to the UI are `Serialize` only; only requests are
-//! `Deserialize`.
+//! Values that cross the IPC boundary, their TypeScript twins generated into
+//! `ui/src/lib/bindings.ts` by tauri-specta (the UI and the shell cannot
+//! drift). Numbers are `u32`, or finite `f64` as `number`; fields camelCase;
+//! what is only sent to the UI is `Serialize` only.
 
 use baton_engine::api::settings::{
     BrowserMode, BrowserSettings, EmailSettings, MailServer, ServerSettings, VoiceSettings,

@@ -56,6 +56,7 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             mail::test_mail,
             mcp::mcp_servers,
             mcp::set_mcp_server_enabled,
+            mcp::set_mcp_server_trusted,
             mcp::add_mcp_server,
             mcp::mcp_prompts,
             models::models_overview,

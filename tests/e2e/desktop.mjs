@@ -303,6 +303,9 @@ try {
     }, 20000);
     const tools = await js(`return ${words}.querySelector('[data-testid=mcp-tools]').innerText`);
     if (!tools.includes('count_words')) throw new Error(`the plugin lists: ${tools}`);
+    // Its read-only claim counts once the user trusts it (else each call asks).
+    await js(`${words}.querySelector('[data-testid=mcp-trusted]').click()`);
+    await until('the plugin to be trusted', () => js(`return ${words}.querySelector('[data-testid=mcp-trusted]').checked`), 10000);
     await screenshot('06b-plugin');
     await app.click('[data-testid=close-settings]');
     await script([

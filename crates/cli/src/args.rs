@@ -195,6 +195,14 @@ pub enum McpCommand {
         #[arg(last = true)]
         command: Vec<String>,
     },
+    /// Trust a server or plugin as it is now: its own annotations (read-only, closed world) count, so its read-only tools run without asking. Pinned to its tools as they are: if it changes one, each asks again until trusted again. `--off`: every tool asks.
+    Trust {
+        /// Its name.
+        name: String,
+        /// Stop trusting it.
+        #[arg(long)]
+        off: bool,
+    },
     /// Use a server or plugin again.
     Enable {
         /// Its name.

@@ -89,7 +89,9 @@ pub mod team {
 
 /// MCP servers and plugins, and serving Baton's tools over MCP.
 pub mod mcp {
-    pub use baton_mcp::{MCP_FILE, McpConfigError, ServerState, ServerStatus, Source};
+    pub use baton_mcp::{
+        MCP_FILE, McpConfigError, ServerState, ServerStatus, Source, TRUST_FILE, Trust,
+    };
 
     /// Serving Baton's toolboxes to other agents over MCP.
     pub mod server {

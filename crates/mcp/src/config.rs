@@ -95,6 +95,9 @@ pub enum McpConfigError {
     /// No server or plugin of that name.
     #[error("there is no MCP server or plugin named `{0}`")]
     Unknown(String),
+    /// It could not be started (to see its tools), with why.
+    #[error("{0}")]
+    NotStarted(String),
 }
 
 /// The servers of `config_dir/mcp.json` by name (none when it does not

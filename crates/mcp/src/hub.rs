@@ -71,6 +71,8 @@ struct State {
     dirty: bool,
     /// Counts the changes to `started`.
     generation: u64,
+    /// What the user trusts (see [`crate::trust`]).
+    pins: crate::trust::Pins,
 }
 
 /// The MCP servers of `mcp.json` and the plugins folder, and their
@@ -164,6 +166,9 @@ pub struct ServerStatus {
     pub tools: Vec<String>,
     /// Why it is not running, in words.
     pub problem: Option<String>,
+    /// Whether its annotations count (the user trusts it and its tools
+    /// are those it had then); `untrusted` until it has started.
+    pub trust: crate::Trust,
 }
 
 impl McpHub {
@@ -191,10 +196,12 @@ impl McpHub {
         sources: Option<Sources>,
         call_timeout: Duration,
     ) -> Self {
+        let pins = sources.as_ref().map(Sources::pins).unwrap_or_default();
         Self {
             state: std::sync::Mutex::new(State {
                 defs,
                 config_problems,
+                pins,
                 ..State::default()
             }),
             slots: std::sync::Mutex::default(),
@@ -270,7 +277,12 @@ impl McpHub {
         let mut out: Vec<Arc<dyn Toolbox>> = Vec::new();
         for (name, def) in state.defs.iter().filter(|(_, d)| d.is_enabled()) {
             if let Some(tools) = state.tools.get(name) {
-                out.push(Arc::new(McpToolbox::new(name, def, tools, self)));
+                let trust = state.trust(name, def, tools);
+                if trust == crate::Trust::Changed {
+                    tracing::warn!(server = %name, "the MCP server's tools changed since the user trusted it: each asks again until it is trusted again");
+                }
+                let trusted = trust == crate::Trust::Trusted;
+                out.push(Arc::new(McpToolbox::new(name, def, tools, self, trusted)));
             }
         }
         state.started = out.clone();
@@ -321,8 +333,13 @@ impl McpHub {
                 } else {
                     ServerState::Idle
                 };
+                let trust = state
+                    .tools
+                    .get(name)
+                    .map_or(crate::Trust::Untrusted, |t| state.trust(name, def, t));
                 let tools = state.tools.get(name).map(|t| crate::offered(def, t));
                 ServerStatus {
+                    trust,
                     name: name.clone(),
                     source: def.source.clone(),
                     description: def.description.clone(),
@@ -514,12 +531,53 @@ impl McpHub {
             return;
         };
         let (defs, problems) = sources.load();
+        let pins = sources.pins();
+        {
+            let mut state = self.state();
+            if state.pins != pins {
+                state.pins = pins;
+                state.dirty = true;
+            }
+        }
         let gone = self.replace(defs, problems);
         for slot in gone {
             if let Some(c) = slot.lock().await.take() {
                 let _ = c.service.cancel().await;
             }
         }
+    }
+
+    /// Trusts server or plugin `name` as it is now (started first, to see
+    /// its tools: their annotations count from now on, until they change),
+    /// or stops trusting it (`on: false`: every tool asks again). Kept in
+    /// `mcp-trust.json` for a hub made by [`McpHub::open`].
+    pub async fn set_trusted(&self, name: &str, on: bool) -> Result<crate::Trust, McpConfigError> {
+        let def = self.state().defs.get(name).cloned();
+        let def = def.ok_or_else(|| McpConfigError::Unknown(name.to_string()))?;
+        let pin = if on {
+            self.peer(name).await.map_err(McpConfigError::NotStarted)?;
+            let state = self.state();
+            let tools = state.tools.get(name).map(Vec::as_slice).unwrap_or_default();
+            Some(crate::trust::pin(
+                tools.iter().filter(|t| crate::is_offered(&def, t)),
+            ))
+        } else {
+            None
+        };
+        let mut state = self.state();
+        match pin {
+            Some(p) => state.pins.insert(name.to_string(), p),
+            None => state.pins.remove(name),
+        };
+        state.dirty = true;
+        if let Some(sources) = &self.sources {
+            crate::trust::save(&sources.config_dir.join(crate::TRUST_FILE), &state.pins)?;
+        }
+        Ok(if on {
+            crate::Trust::Trusted
+        } else {
+            crate::Trust::Untrusted
+        })
     }
 
     /// Turns the server or plugin `name` on or off in its file
@@ -626,7 +684,21 @@ impl McpHub {
     }
 }
 
+impl State {
+    /// Whether server `name` (defined by `def`, offering `tools`) is
+    /// trusted as it is now.
+    fn trust(&self, name: &str, def: &ServerDef, tools: &[Tool]) -> crate::Trust {
+        let now = crate::trust::pin(tools.iter().filter(|t| crate::is_offered(def, t)));
+        crate::trust::trust_of(&self.pins, name, &now)
+    }
+}
+
 impl Sources {
+    /// What the user trusts (`mcp-trust.json` beside `mcp.json`).
+    fn pins(&self) -> crate::trust::Pins {
+        crate::trust::load(&self.config_dir.join(crate::TRUST_FILE))
+    }
+
     /// `mcp.json`'s servers and the plugins, with what could not be used.
     fn load(&self) -> (BTreeMap<String, ServerDef>, Vec<String>) {
         let (mut defs, mut problems) = match crate::config::load(&self.config_dir) {

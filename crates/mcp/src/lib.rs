@@ -12,6 +12,7 @@ pub mod config;
 mod hub;
 pub mod plugins;
 pub mod server;
+mod trust;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -26,6 +27,7 @@ use serde_json::Value;
 pub use config::{MCP_FILE, McpConfigError, ServerDef, Source};
 use hub::Connection;
 pub use hub::{McpHub, PromptArg, PromptInfo, ServerState, ServerStatus};
+pub use trust::{TRUST_FILE, Trust};
 
 /// Starts `def` and lists its tools.
 async fn start_server(name: &str, def: &ServerDef) -> Result<Connection, String> {
@@ -116,11 +118,19 @@ pub struct McpToolbox {
 }
 
 impl McpToolbox {
-    fn new(server: &str, def: &ServerDef, tools: &[Tool], hub: &Arc<McpHub>) -> Self {
+    /// The tools `def` offers; their annotations count only when the user
+    /// `trusted` the server (otherwise every tool asks before it runs).
+    fn new(
+        server: &str,
+        def: &ServerDef,
+        tools: &[Tool],
+        hub: &Arc<McpHub>,
+        trusted: bool,
+    ) -> Self {
         let methods = tools
             .iter()
             .filter(|t| is_offered(def, t))
-            .map(method_spec)
+            .map(|t| method_spec(t, trusted))
             .collect();
         let summary = match &def.description {
             Some(d) if !d.trim().is_empty() => d.trim().to_string(),
@@ -139,7 +149,7 @@ impl McpToolbox {
 }
 
 /// Whether `def`'s `includeTools`/`excludeTools` let `tool` through.
-fn is_offered(def: &ServerDef, tool: &Tool) -> bool {
+pub(crate) fn is_offered(def: &ServerDef, tool: &Tool) -> bool {
     let named = |list: &[String]| list.iter().any(|n| n == tool.name.as_ref());
     def.include_tools.as_deref().is_none_or(named) && !named(&def.exclude_tools)
 }
@@ -151,8 +161,9 @@ pub(crate) fn offered(def: &ServerDef, tools: &[Tool]) -> Vec<String> {
 }
 
 /// A tool's spec from its MCP description: the schema as given, the
-/// parameters from its properties, the effect from its annotations.
-fn method_spec(t: &Tool) -> MethodSpec {
+/// parameters from its properties, the effect from its annotations when
+/// the server is `trusted` (a server's word about itself counts only then).
+fn method_spec(t: &Tool, trusted: bool) -> MethodSpec {
     let schema = Value::Object((*t.input_schema).clone());
     let required: Vec<&str> = schema["required"]
         .as_array()
@@ -172,7 +183,7 @@ fn method_spec(t: &Tool) -> MethodSpec {
                 .collect()
         })
         .unwrap_or_default();
-    let hints = t.annotations.as_ref();
+    let hints = t.annotations.as_ref().filter(|_| trusted);
     let effect = match hints {
         Some(a) if a.read_only_hint == Some(true) => Effect::Read,
         Some(a) if a.open_world_hint == Some(false) => Effect::Write,

@@ -153,7 +153,22 @@ async fn a_server_that_crashes_or_hangs_stays_isolated_and_is_started_again() {
         .iter()
         .find(|m| m.name == "ping")
         .unwrap();
-    assert_eq!(ping.effect, baton_tools::Effect::Read, "readOnlyHint");
+    // Its readOnlyHint is its own claim: it counts once the user trusts it.
+    assert_eq!(ping.effect, baton_tools::Effect::External, "untrusted");
+    let trust = |hub: &Arc<McpHub>| hub.statuses()[0].trust;
+    assert_eq!(trust(&hub), baton_mcp::Trust::Untrusted);
+    hub.set_trusted("misbehaving", true).await.unwrap();
+    let tools = toolbox(&hub, "misbehaving").await;
+    let effect_of = |tools: &Arc<dyn Toolbox>, name: &str| {
+        let m = tools.spec().methods.iter().find(|m| m.name == name);
+        m.unwrap().effect
+    };
+    assert_eq!(
+        effect_of(&tools, "ping"),
+        baton_tools::Effect::Read,
+        "trusted"
+    );
+    assert_eq!(trust(&hub), baton_mcp::Trust::Trusted);
     let call = |method: &'static str| {
         let tools = Arc::clone(&tools);
         async move { tools.call(method, json!({}), ToolContext::default()).await }
@@ -188,6 +203,14 @@ async fn a_server_that_crashes_or_hangs_stays_isolated_and_is_started_again() {
     assert_eq!(stopped, ToolError::Cancelled);
     assert!(started.elapsed() < Duration::from_secs(1));
     stop.await.unwrap();
+
+    // It comes back with ping described anew: trusted no longer, it asks.
+    std::fs::write(dir.path().join("starts.changed"), "").unwrap();
+    assert!(call("crash").await.is_err());
+    assert_eq!(call("ping").await.unwrap(), json!("pong from start 3"));
+    let changed = toolbox(&hub, "misbehaving").await;
+    assert_eq!(effect_of(&changed, "ping"), baton_tools::Effect::External);
+    assert_eq!(trust(&hub), baton_mcp::Trust::Changed);
     hub.close().await;
 }
 

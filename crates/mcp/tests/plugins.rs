@@ -57,7 +57,11 @@ async fn a_plugin_dropped_in_while_baton_runs_is_picked_up_changed_and_removed()
     let home = tempfile::tempdir().unwrap();
     let (config, tools) = (home.path().join("config"), home.path().join("Tools"));
     std::fs::create_dir_all(&config).unwrap();
-    let hub = Arc::new(McpHub::open(config, tools.clone(), Duration::from_secs(5)));
+    let hub = Arc::new(McpHub::open(
+        config.clone(),
+        tools.clone(),
+        Duration::from_secs(5),
+    ));
     hub.watch(Duration::from_millis(500)).unwrap();
     assert!(hub.start().await.is_empty(), "no plugins yet");
 
@@ -77,6 +81,18 @@ async fn a_plugin_dropped_in_while_baton_runs_is_picked_up_changed_and_removed()
     assert!(picked_up >= Duration::from_millis(500), "{picked_up:?}");
     let words = named(&boxes, "Words").unwrap();
     assert_eq!(words.spec().summary, "Counts and reverses words.");
+    let count = words
+        .spec()
+        .methods
+        .iter()
+        .find(|m| m.name == "count_words");
+    // Untrusted, its readOnlyHint does not count; trusted, it does (and
+    // the trust is kept beside mcp.json).
+    assert_eq!(count.unwrap().effect, baton_tools::Effect::External);
+    hub.set_trusted("Words", true).await.unwrap();
+    assert!(config.join(baton_mcp::TRUST_FILE).exists());
+    let boxes = hub.start().await;
+    let words = named(&boxes, "Words").unwrap();
     let count = words
         .spec()
         .methods

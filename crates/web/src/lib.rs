@@ -13,6 +13,7 @@
 mod content;
 pub mod discover;
 mod error;
+mod guard;
 mod hub;
 mod policy;
 mod provenance;

@@ -35,7 +35,7 @@ const CONSENT_JS: &str = include_str!("consent.js");
 pub struct WebTool {
     hub: Arc<BrowserHub>,
     sandbox: Sandbox,
-    policy: SitePolicy,
+    policy: Arc<SitePolicy>,
     tabs: Mutex<Tabs>,
     /// The sites this conversation opened and the addresses its pages
     /// showed (what may open without the user's card).
@@ -51,6 +51,10 @@ struct Tabs {
     /// The current tab never finished loading its page: CDP keeps waiting
     /// on it, so the next navigation gets a new tab.
     stuck: bool,
+    /// Addresses Baton's tabs were stopped from opening (the site policy,
+    /// checked by the browser on every document: redirects, frames,
+    /// scripts, clicks), told with the next result.
+    stopped: crate::guard::Stopped,
 }
 
 impl Tabs {
@@ -75,6 +79,10 @@ pub struct PageInfo {
     /// Cookie banners dismissed.
     #[serde(skip_serializing_if = "is_zero")]
     pub banners_dismissed: u32,
+    /// Addresses the page tried to open (a redirect, a frame, a script)
+    /// that the site policy does not allow: the browser stopped them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stopped: Vec<String>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -101,6 +109,10 @@ pub struct Acted {
     pub url: String,
     /// Whether the action led to another page.
     pub navigated: bool,
+    /// Addresses the action led to that the site policy does not allow:
+    /// the browser stopped them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stopped: Vec<String>,
 }
 
 /// A tab.
@@ -183,7 +195,7 @@ pub struct PdfText {
 impl WebTool {
     /// A browser toolbox on `hub`, saving files into `sandbox`.
     pub fn new(hub: Arc<BrowserHub>, sandbox: Sandbox) -> Self {
-        let policy = SitePolicy::from_settings(hub.settings());
+        let policy = Arc::new(SitePolicy::from_settings(hub.settings()));
         Self {
             hub,
             sandbox,
@@ -278,9 +290,21 @@ impl WebTool {
     async fn new_tab(&self, tabs: &mut Tabs) -> Result<Page, WebError> {
         let (browser, _) = self.hub.browser().await?;
         let page = browser.new_page("about:blank").await.map_err(cdp)?;
+        // A tab the policy cannot watch is not used.
+        if let Err(e) =
+            crate::guard::guard(&page, Arc::clone(&self.policy), tabs.stopped.clone()).await
+        {
+            let _ = page.close().await;
+            return Err(cdp(e));
+        }
         tabs.opened.push(page.clone());
         tabs.current = Some(page.clone());
         Ok(page)
+    }
+
+    /// What Baton's tabs were stopped from opening since the last call.
+    async fn stopped(&self) -> Vec<String> {
+        self.tabs.lock().await.stopped.take()
     }
 
     /// Evaluates `expr` in the page and reads its value as `T`.
@@ -330,6 +354,7 @@ impl WebTool {
             title: page.get_title().await.ok().flatten().unwrap_or_default(),
             loaded,
             banners_dismissed: 0,
+            stopped: Vec::new(),
         }
     }
 
@@ -514,13 +539,24 @@ impl WebTool {
         if !loaded {
             self.tabs.lock().await.stuck = true;
         }
+        let stopped = self.stopped().await;
+        let info = Self::info(&page, loaded).await;
+        let landed_refused =
+            info.url.starts_with("chrome-error:") || self.policy.check(&info.url).is_err();
+        if !stopped.is_empty() && landed_refused {
+            return Err(WebError::Refused(format!(
+                "the page did not open: {}",
+                stopped.join("; ")
+            )));
+        }
         let banners_dismissed = Self::eval::<u32>(&page, CONSENT_JS.to_string())
             .await
             .unwrap_or(0);
         Self::preview(&page, ctx).await;
         Ok(PageInfo {
             banners_dismissed,
-            ..Self::info(&page, loaded).await
+            stopped,
+            ..info
         })
     }
 
@@ -565,6 +601,7 @@ impl WebTool {
             done: format!("clicked \"{label}\""),
             url: Self::url_of(&page).await,
             navigated,
+            stopped: self.stopped().await,
         })
     }
 
@@ -585,6 +622,7 @@ impl WebTool {
                 target: f.target,
                 url: Self::url_of(&page).await,
                 navigated: false,
+                stopped: Vec::new(),
             });
         }
         Self::preview(&page, ctx).await;
@@ -609,6 +647,7 @@ impl WebTool {
             target,
             url: Self::url_of(&page).await,
             navigated: false,
+            stopped: Vec::new(),
         })
     }
 
@@ -634,6 +673,7 @@ impl WebTool {
             target,
             url: Self::url_of(&page).await,
             navigated: false,
+            stopped: Vec::new(),
         })
     }
 
@@ -666,6 +706,7 @@ impl WebTool {
             done: format!("pressed {key}"),
             url: Self::url_of(&page).await,
             navigated,
+            stopped: self.stopped().await,
         })
     }
 
@@ -959,17 +1000,7 @@ impl WebTool {
         };
         let url = self.policy.check(&url).map_err(WebError::Refused)?;
         self.seen().opened(&url);
-        let fetch = format!(
-            "(async () => {{ const r = await fetch({}, {{credentials: 'include'}}); if (!r.ok) return {{error: 'HTTP ' + r.status}}; const b = new Uint8Array(await r.arrayBuffer()); let s = ''; for (let i = 0; i < b.length; i += 32768) s += String.fromCharCode.apply(null, b.subarray(i, i + 32768)); return {{data: btoa(s)}}; }})()",
-            json!(url)
-        );
-        let got: Value = Self::eval(&page, fetch).await?;
-        if let Some(e) = got.get("error").and_then(Value::as_str) {
-            return Err(WebError::Page(format!("`{url}` could not be fetched: {e}")));
-        }
-        let data = got["data"].as_str().unwrap_or_default();
-        let bytes =
-            base64_decode(data).ok_or_else(|| WebError::Page("the PDF arrived garbled".into()))?;
+        let bytes = Self::fetch_bytes(&page, &url).await?;
         let options = baton_convert::ConvertOptions::default();
         let c = tokio::task::spawn_blocking(move || {
             baton_convert::convert_bounded("page.pdf", bytes.into(), &options)
@@ -987,7 +1018,75 @@ impl WebTool {
     }
 }
 
-/// `example.com` → `https://example.com`.
+impl WebTool {
+    /// The bytes at `url`, fetched with the browser's sign-ins: from the
+    /// page itself when it may (same site), else by the browser's own
+    /// loader for the page (a page on another site may not read it).
+    async fn fetch_bytes(page: &Page, url: &str) -> Result<Vec<u8>, WebError> {
+        let fetch = format!(
+            "(async () => {{ const r = await fetch({}, {{credentials: 'include'}}); if (!r.ok) return {{error: 'HTTP ' + r.status}}; const b = new Uint8Array(await r.arrayBuffer()); let s = ''; for (let i = 0; i < b.length; i += 32768) s += String.fromCharCode.apply(null, b.subarray(i, i + 32768)); return {{data: btoa(s)}}; }})()",
+            json!(url)
+        );
+        let got = match Self::eval::<Value>(page, fetch).await {
+            Ok(got) => got,
+            Err(_) => return Self::load_resource(page, url).await,
+        };
+        if let Some(e) = got.get("error").and_then(Value::as_str) {
+            return Err(WebError::Page(format!("`{url}` could not be fetched: {e}")));
+        }
+        let data = got["data"].as_str().unwrap_or_default();
+        base64_decode(data).ok_or_else(|| WebError::Page("the PDF arrived garbled".into()))
+    }
+
+    /// `url` through the browser's loader for `page`'s frame (CDP
+    /// `Network.loadNetworkResource`, read back through `IO`).
+    async fn load_resource(page: &Page, url: &str) -> Result<Vec<u8>, WebError> {
+        use chromiumoxide::cdp::browser_protocol::io::{CloseParams, ReadParams};
+        use chromiumoxide::cdp::browser_protocol::network::{
+            LoadNetworkResourceOptions, LoadNetworkResourceParams,
+        };
+        let frame = page.mainframe().await.map_err(cdp)?;
+        let mut params =
+            LoadNetworkResourceParams::new(url, LoadNetworkResourceOptions::new(false, true));
+        params.frame_id = frame;
+        let loaded = page.execute(params).await.map_err(cdp)?.result.resource;
+        let failed = |why: String| WebError::Page(format!("`{url}` could not be fetched: {why}"));
+        let status = loaded.http_status_code.unwrap_or(0.0) as u16;
+        let stream = match (loaded.success, loaded.stream) {
+            (true, Some(stream)) if (200..300).contains(&status) => stream,
+            (true, _) => return Err(failed(format!("HTTP {status}"))),
+            (false, _) => {
+                return Err(failed(
+                    loaded
+                        .net_error_name
+                        .unwrap_or_else(|| "the network failed".into()),
+                ));
+            }
+        };
+        let mut bytes = Vec::new();
+        loop {
+            let chunk = page
+                .execute(ReadParams::new(stream.clone()))
+                .await
+                .map_err(cdp)?
+                .result;
+            if chunk.base64_encoded == Some(true) {
+                bytes.extend(
+                    base64_decode(&chunk.data)
+                        .ok_or_else(|| failed("it arrived garbled".into()))?,
+                );
+            } else {
+                bytes.extend(chunk.data.into_bytes());
+            }
+            if chunk.eof {
+                break;
+            }
+        }
+        let _ = page.execute(CloseParams::new(stream)).await;
+        Ok(bytes)
+    }
+}
+
 /// `verb` an element as `inspect` (act.js) found it, in words.
 fn element_words(verb: &str, e: &Value) -> String {
     let tag = e["tag"].as_str().unwrap_or("element");
@@ -1049,6 +1148,7 @@ fn site_of(url: &str) -> String {
         .unwrap_or_default()
 }
 
+/// `example.com` → `https://example.com`.
 fn with_scheme(url: &str) -> String {
     let u = url.trim();
     if u.contains("://") || u.starts_with("about:") || u.contains(':') && !u.contains('.') {

@@ -4,6 +4,7 @@
 //! dismissed, a page that never finishes loading, web search, PDFs, and
 //! attaching to a running browser through its DevToolsActivePort.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -11,7 +12,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{Query, State};
 use axum::http::header;
 use axum::response::{Html, Response};
 use axum::routing::{get, post};
@@ -171,6 +172,16 @@ async fn serve() -> (SocketAddr, Seen) {
             }),
         )
         .route("/submit", post(submit))
+        .route("/away", get(|q: Query<HashMap<String, String>>| async move {
+            axum::response::Redirect::temporary(&q["to"])
+        }))
+        .route("/framed", get(|q: Query<HashMap<String, String>>| async move {
+            Html(format!(r#"<html><body><p>Outer page</p><iframe src="{}"></iframe></body></html>"#, q["src"]))
+        }))
+        .route("/linked", get(|q: Query<HashMap<String, String>>| async move {
+            let to = &q["href"];
+            Html(format!(r#"<html><body><a href="{to}">Go on</a> <button onclick="location.href='{to}'">Script</button></body></html>"#))
+        }))
         .with_state(seen.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -616,6 +627,63 @@ async fn banners_slow_pages_search_pdfs_and_refused_addresses() {
         bad.to_string().contains("not a valid CSS selector"),
         "{bad}"
     );
+    hub.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browser_itself_stops_what_the_site_policy_refuses() {
+    let (addr, _) = serve().await;
+    let mut s = settings(BrowserMode::Headless);
+    s.allowed_sites = vec!["127.0.0.1".into()];
+    let (_dir, hub, web) = tool(s);
+    let ctx = ToolContext::default();
+    let base = format!("http://{addr}");
+    // The same server by a name the policy does not allow.
+    let out = format!("http://localhost:{}/form", addr.port());
+    let form_shown = |md: &str| md.contains("Your name");
+
+    // A redirect there: the page does not open, and the result says why.
+    let e = web
+        .navigate(format!("{base}/away?to={out}"), 10_000, &ctx)
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("localhost"), "{e}");
+    // A frame from there is stopped; the page itself opens.
+    let page = web
+        .navigate(format!("{base}/framed?src={out}"), 10_000, &ctx)
+        .await
+        .unwrap();
+    assert!(
+        page.stopped.iter().any(|s| s.contains("localhost")),
+        "{page:?}"
+    );
+    let md = web.get_page_content(5_000).await.unwrap().markdown;
+    assert!(md.contains("Outer page") && !form_shown(&md), "{md}");
+    // A link clicked and a script's navigation are stopped as well.
+    web.navigate(format!("{base}/linked?href={out}"), 10_000, &ctx)
+        .await
+        .unwrap();
+    let clicked = web.click("//a".into(), &ctx).await.unwrap();
+    assert!(
+        clicked.stopped.iter().any(|s| s.contains("localhost")),
+        "{clicked:?}"
+    );
+    web.navigate(format!("{base}/linked?href={out}"), 10_000, &ctx)
+        .await
+        .unwrap();
+    let scripted = web.click("//button".into(), &ctx).await.unwrap();
+    assert!(!scripted.stopped.is_empty(), "{scripted:?}");
+    let md = web.get_page_content(5_000).await.unwrap().markdown;
+    assert!(!form_shown(&md), "{md}");
+    // What the policy allows goes on as before.
+    let fine = web
+        .navigate(format!("{base}/away?to={base}/form"), 10_000, &ctx)
+        .await
+        .unwrap();
+    assert!(fine.stopped.is_empty(), "{fine:?}");
+    assert!(form_shown(
+        &web.get_page_content(5_000).await.unwrap().markdown
+    ));
     hub.shutdown().await;
 }
 

@@ -34,7 +34,8 @@ async fn overview(state: &AppState) -> McpOverview {
 fn config_error(e: baton_engine::api::mcp::McpConfigError) -> IpcError {
     let code = match e {
         baton_engine::api::mcp::McpConfigError::Unknown(_) => ErrorCode::NotFound,
-        baton_engine::api::mcp::McpConfigError::File { .. } => ErrorCode::Config,
+        baton_engine::api::mcp::McpConfigError::File { .. }
+        | baton_engine::api::mcp::McpConfigError::NotStarted(_) => ErrorCode::Config,
     };
     IpcError::new(code, e.to_string())
 }
@@ -56,6 +57,22 @@ pub async fn set_mcp_server_enabled(
 ) -> IpcResult<McpOverview> {
     let hub = state.engine().tools().mcp();
     hub.set_enabled(&name, enabled)
+        .await
+        .map_err(config_error)?;
+    Ok(overview(&state).await)
+}
+
+/// Trusts a server or plugin as it is now (its annotations count until its
+/// tools change), or stops trusting it (each tool asks).
+#[tauri::command]
+#[specta::specta]
+pub async fn set_mcp_server_trusted(
+    state: State<'_, AppState>,
+    name: String,
+    trusted: bool,
+) -> IpcResult<McpOverview> {
+    let hub = state.engine().tools().mcp();
+    hub.set_trusted(&name, trusted)
         .await
         .map_err(config_error)?;
     Ok(overview(&state).await)

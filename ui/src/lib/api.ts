@@ -181,6 +181,7 @@ export const api = {
   // plugins & MCP
   mcpServers: (): Promise<McpOverview> => call(commands.mcpServers()),
   setMcpServerEnabled: (name: string, enabled: boolean): Promise<McpOverview> => call(commands.setMcpServerEnabled(name, enabled)),
+  setMcpServerTrusted: (name: string, trusted: boolean): Promise<McpOverview> => call(commands.setMcpServerTrusted(name, trusted)),
   addMcpServer: (name: string, server: NewMcpServer): Promise<McpOverview> => call(commands.addMcpServer(name, server)),
   mcpPrompts: (): Promise<McpPromptView[]> => call(commands.mcpPrompts()),
   // local models

@@ -288,11 +288,11 @@ export class MockBackend {
     servers: [
       {
         name: 'Words', source: { kind: 'plugin', dir: '/home/ada/.local/share/baton/Tools/Words' }, description: 'Counts and reverses words.',
-        target: '/usr/bin/python3 server.py', state: 'running', tools: ['count_words', 'reverse_words'], problem: null,
+        target: '/usr/bin/python3 server.py', state: 'running', tools: ['count_words', 'reverse_words'], problem: null, trust: 'untrusted',
       },
       {
         name: 'weather', source: { kind: 'mcpJson' }, description: null, target: 'npx -y weather-mcp',
-        state: 'failed', tools: [], problem: 'the MCP server `weather` did not start: connection closed: initialize response',
+        state: 'failed', tools: [], problem: 'the MCP server `weather` did not start: connection closed: initialize response', trust: 'untrusted',
       },
     ],
     problems: ['/home/ada/.local/share/baton/Tools/Broken/plugin.json cannot be used: EOF while parsing an object at line 1 column 12'],
@@ -816,6 +816,8 @@ export class MockBackend {
         return structuredClone(this.mcp);
       case 'set_mcp_server_enabled':
         return this.enableMcp(args.name as string, args.enabled as boolean);
+      case 'set_mcp_server_trusted':
+        return this.trustMcp(args.name as string, args.trusted as boolean);
       case 'add_mcp_server':
         return this.addMcp(args.name as string, args.server as NewMcpServer);
       case 'mcp_prompts':
@@ -960,6 +962,15 @@ export class MockBackend {
     return structuredClone(this.mcp);
   }
 
+  /** Like the Rust side: trusting needs the server running (to pin its tools). */
+  private trustMcp(name: string, trusted: boolean): McpOverview {
+    const s = this.mcp.servers.find((x) => x.name === name);
+    if (!s) throw ipcError('not_found', `there is no MCP server or plugin named \`${name}\``);
+    if (trusted && s.state !== 'running') throw ipcError('config', s.problem ?? `the MCP server \`${name}\` is not running`);
+    s.trust = trusted ? 'trusted' : 'untrusted';
+    return structuredClone(this.mcp);
+  }
+
   /** Like the Rust side: refused without a name and a command or address, or when the name is taken. */
   private addMcp(name: string, server: NewMcpServer): McpOverview {
     const target = server.kind === 'url' ? server.url : [server.command, ...server.args].join(' ');
@@ -969,7 +980,7 @@ export class MockBackend {
     }
     const added: ServerStatus = {
       name, source: { kind: 'mcpJson' }, description: null, target,
-      state: 'running', tools: ['echo', 'get-sum'], problem: null,
+      state: 'running', tools: ['echo', 'get-sum'], problem: null, trust: 'untrusted',
     };
     this.mcp.servers = [...this.mcp.servers, added].sort((a, b) => a.name.localeCompare(b.name));
     return structuredClone(this.mcp);

@@ -22,6 +22,7 @@ pub async fn run(ctx: &Context, args: McpArgs) -> anyhow::Result<ExitCode> {
             headers,
             command,
         }) => add(ctx, &name, url, &headers, &command).await,
+        Some(McpCommand::Trust { name, off }) => trust(ctx, &name, !off).await,
         Some(McpCommand::Enable { name }) => enable(ctx, &name, true).await,
         Some(McpCommand::Disable { name }) => enable(ctx, &name, false).await,
         None => match args.http {
@@ -136,10 +137,12 @@ async fn servers(ctx: &Context, as_json: bool) -> anyhow::Result<ExitCode> {
             baton_engine::api::mcp::Source::Plugin { .. } => "plugin",
         };
         let state = serde_json::to_value(s.state)?;
+        let trust = serde_json::to_value(s.trust)?;
         println!(
-            "{}\t{kind}\t{}\t{}",
+            "{}\t{kind}\t{}\t{}\t{}",
             s.name,
             state.as_str().unwrap_or(""),
+            trust.as_str().unwrap_or(""),
             s.target
         );
         if !s.tools.is_empty() {
@@ -186,6 +189,18 @@ async fn add(
             .join(baton_engine::api::mcp::MCP_FILE)
             .display()
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn trust(ctx: &Context, name: &str, on: bool) -> anyhow::Result<ExitCode> {
+    ctx.tools().mcp().set_trusted(name, on).await?;
+    if on {
+        eprintln!(
+            "`{name}` trusted as it is now: its read-only tools run without asking; if it changes a tool, each asks again until you trust it again"
+        );
+    } else {
+        eprintln!("`{name}` is not trusted: each of its tools asks before it runs");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -11,6 +11,7 @@
 mod actions;
 mod agents;
 mod ask;
+mod attacks;
 mod browser;
 mod chat;
 mod config;

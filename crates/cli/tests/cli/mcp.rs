@@ -98,13 +98,27 @@ async fn plugins_are_listed_disabled_and_added(env: &Env, dir: &Path) {
     assert_eq!(servers[0]["source"]["kind"], "plugin", "{servers}");
     assert_eq!(servers[0]["tools"], json!(["count_words", "reverse_words"]));
     assert_eq!(servers[1]["state"], "failed", "{servers}");
+    assert_eq!(servers[0]["trust"], "untrusted", "{servers}");
+    let count = || {
+        let mut c = env.cmd();
+        c.env("BATON_WORKSPACE", dir).args([
+            "tools",
+            "call",
+            r#"{"method": "count_words", "text": "a b c d"}"#,
+        ]);
+        run(c, None)
+    };
+    // Its readOnlyHint is the plugin's own word: untrusted, it asks.
+    let o = count().await;
+    assert_ne!(o.code, 0, "{}", o.stdout);
+    assert!(o.stdout.contains("was not run"), "{}", o.stdout);
     let mut c = env.cmd();
-    c.env("BATON_WORKSPACE", dir).args([
-        "tools",
-        "call",
-        r#"{"method": "count_words", "text": "a b c d"}"#,
-    ]);
+    c.env("BATON_WORKSPACE", dir)
+        .args(["mcp", "trust", "Words"]);
     let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(env.path().join("config/mcp-trust.json").exists());
+    let o = count().await;
     assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
     assert_eq!(o.stdout.trim(), "\"4\"");
 

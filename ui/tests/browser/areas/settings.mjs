@@ -200,6 +200,13 @@ test('plugins & MCP: servers and plugins with their state and tools, turned off 
   await page.waitForFunction(() => document.querySelector('[data-name="Words"] [data-testid="mcp-state"]')?.textContent === 'Off');
   await page.check(`${item('Words')} ${sel('mcp-enabled')}`);
   await page.waitForFunction(() => document.querySelector('[data-name="Words"] [data-testid="mcp-state"]')?.textContent === 'Running');
+  // Trust: a running server can be trusted; one that did not start says why.
+  assert.equal(await page.isChecked(`${item('Words')} ${sel('mcp-trusted')}`), false);
+  await page.check(`${item('Words')} ${sel('mcp-trusted')}`);
+  await page.waitForFunction(() => document.querySelector('[data-name="Words"] [data-testid="mcp-trusted"]')?.checked === true);
+  await page.check(`${item('weather')} ${sel('mcp-trusted')}`);
+  await page.waitForFunction(() => /did not start/.test(document.querySelector('[data-testid="mcp-settings"] [data-testid="error"]')?.textContent ?? ''));
+  assert.equal(await page.isChecked(`${item('weather')} ${sel('mcp-trusted')}`), false);
   // Adding needs a command; a name in use is refused in words.
   await page.fill(sel('mcp-add-name'), 'weather');
   await page.click(sel('mcp-add'));

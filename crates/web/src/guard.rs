@@ -1,0 +1,78 @@
+//! The site policy, enforced by the browser itself on Baton's tabs.
+//!
+//! Checking the address `navigate` is given is not enough: a page can
+//! redirect, load a frame, or send the tab elsewhere from a script or a
+//! link the model clicks. Each tab Baton opens therefore pauses every
+//! document request (CDP `Fetch`, request stage, resource type
+//! `Document`: top-level navigations, each redirect hop and sub-frames)
+//! and lets it go on only when [`SitePolicy::check`] allows its address;
+//! otherwise the browser fails it as blocked, and the address is kept for
+//! the next tool result to tell.
+
+use std::sync::{Arc, Mutex};
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::fetch::{
+    ContinueRequestParams, EnableParams, EventRequestPaused, FailRequestParams, RequestPattern,
+    RequestStage,
+};
+use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, ResourceType};
+use futures::StreamExt;
+
+use crate::policy::SitePolicy;
+
+/// Addresses a tab was stopped from opening, with why, since they were
+/// last taken.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Stopped(Arc<Mutex<Vec<String>>>);
+
+impl Stopped {
+    fn push(&self, what: String) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(what);
+    }
+
+    /// What was stopped since the last call.
+    pub(crate) fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// Makes `page` check every document it loads against `policy` from now
+/// on; refusals are kept in `stopped`. The checking runs until the page
+/// closes.
+pub(crate) async fn guard(
+    page: &Page,
+    policy: Arc<SitePolicy>,
+    stopped: Stopped,
+) -> Result<(), chromiumoxide::error::CdpError> {
+    let mut paused = page.event_listener::<EventRequestPaused>().await?;
+    let documents = RequestPattern::builder()
+        .url_pattern("*")
+        .resource_type(ResourceType::Document)
+        .request_stage(RequestStage::Request)
+        .build();
+    page.execute(EnableParams {
+        patterns: Some(vec![documents]),
+        handle_auth_requests: None,
+    })
+    .await?;
+    let page = page.clone();
+    tokio::spawn(async move {
+        while let Some(event) = paused.next().await {
+            let id = event.request_id.clone();
+            let answered = match policy.check(&event.request.url) {
+                Ok(_) => page.execute(ContinueRequestParams::new(id)).await.map(drop),
+                Err(why) => {
+                    tracing::warn!(url = %event.request.url, "the browser was stopped from opening an address: {why}");
+                    stopped.push(why);
+                    let blocked = FailRequestParams::new(id, ErrorReason::BlockedByClient);
+                    page.execute(blocked).await.map(drop)
+                }
+            };
+            if answered.is_err() {
+                break; // the tab is gone
+            }
+        }
+    });
+    Ok(())
+}
