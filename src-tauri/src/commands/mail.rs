@@ -93,10 +93,10 @@ pub async fn save_mail_settings(
     let engine = state.engine();
     let s = updated(engine.settings(), &settings)?;
     for (name, password) in [("imap", imap_password), ("smtp", smtp_password)] {
-        if let Some(p) = password.filter(|p| !p.is_empty()) {
-            if let Some(secret) = SecretName::mail(name) {
-                engine.secrets().write(&secret, &p)?;
-            }
+        if let Some(p) = password.filter(|p| !p.is_empty())
+            && let Some(secret) = SecretName::mail(name)
+        {
+            engine.secrets().write(&secret, &p)?;
         }
     }
     state
