@@ -259,18 +259,6 @@ impl Secrets {
         Ok(now || old)
     }
 
-    /// Which of `names` have a secret in the keychain.
-    pub fn list(&self, names: &[String]) -> Result<Vec<String>, SecretError> {
-        let mut out = Vec::new();
-        for n in names {
-            if self.get(n)?.is_some() {
-                out.push(normalize(n));
-            }
-        }
-        out.dedup();
-        Ok(out)
-    }
-
     /// Finds the API key of provider `name`: the entry's declared
     /// environment variable first, then the conventional one
     /// (`NAME_API_KEY`), then the keychain, then the original system's

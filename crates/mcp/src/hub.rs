@@ -558,9 +558,7 @@ impl McpHub {
             self.peer(name).await.map_err(McpConfigError::NotStarted)?;
             let state = self.state();
             let tools = state.tools.get(name).map(Vec::as_slice).unwrap_or_default();
-            Some(crate::trust::pin(
-                tools.iter().filter(|t| crate::is_offered(&def, t)),
-            ))
+            Some(offered_pin(&def, tools))
         } else {
             None
         };
@@ -688,9 +686,13 @@ impl State {
     /// Whether server `name` (defined by `def`, offering `tools`) is
     /// trusted as it is now.
     fn trust(&self, name: &str, def: &ServerDef, tools: &[Tool]) -> crate::Trust {
-        let now = crate::trust::pin(tools.iter().filter(|t| crate::is_offered(def, t)));
-        crate::trust::trust_of(&self.pins, name, &now)
+        crate::trust::trust_of(&self.pins, name, &offered_pin(def, tools))
     }
+}
+
+/// The pin of the tools of `tools` that `def` offers (what the model sees).
+fn offered_pin(def: &ServerDef, tools: &[Tool]) -> String {
+    crate::trust::pin(tools.iter().filter(|t| crate::is_offered(def, t)))
 }
 
 impl Sources {
