@@ -97,6 +97,11 @@ export const commands = {
 	mcpServers: () => typedError<McpOverview, IpcError>(__TAURI_INVOKE("mcp_servers")),
 	/**  Turns a server or plugin on or off (in its file). */
 	setMcpServerEnabled: (name: string, enabled: boolean) => typedError<McpOverview, IpcError>(__TAURI_INVOKE("set_mcp_server_enabled", { name, enabled })),
+	/**
+	 *  Trusts a server or plugin as it is now (its annotations count until its
+	 *  tools change), or stops trusting it (each tool asks).
+	 */
+	setMcpServerTrusted: (name: string, trusted: boolean) => typedError<McpOverview, IpcError>(__TAURI_INVOKE("set_mcp_server_trusted", { name, trusted })),
 	/**  Adds a server to `mcp.json` and starts it. */
 	addMcpServer: (name: string, server: NewMcpServer) => typedError<McpOverview, IpcError>(__TAURI_INVOKE("add_mcp_server", { name, server })),
 	/**  The prompts of the servers and plugins, as `/prompt` lines to fill in. */
@@ -1053,6 +1058,11 @@ export type ServerStatus = {
 	tools: string[],
 	/**  Why it is not running, in words. */
 	problem: string | null,
+	/**
+	 *  Whether its annotations count (the user trusts it and its tools
+	 *  are those it had then); `untrusted` until it has started.
+	 */
+	trust: Trust,
 };
 
 /**  A conversation in the sidebar. */
@@ -1185,6 +1195,18 @@ export type ToolboxInfo = {
 	/**  Its tools this agent is offered. */
 	tools: string[],
 };
+
+/**  Whether a server's annotations count. */
+export type Trust = 
+/**  Not trusted: every tool of it asks before it runs. */
+"untrusted" | 
+/**  Trusted, and it offers what it offered then: its annotations count. */
+"trusted" | 
+/**
+ *  Trusted once, but its tools changed since: every tool asks again
+ *  until the user trusts it again.
+ */
+"changed";
 
 /**  Why a turn ended, as the chat view tells it. */
 export type TurnEnd = 

@@ -204,7 +204,8 @@ test('plugins & MCP: servers and plugins with their state and tools, turned off 
   assert.equal(await page.isChecked(`${item('Words')} ${sel('mcp-trusted')}`), false);
   await page.check(`${item('Words')} ${sel('mcp-trusted')}`);
   await page.waitForFunction(() => document.querySelector('[data-name="Words"] [data-testid="mcp-trusted"]')?.checked === true);
-  await page.check(`${item('weather')} ${sel('mcp-trusted')}`);
+  // A refused tick puts the box back, so click (check() would insist it stays ticked).
+  await page.click(`${item('weather')} ${sel('mcp-trusted')}`);
   await page.waitForFunction(() => /did not start/.test(document.querySelector('[data-testid="mcp-settings"] [data-testid="error"]')?.textContent ?? ''));
   assert.equal(await page.isChecked(`${item('weather')} ${sel('mcp-trusted')}`), false);
   // Adding needs a command; a name in use is refused in words.
