@@ -246,7 +246,7 @@ try {
     await until('the key to be stored', () => js(`return document.querySelector('[data-testid=key-status]')?.dataset.stored === 'true'`));
     const status = await js(`return document.querySelector('[data-testid=key-status]').innerText`);
     if (status.includes('sk-e2e-secret-0042')) throw new Error('the key is shown unmasked');
-    const stored = execFileSync('secret-tool', ['lookup', 'service', 'baton', 'username', 'scripted-keyed']).toString().trim();
+    const stored = execFileSync('secret-tool', ['lookup', 'service', 'baton', 'username', 'provider:scripted-keyed']).toString().trim();
     if (stored !== 'sk-e2e-secret-0042') throw new Error(`the Secret Service holds "${stored}"`);
     const leaked = readFileSync(path.join(config, 'setup.json'), 'utf8').includes('sk-e2e') ||
       (await js(`return JSON.stringify(localStorage) + JSON.stringify(sessionStorage)`)).includes('sk-e2e');
