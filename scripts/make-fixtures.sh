@@ -11,8 +11,9 @@
 #
 # --tools-only installs the producers and exits: LibreOffice (soffice),
 # poppler-utils (pdftotext, pdftoppm), python3-uno, the virtualenv whose
-# Python runs scripts/sheet_dump.py, the OpenAI SDKs' test clients and the
-# MCP servers the tests connect to. Silent and well under a second when all
+# Python runs scripts/sheet_dump.py, the OpenAI SDKs' test clients, the
+# MCP servers the tests connect to and the real-world workbook corpus
+# (scripts/workbook-corpus.sh). Silent and well under a second when all
 # of it is there; `make test` calls it.
 #
 # The Python producers live in a private virtualenv, by default
@@ -144,6 +145,9 @@ for dir in crates/server/tests/clients crates/mcp/tests/servers; do
     (cd "$dir" && npm ci --no-audit --no-fund --silent)
   fi
 done
+
+# The real-world workbooks of crates/sheet/tests/corpus.rs (once, cached).
+scripts/workbook-corpus.sh
 
 [ "$tools_only" -eq 1 ] && exit 0
 exec "$VENV/bin/python" scripts/make_fixtures.py ${args[@]+"${args[@]}"}

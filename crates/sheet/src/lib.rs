@@ -31,6 +31,7 @@ mod scan;
 mod style;
 mod tool;
 mod values;
+mod verify;
 
 pub use addr::{Cell, Range, column_name};
 pub use describe::Description;

@@ -16,14 +16,82 @@ pub(crate) fn open(bytes: &[u8]) -> Result<Zip<'_>, String> {
     zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| format!("not a workbook package: {e}"))
 }
 
-/// A part as text.
+/// A part as text, without the byte-order mark .NET's XML writers put
+/// first (quick-xml skips it without counting it in its positions, so
+/// offsets into text that kept it would land 3 bytes early; XML in UTF-8
+/// needs no mark). A part in another encoding (UTF-16, or ISO-8859-1 as
+/// its declaration says) is decoded, its declaration then saying UTF-8,
+/// as it is written back.
 pub(crate) fn read_text(zip: &mut Zip<'_>, name: &str) -> Result<String, String> {
-    let mut s = String::new();
+    let mut bytes = Vec::new();
     zip.by_name(name)
         .map_err(|e| format!("{name}: {e}"))?
-        .read_to_string(&mut s)
+        .read_to_end(&mut bytes)
         .map_err(|e| format!("{name}: {e}"))?;
-    Ok(s)
+    let s = match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            decode(e.as_bytes()).ok_or_else(|| format!("{name}: an unknown text encoding"))?
+        }
+    };
+    match s.strip_prefix('\u{feff}') {
+        Some(rest) => Ok(rest.to_string()),
+        None => Ok(s),
+    }
+}
+
+/// XML that is not UTF-8, by its byte-order mark or declared encoding,
+/// as text whose declaration says UTF-8.
+fn decode(bytes: &[u8]) -> Option<String> {
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
+    let declared = head
+        .split_once("encoding=")
+        .and_then(|(_, rest)| {
+            let q = rest.chars().next()?;
+            rest[1..].split(q).next()
+        })
+        .unwrap_or("");
+    let encoding = encoding_rs::Encoding::for_bom(bytes)
+        .map(|(e, _)| e)
+        .or_else(|| encoding_rs::Encoding::for_label(declared.as_bytes()))?;
+    let (text, _, _) = encoding.decode(bytes);
+    let text = text.into_owned();
+    Some(match text.find("encoding=") {
+        Some(at) if at < 200 => {
+            let q = &text[at + 9..at + 10];
+            let end = text[at + 10..].find(q).map_or(at + 10, |e| at + 10 + e + 1);
+            format!("{}encoding=\"UTF-8\"{}", &text[..at], &text[end..])
+        }
+        _ => text,
+    })
+}
+
+/// Where the first element named `local` (any prefix) starts in `xml`,
+/// and its prefix with the colon (`x:`), or `""`.
+pub(crate) fn find_open<'a>(xml: &'a str, local: &str) -> Option<(usize, &'a str)> {
+    xml.match_indices('<').find_map(|(at, _)| {
+        let rest = &xml[at + 1..];
+        let name_end = rest.find(|c: char| c.is_whitespace() || c == '>' || c == '/')?;
+        let name = &rest[..name_end];
+        let (prefix, l) = match name.rfind(':') {
+            Some(c) => (&rest[..=c], &name[c + 1..]),
+            None => ("", name),
+        };
+        (l == local && !name.starts_with(['?', '!'])).then_some((at, prefix))
+    })
+}
+
+/// The prefix with the colon of the document element of `xml` (`x:` for
+/// `<x:worksheet>`), or `""`.
+pub(crate) fn root_prefix(xml: &str) -> &str {
+    xml.match_indices('<')
+        .map(|(at, _)| &xml[at + 1..])
+        .find(|rest| !rest.starts_with(['?', '!']))
+        .and_then(|rest| {
+            let end = rest.find(|c: char| c.is_whitespace() || c == '>' || c == '/')?;
+            rest[..end].rfind(':').map(|c| &rest[..=c])
+        })
+        .unwrap_or("")
 }
 
 /// The attributes of every element named `local` (any prefix), keys
@@ -240,6 +308,30 @@ pub(crate) fn num_attr(e: &BytesStart<'_>, name: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn other_encodings_become_utf8_with_a_declaration_that_says_so() {
+        let latin1 = b"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><t>S\xe9rie</t>";
+        assert_eq!(
+            decode(latin1).unwrap(),
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><t>S\u{e9}rie</t>"
+        );
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("<t>\u{e9}</t>".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        assert_eq!(decode(&utf16).unwrap(), "<t>\u{e9}</t>");
+    }
+
+    #[test]
+    fn elements_are_found_with_any_prefix() {
+        let xml = "<?xml version=\"1.0\"?><x:styleSheet xmlns:x=\"m\"><x:cellXfsX/><x:cellXfs count=\"1\">";
+        assert_eq!(find_open(xml, "cellXfs"), Some((60, "x:")));
+        assert_eq!(find_open("<a><cellXfs/></a>", "cellXfs"), Some((3, "")));
+        assert_eq!(find_open("<a/>", "cellXfs"), None);
+        assert_eq!(root_prefix(xml), "x:");
+        assert_eq!(root_prefix("<!-- c --><worksheet>"), "");
+    }
 
     #[test]
     fn targets_resolve_from_their_folder() {

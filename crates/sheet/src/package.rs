@@ -11,7 +11,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Cursor, Read, Write};
 
+use quick_xml::events::Event;
 use serde::Serialize;
+
+use crate::opc;
 
 /// Something a workbook has that Baton cannot write back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -224,15 +227,36 @@ pub fn mark_recalculate(bytes: &[u8]) -> Result<Vec<u8>, String> {
     Ok(out.finish().map_err(|e| e.to_string())?.into_inner())
 }
 
-/// `<calcPr …/>` with `fullCalcOnLoad="1"` (added, or set).
+/// Elements that come after `calcPr` in a workbook part (ECMA-376's
+/// order, which Excel holds files to).
+const AFTER_CALC_PR: &[&str] = &[
+    "oleSize",
+    "customWorkbookViews",
+    "pivotCaches",
+    "smartTagPr",
+    "smartTagTypes",
+    "webPublishing",
+    "fileRecoveryPr",
+    "webPublishObjects",
+    "extLst",
+];
+
+/// `<calcPr …/>` with `fullCalcOnLoad="1"` (added in its place, or set),
+/// with the workbook's own namespace prefix.
 pub fn with_full_calc(xml: &str) -> String {
-    let Some(start) = xml.find("<calcPr") else {
-        return xml.replacen(
-            "</workbook>",
-            "<calcPr fullCalcOnLoad=\"1\"/></workbook>",
-            1,
-        );
+    let xml = xml.strip_prefix('\u{feff}').unwrap_or(xml);
+    let Some((start, prefix)) = opc::find_open(xml, "calcPr") else {
+        let p = opc::root_prefix(xml);
+        return match calc_pr_spot(xml) {
+            Some(at) => format!(
+                "{}<{p}calcPr fullCalcOnLoad=\"1\"/>{}",
+                &xml[..at],
+                &xml[at..]
+            ),
+            None => xml.to_string(),
+        };
     };
+    let name_end = start + 1 + prefix.len() + "calcPr".len();
     let end = xml[start..].find('>').map_or(xml.len(), |e| start + e);
     let tag = &xml[start..end];
     if tag.contains("fullCalcOnLoad") {
@@ -243,9 +267,35 @@ pub fn with_full_calc(xml: &str) -> String {
     }
     format!(
         "{} fullCalcOnLoad=\"1\"{}",
-        &xml[..start + "<calcPr".len()],
-        &xml[start + "<calcPr".len()..]
+        &xml[..name_end],
+        &xml[name_end..]
     )
+}
+
+/// Where a new `calcPr` goes: before the first top-level element that
+/// must follow it, else before the workbook's end tag.
+fn calc_pr_spot(xml: &str) -> Option<usize> {
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut depth = 0usize;
+    loop {
+        let before = reader.buffer_position() as usize;
+        match reader.read_event().ok()? {
+            Event::Start(e) | Event::Empty(e)
+                if depth == 1 && AFTER_CALC_PR.contains(&e.local_name().into_inner()) =>
+            {
+                return Some(before);
+            }
+            Event::Start(_) => depth += 1,
+            Event::End(_) => {
+                if depth == 1 {
+                    return Some(before);
+                }
+                depth = depth.saturating_sub(1);
+            }
+            Event::Eof => return None,
+            _ => {}
+        }
+    }
 }
 
 #[cfg(test)]
@@ -300,6 +350,17 @@ mod tests {
         assert_eq!(
             with_full_calc("<workbook></workbook>"),
             "<workbook><calcPr fullCalcOnLoad=\"1\"/></workbook>"
+        );
+        // In its place (before extLst, not inside a view's own extLst),
+        // with the workbook's prefix; a byte-order mark is dropped.
+        let xml = "\u{feff}<x:workbook><x:bookViews><x:workbookView><x:extLst/></x:workbookView></x:bookViews><x:extLst/></x:workbook>";
+        assert_eq!(
+            with_full_calc(xml),
+            "<x:workbook><x:bookViews><x:workbookView><x:extLst/></x:workbookView></x:bookViews><x:calcPr fullCalcOnLoad=\"1\"/><x:extLst/></x:workbook>"
+        );
+        assert_eq!(
+            with_full_calc("<x:workbook><x:calcPr calcId=\"9\"/></x:workbook>"),
+            "<x:workbook><x:calcPr fullCalcOnLoad=\"1\" calcId=\"9\"/></x:workbook>"
         );
     }
 }

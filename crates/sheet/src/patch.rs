@@ -7,7 +7,7 @@
 //! Structural edits (rows, columns, sheets, tables, charts, looks) go
 //! through the model instead, with the loss check of [`crate::save`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{Cursor, Write};
 
 use quick_xml::events::{BytesStart, Event};
@@ -309,6 +309,8 @@ struct Styles {
     added_fmts: Vec<String>,
     added_xfs: Vec<String>,
     made: HashMap<(u32, String), u32>,
+    /// The namespace prefix the part writes (`x:`), or `""`.
+    prefix: String,
 }
 
 impl Styles {
@@ -327,7 +329,9 @@ impl Styles {
         let next_id = codes.values().copied().max().unwrap_or(163).max(163) + 1;
         let by_id = codes.iter().map(|(c, i)| (*i, c.clone())).collect();
         let xfs = section_items(&text, "cellXfs", "xf");
+        let prefix = opc::root_prefix(&text).to_string();
         Ok(Styles {
+            prefix,
             xml,
             codes,
             by_id,
@@ -366,7 +370,8 @@ impl Styles {
                 self.next_id += 1;
                 self.codes.insert(code.to_string(), id);
                 self.added_fmts.push(format!(
-                    "<numFmt numFmtId=\"{id}\" formatCode=\"{}\"/>",
+                    "<{}numFmt numFmtId=\"{id}\" formatCode=\"{}\"/>",
+                    self.prefix,
                     escape(code)
                 ));
                 id
@@ -401,15 +406,18 @@ impl Styles {
     }
 }
 
-/// `element`'s start tag with `name="value"` set.
+/// `element`'s start tag with `name="value"` set (its value replaced
+/// whichever quotes it has, or the attribute added).
 fn set_attr(element: &str, name: &str, value: &str) -> String {
     let tag_end = element.find('>').unwrap_or(element.len());
     let tag = &element[..tag_end];
-    let needle = format!(" {name}=\"");
-    if let Some(at) = tag.find(&needle) {
-        let v_start = at + needle.len();
-        let v_end = tag[v_start..].find('"').map_or(tag.len(), |e| v_start + e);
-        return format!("{}{}{}", &element[..v_start], value, &element[v_end..]);
+    if let Some((v_start, v_end)) = attr_value_span(tag, name) {
+        return format!(
+            "{}\"{}\"{}",
+            &element[..v_start - 1],
+            value,
+            &element[v_end + 1..]
+        );
     }
     let insert = if tag.ends_with('/') {
         tag_end - 1
@@ -423,32 +431,53 @@ fn set_attr(element: &str, name: &str, value: &str) -> String {
     )
 }
 
-/// `items` appended to the `section` element (made before `before` when
-/// absent), its `count` updated.
+/// Where attribute `name`'s value lies in `tag` (inside its quotes).
+fn attr_value_span(tag: &str, name: &str) -> Option<(usize, usize)> {
+    tag.match_indices(name).find_map(|(at, _)| {
+        let spaced = tag[..at].ends_with(|c: char| c.is_ascii_whitespace());
+        let rest = tag[at + name.len()..].trim_start();
+        let rest = rest.strip_prefix('=')?.trim_start();
+        let quote = rest.chars().next().filter(|q| *q == '"' || *q == '\'')?;
+        let v_start = tag.len() - rest.len() + 1;
+        let v_end = tag[v_start..].find(quote)? + v_start;
+        spaced.then_some((v_start, v_end))
+    })
+}
+
+/// `items` appended to the `section` element (any prefix; made before
+/// `before`, or first in the document element, when absent), its
+/// `count` updated.
 fn append_items(xml: &str, section: &str, items: &[String], before: Option<&str>) -> String {
     let joined = items.concat();
-    let open = format!("<{section}");
-    let Some(at) = xml.find(&open) else {
-        let block = format!("<{section} count=\"{}\">{joined}</{section}>", items.len());
-        let spot = before.and_then(|b| xml.find(&format!("<{b}"))).unwrap_or(0);
+    let Some((at, p)) = opc::find_open(xml, section) else {
+        let p = opc::root_prefix(xml);
+        let block = format!(
+            "<{p}{section} count=\"{}\">{joined}</{p}{section}>",
+            items.len()
+        );
+        let spot = before
+            .and_then(|b| opc::find_open(xml, b))
+            .map(|(a, _)| a)
+            .or_else(|| root_content_start(xml))
+            .unwrap_or(xml.len());
         return format!("{}{}{}", &xml[..spot], block, &xml[spot..]);
     };
-    let tag_end = xml[at..].find('>').map_or(xml.len(), |e| at + e);
-    let tag = &xml[at..=tag_end.min(xml.len() - 1)];
-    let count = section_items(
-        xml,
-        section,
-        if section == "numFmts" { "numFmt" } else { "xf" },
-    )
-    .len()
-        + items.len();
-    let new_tag = set_attr(&tag.replace("/>", ">"), "count", &count.to_string());
+    let tag_end = xml[at..].find('>').map_or(xml.len() - 1, |e| at + e);
+    let tag = &xml[at..=tag_end];
+    let item = if section == "numFmts" { "numFmt" } else { "xf" };
+    let count = section_items(xml, section, item).len() + items.len();
     let self_closing = tag.ends_with("/>");
+    let open_tag = if self_closing {
+        format!("{}>", tag[..tag.len() - 2].trim_end())
+    } else {
+        tag.to_string()
+    };
+    let new_tag = set_attr(&open_tag, "count", &count.to_string());
     let rest = &xml[tag_end + 1..];
     if self_closing {
-        return format!("{}{new_tag}{joined}</{section}>{rest}", &xml[..at]);
+        return format!("{}{new_tag}{joined}</{p}{section}>{rest}", &xml[..at]);
     }
-    let close = format!("</{section}>");
+    let close = format!("</{p}{section}>");
     let c = rest.find(&close).unwrap_or(0);
     format!(
         "{}{new_tag}{}{joined}{}",
@@ -456,6 +485,14 @@ fn append_items(xml: &str, section: &str, items: &[String], before: Option<&str>
         &rest[..c],
         &rest[c..]
     )
+}
+
+/// Just after the document element's start tag.
+fn root_content_start(xml: &str) -> Option<usize> {
+    let (at, _) = xml
+        .match_indices('<')
+        .find(|(i, _)| !xml[i + 1..].starts_with(['?', '!']))?;
+    xml[at..].find('>').map(|e| at + e + 1)
 }
 
 /// A worksheet part with the edited `cells` written in.
@@ -468,12 +505,14 @@ fn patch_sheet(
     for ((row, col), edit) in cells {
         pending.entry(row).or_default().insert(col, edit);
     }
+    let existing = existing_cells(xml, &pending)?;
     let mut w = SheetWriter {
         xml,
         styles,
         out: String::with_capacity(xml.len() + 4096),
         copied: 0,
         prefix: String::new(),
+        existing,
     };
     w.run(&mut pending)?;
     Ok(w.out)
@@ -482,6 +521,50 @@ fn patch_sheet(
 /// Edited cells waiting to be written: row → column → edit.
 type Rows = BTreeMap<u32, BTreeMap<u32, CellEdit>>;
 
+/// Which of the edited rows and cells the sheet already has, wherever
+/// they are (rows and cells may be out of order, and rows or cells
+/// without a number follow the one before): an existing one is replaced
+/// where it stands, only a new one is inserted.
+#[derive(Default)]
+struct Existing {
+    rows: HashSet<u32>,
+    cells: HashSet<(u32, u32)>,
+}
+
+/// The edited rows and cells of `pending` that `xml` already has.
+fn existing_cells(xml: &str, pending: &Rows) -> Result<Existing, String> {
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut found = Existing::default();
+    let (mut row, mut col, mut in_data) = (0u32, 0u32, false);
+    loop {
+        match reader
+            .read_event()
+            .map_err(|e| format!("the sheet's XML: {e}"))?
+        {
+            Event::Start(e) if e.local_name().into_inner() == "sheetData" => in_data = true,
+            Event::End(e) if e.local_name().into_inner() == "sheetData" => in_data = false,
+            Event::Start(e) | Event::Empty(e) if in_data => match e.local_name().into_inner() {
+                "row" => {
+                    row = row_number(&e, row);
+                    col = 0;
+                    if pending.contains_key(&row) {
+                        found.rows.insert(row);
+                    }
+                }
+                "c" => {
+                    col = cell_attrs(&e).0.map_or(col + 1, |c| c.col);
+                    if pending.get(&row).is_some_and(|r| r.contains_key(&col)) {
+                        found.cells.insert((row, col));
+                    }
+                }
+                _ => {}
+            },
+            Event::Eof => return Ok(found),
+            _ => {}
+        }
+    }
+}
+
 /// Walks a worksheet part, copying it, splicing edited cells and rows.
 struct SheetWriter<'a> {
     xml: &'a str,
@@ -489,6 +572,7 @@ struct SheetWriter<'a> {
     out: String,
     copied: usize,
     prefix: String,
+    existing: Existing,
 }
 
 impl SheetWriter<'_> {
@@ -621,7 +705,11 @@ impl SheetWriter<'_> {
         row_cells: &mut BTreeMap<u32, CellEdit>,
         at: Cell,
     ) -> Result<(), String> {
-        let earlier: Vec<u32> = row_cells.range(..at.col).map(|(c, _)| *c).collect();
+        let earlier: Vec<u32> = row_cells
+            .range(..at.col)
+            .map(|(c, _)| *c)
+            .filter(|c| !self.existing.cells.contains(&(at.row, *c)))
+            .collect();
         for c in earlier {
             if let Some(edit) = row_cells.remove(&c) {
                 self.write_cell(
@@ -637,13 +725,18 @@ impl SheetWriter<'_> {
         Ok(())
     }
 
-    /// New rows for pending rows before `before`.
+    /// New rows for the pending rows before `before` that the sheet has
+    /// not (every pending row when `before` is `u32::MAX`).
     fn flush_rows(&mut self, pending: &mut Rows, before: u32) -> Result<(), String> {
-        while let Some(entry) = pending.first_entry() {
-            if *entry.key() >= before {
-                break;
-            }
-            let (r, cells) = entry.remove_entry();
+        let due: Vec<u32> = pending
+            .range(..before)
+            .map(|(r, _)| *r)
+            .filter(|r| before == u32::MAX || !self.existing.rows.contains(r))
+            .collect();
+        for r in due {
+            let Some(cells) = pending.remove(&r) else {
+                continue;
+            };
             let p = self.prefix.clone();
             self.out.push_str(&format!("<{p}row r=\"{r}\">"));
             self.write_cells(r, cells)?;
@@ -761,6 +854,14 @@ mod tests {
             "<xf fontId=\"1\" applyNumberFormat=\"1\"/>"
         );
         assert_eq!(
+            set_attr("<x:xf\n  numFmtId='0' xfId=\"0\"/>", "numFmtId", "9"),
+            "<x:xf\n  numFmtId=\"9\" xfId=\"0\"/>"
+        );
+        assert_eq!(
+            set_attr("<xf xnumFmtId=\"1\"/>", "numFmtId", "9"),
+            "<xf xnumFmtId=\"1\" numFmtId=\"9\"/>"
+        );
+        assert_eq!(
             set_attr("<xf fontId=\"1\"><alignment/></xf>", "numFmtId", "7"),
             "<xf fontId=\"1\" numFmtId=\"7\"><alignment/></xf>"
         );
@@ -783,6 +884,56 @@ mod tests {
         assert!(
             out.starts_with("<styleSheet><numFmts count=\"1\"><numFmt"),
             "{out}"
+        );
+    }
+
+    fn no_styles() -> Styles {
+        Styles {
+            xml: None,
+            codes: HashMap::new(),
+            by_id: HashMap::new(),
+            next_id: 164,
+            xfs: Vec::new(),
+            added_fmts: Vec::new(),
+            added_xfs: Vec::new(),
+            made: HashMap::new(),
+            prefix: String::new(),
+        }
+    }
+
+    fn number(row: u32, col: u32, n: f64) -> ((u32, u32), CellEdit) {
+        let edit = CellEdit {
+            written: Written::Number(n),
+            format: FormatChange::Keep,
+        };
+        ((row, col), edit)
+    }
+
+    #[test]
+    fn cells_and_rows_out_of_order_or_unnumbered_are_replaced_where_they_stand() {
+        // C1 before A1 and B1: editing B1 replaces it, nothing doubles.
+        let xml = r#"<x:worksheet><x:sheetData><x:row r="3"><x:c r="A3"><x:v>3</x:v></x:c></x:row><x:row r="1"><x:c r="C1"><x:v>1</x:v></x:c><x:c r="A1"/><x:c r="B1"><x:v>2</x:v></x:c></x:row></x:sheetData></x:worksheet>"#;
+        let out = patch_sheet(
+            xml,
+            [number(1, 2, 9.0), number(2, 1, 5.0)].into(),
+            &mut no_styles(),
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            r#"<x:worksheet><x:sheetData><x:row r="2"><x:c r="A2"><x:v>5</x:v></x:c></x:row><x:row r="3"><x:c r="A3"><x:v>3</x:v></x:c></x:row><x:row r="1"><x:c r="C1"><x:v>1</x:v></x:c><x:c r="A1"/><x:c r="B1"><x:v>9</x:v></x:c></x:row></x:sheetData></x:worksheet>"#
+        );
+        // Rows and cells without numbers follow the one before.
+        let xml = "<worksheet><sheetData><row><c><v>1</v></c><c><v>2</v></c></row><row><c><v>3</v></c></row></sheetData></worksheet>";
+        let out = patch_sheet(
+            xml,
+            [number(2, 1, 7.0), number(1, 3, 8.0)].into(),
+            &mut no_styles(),
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            r#"<worksheet><sheetData><row><c><v>1</v></c><c><v>2</v></c><c r="C1"><v>8</v></c></row><row><c r="A2"><v>7</v></c></row></sheetData></worksheet>"#
         );
     }
 

@@ -154,20 +154,33 @@ fn patchable(open: &OpenBook, format: Format) -> bool {
         && !open.structural
 }
 
-/// The bytes to write and what they leave out of the original.
+/// The bytes to write and what they leave out of the original, read
+/// back first ([`crate::verify`]): a file that does not read back as
+/// meant is refused in words and nothing is written.
 fn prepare(open: &mut OpenBook, target: &Target<'_>) -> Result<(Vec<u8>, Vec<String>), SheetError> {
     let fail = |r: String| SheetError::Invalid(format!("cannot save `{}`: {r}", target.agent));
+    let unreadable = |r: String| {
+        tracing::warn!(path = target.agent, reason = %r, "a written workbook did not read back; not saved");
+        SheetError::Invalid(format!(
+            "cannot save `{}`: the file Baton wrote did not read back as meant ({r}), so it was not saved and the file is unchanged",
+            target.agent
+        ))
+    };
     if let (true, Some(original)) = (patchable(open, target.format), open.original.as_deref()) {
         let edits = match open.model() {
             Some(model) => crate::patch::edits_from_model(model, &open.touched).map_err(fail)?,
             None => crate::patch::edits_from_pending(&open.pending),
         };
-        let bytes = crate::patch::patch(original, edits).map_err(fail)?;
+        let bytes = crate::patch::patch(original, edits.clone()).map_err(fail)?;
+        crate::verify::check_patched(original, &bytes, &edits).map_err(unreadable)?;
         return Ok((bytes, Vec::new()));
     }
     let model = open.book()?;
     let sheets = model.sheet_count();
     let bytes = encode(model, target.format, target.place.io()).map_err(fail)?;
+    if matches!(target.format, Format::Xlsx | Format::Xlsm) {
+        crate::verify::check_model(&bytes, open.book()?).map_err(unreadable)?;
+    }
     let dropped =
         dropped(open, sheets, target.format, &bytes).map_err(|reason| SheetError::Read {
             path: target.agent.to_string(),

@@ -206,10 +206,20 @@ struct CellState {
 pub(crate) fn walk(
     zip: &mut Zip<'_>,
     part: &str,
-    mut on_cell: impl FnMut(&RawCell<'_>),
+    on_cell: impl FnMut(&RawCell<'_>),
 ) -> Result<SheetMeta, String> {
     let file = zip.by_name(part).map_err(|e| format!("{part}: {e}"))?;
-    let mut reader = quick_xml::Reader::from_reader(BufReader::with_capacity(1 << 16, file));
+    walk_reader(BufReader::with_capacity(1 << 16, file), part, on_cell)
+}
+
+/// Reads the sheet part `part` from `input` once, calling `on_cell` for
+/// each cell in order.
+pub(crate) fn walk_reader(
+    input: impl std::io::BufRead,
+    part: &str,
+    mut on_cell: impl FnMut(&RawCell<'_>),
+) -> Result<SheetMeta, String> {
+    let mut reader = quick_xml::Reader::from_reader(input);
     let mut buf = Vec::new();
     let (mut meta, mut c) = (SheetMeta::default(), CellState::default());
     let mut at = Cell { col: 0, row: 0 };

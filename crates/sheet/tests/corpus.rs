@@ -1,0 +1,215 @@
+//! Real workbooks no one here wrote (scripts/workbook-corpus.sh: the
+//! umya-spreadsheet crate's bug-report files, Apache POI's among them, and
+//! Debian's R packages' Excel examples), each edited and saved through the
+//! toolbox, then judged by openpyxl (scripts/workbook_judge.py): no saved
+//! file that does not open, no cell changed but the edited one, no part
+//! dropped. Refusals are allowed only with a reason, and are listed.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use baton_sheet::SpreadsheetTool;
+use baton_test_support::venv_python;
+use baton_tools::Sandbox;
+use serde_json::{Value, json};
+
+/// The corpus folder (made by `make test`'s fixtures step).
+fn corpus() -> PathBuf {
+    let dir = std::env::var_os("BATON_WORKBOOK_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let cache = std::env::var_os("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap()).join(".cache"));
+            cache.join("baton-workbook-corpus")
+        });
+    assert!(
+        dir.join(".complete-v1").exists(),
+        "no workbook corpus in {}: run scripts/workbook-corpus.sh (make test does)",
+        dir.display()
+    );
+    dir
+}
+
+/// Every workbook of the corpus, sorted.
+fn workbooks() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for sub in std::fs::read_dir(corpus()).unwrap().flatten() {
+        if !sub.path().is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(sub.path()).unwrap().flatten() {
+            let p = f.path();
+            if matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("xlsx" | "xlsm")
+            ) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// What became of one edit of one file.
+enum Outcome {
+    /// Saved: the judge's job for it.
+    Saved(Value),
+    /// Refused, with the reason in words.
+    Refused(String),
+}
+
+/// The cell edited, far from most data.
+const CELL: &str = "ZZ5000";
+
+/// Copies `file` into `dir`, opens it and sets one cell of its first
+/// sheet (a cell edit) or inserts a row at 2 (a structural edit), saves.
+fn edit_and_save(file: &Path, dir: &Path, structural: bool) -> Outcome {
+    let name = file.file_name().unwrap().to_str().unwrap();
+    std::fs::copy(file, dir.join(name)).unwrap();
+    let tool = SpreadsheetTool::new(Sandbox::new(dir).unwrap());
+    let p = format!("/{name}");
+    let sheet = match tool.get_sheet_names(p.clone()) {
+        Ok(names) => names[0].clone(),
+        Err(e) => return Outcome::Refused(format!("open: {e}")),
+    };
+    let edited = if structural {
+        tool.insert_rows(p.clone(), Some(sheet.clone()), 2, 1)
+    } else {
+        tool.set_cell_value(
+            p.clone(),
+            Some(sheet.clone()),
+            CELL.into(),
+            json!("Baton"),
+            None,
+        )
+    };
+    if let Err(e) = edited {
+        return Outcome::Refused(format!("edit: {e}"));
+    }
+    match tool.save(p, false) {
+        Ok(_) => {
+            let before = dir.join(format!("{name}.001.bak"));
+            let mut job = json!({"before": before, "after": dir.join(name)});
+            if !structural {
+                job["sheet"] = json!(sheet);
+                job["cell"] = json!(CELL);
+                job["value"] = json!("Baton");
+            }
+            Outcome::Saved(job)
+        }
+        Err(e) => Outcome::Refused(format!("save: {e}")),
+    }
+}
+
+/// openpyxl's verdict on each job, in order.
+fn judge(jobs: &[Value]) -> Vec<Value> {
+    let mut child = Command::new(venv_python())
+        .arg(common::root().join("scripts/workbook_judge.py"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines: String = jobs.iter().map(|j| format!("{j}\n")).collect();
+    let writer = std::thread::spawn(move || stdin.write_all(lines.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(out.status.success(), "the judge failed");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Runs one kind of edit over the corpus: the judge's problems, and the
+/// refusals by reason.
+fn run(structural: bool) -> (usize, Vec<String>, BTreeMap<String, Vec<String>>) {
+    let files = workbooks();
+    assert!(
+        files.len() >= 90,
+        "the corpus has {} workbooks",
+        files.len()
+    );
+    let dirs: Vec<tempfile::TempDir> = files.iter().map(|_| tempfile::tempdir().unwrap()).collect();
+    let (mut jobs, mut refused) = (Vec::new(), BTreeMap::<String, Vec<String>>::new());
+    for (file, dir) in files.iter().zip(&dirs) {
+        match edit_and_save(file, dir.path(), structural) {
+            Outcome::Saved(job) => jobs.push(job),
+            Outcome::Refused(why) => {
+                let name = file.file_name().unwrap().to_string_lossy().into_owned();
+                refused
+                    .entry(reason_kind(&why))
+                    .or_default()
+                    .push(format!("{name}: {why}"));
+            }
+        }
+    }
+    let problems = judge(&jobs)
+        .into_iter()
+        .filter(|v| v["problem"].is_string())
+        .map(|v| format!("{}: {}", v["after"], v["problem"]))
+        .collect();
+    (jobs.len(), problems, refused)
+}
+
+/// A refusal's kind, for counting.
+fn reason_kind(why: &str) -> String {
+    why.split([':', '(']).take(2).collect::<Vec<_>>().join(":")
+}
+
+fn report(label: &str, saved: usize, refused: &BTreeMap<String, Vec<String>>) {
+    eprintln!(
+        "{label}: {saved} saved, {} refused",
+        refused.values().map(Vec::len).sum::<usize>()
+    );
+    for (kind, files) in refused {
+        eprintln!("  {} × {kind}", files.len());
+        for f in files {
+            eprintln!("    {f}");
+        }
+    }
+}
+
+#[test]
+fn a_cell_edit_of_every_real_workbook_saves_a_file_that_opens_with_only_that_cell_changed() {
+    let (saved, problems, refused) = run(false);
+    report("cell edit", saved, &refused);
+    assert!(
+        problems.is_empty(),
+        "damaged saves:\n{}",
+        problems.join("\n")
+    );
+    let opened_then_refused: Vec<&String> = refused
+        .iter()
+        .filter(|(k, _)| !k.starts_with("open"))
+        .flat_map(|(_, v)| v)
+        .collect();
+    assert!(
+        opened_then_refused.is_empty(),
+        "cell edits refused on files that open: {opened_then_refused:?}"
+    );
+    assert!(saved >= 85, "only {saved} saved");
+}
+
+#[test]
+fn a_row_insert_in_every_real_workbook_saves_a_file_that_opens_or_is_refused_in_words() {
+    let (saved, problems, refused) = run(true);
+    report("insert row", saved, &refused);
+    assert!(
+        problems.is_empty(),
+        "damaged saves:\n{}",
+        problems.join("\n")
+    );
+    for files in refused.values() {
+        for f in files {
+            assert!(f.len() > 40, "a refusal without its reason: {f}");
+        }
+    }
+}

@@ -1,0 +1,78 @@
+"""Judges saved workbooks against their originals with openpyxl, an
+independent reader, in one process (crates/sheet/tests/corpus.rs).
+
+stdin: one JSON object per line:
+  {"before": PATH, "after": PATH, "sheet": NAME, "cell": "ZZ5000", "value": "Baton"}
+  ("cell" absent: a structural edit; only that the file reads is judged)
+stdout: one JSON object per line, in order:
+  {"after": PATH, "readable_before": bool, "problem": null | TEXT}
+A problem is: the saved file does not open, a package part is missing or
+new (the calculation chain aside), a cell other than the edited one
+changed, or the edited cell does not hold the value.
+"""
+
+import json
+import sys
+import warnings
+import zipfile
+
+import openpyxl
+
+warnings.simplefilter("ignore")
+
+
+def load(path):
+    return openpyxl.load_workbook(path, keep_vba=path.endswith(".xlsm"), keep_links=True)
+
+
+def cells(book):
+    out = {}
+    for ws in book.worksheets:
+        for (row, col), c in ws._cells.items():
+            if c.value is not None:
+                out[(ws.title, row, col)] = c.value
+    return out
+
+
+def parts(path):
+    with zipfile.ZipFile(path) as z:
+        return {n for n in z.namelist() if n.lower() != "xl/calcchain.xml"}
+
+
+def judge(job):
+    try:
+        before = load(job["before"])
+    except Exception:  # noqa: BLE001 - an unreadable original is not judged
+        return {"after": job["after"], "readable_before": False, "problem": None}
+    try:
+        after = load(job["after"])
+    except Exception as e:  # noqa: BLE001
+        return {"after": job["after"], "readable_before": True, "problem": f"does not open: {e}"}
+    lost = parts(job["before"]) - parts(job["after"])
+    new = parts(job["after"]) - parts(job["before"])
+    problem = None
+    if lost or new:
+        problem = f"parts lost {sorted(lost)} new {sorted(new)}"
+    elif "cell" in job:
+        problem = compare(before, after, job)
+    return {"after": job["after"], "readable_before": True, "problem": problem}
+
+
+def compare(before, after, job):
+    col, row = openpyxl.utils.cell.coordinate_from_string(job["cell"])
+    edited = (job["sheet"], row, openpyxl.utils.cell.column_index_from_string(col))
+    b, a = cells(before), cells(after)
+    if a.get(edited) != job["value"]:
+        return f"the edited cell holds {a.get(edited)!r}"
+    for key, v in b.items():
+        if key != edited and a.get(key) != v:
+            return f"cell {key} was {v!r}, is {a.get(key)!r}"
+    for key in a:
+        if key != edited and key not in b:
+            return f"cell {key} appeared"
+    return None
+
+
+for line in sys.stdin:
+    if line.strip():
+        print(json.dumps(judge(json.loads(line))), flush=True)
