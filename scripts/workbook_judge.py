@@ -3,12 +3,14 @@ independent reader, in one process (crates/sheet/tests/corpus.rs).
 
 stdin: one JSON object per line:
   {"before": PATH, "after": PATH, "sheet": NAME, "cell": "ZZ5000", "value": "Baton"}
-  ("cell" absent: a structural edit; only that the file reads is judged)
+  {"before": PATH, "after": PATH, "sheet": NAME,
+   "shift": {"axis": "rows"|"columns", "at": N, "count": N, "delete": BOOL}}
 stdout: one JSON object per line, in order:
   {"after": PATH, "readable_before": bool, "problem": null | TEXT}
 A problem is: the saved file does not open, a package part is missing or
 new (the calculation chain aside), a cell other than the edited one
-changed, or the edited cell does not hold the value.
+changed, or the edited cell does not hold the value; after a shift, a
+value (formulas aside: their text moves) not where the shift puts it.
 """
 
 import json
@@ -55,6 +57,8 @@ def judge(job):
         problem = f"parts lost {sorted(lost)} new {sorted(new)}"
     elif "cell" in job:
         problem = compare(before, after, job)
+    elif "shift" in job:
+        problem = compare_shifted(before, after, job)
     return {"after": job["after"], "readable_before": True, "problem": problem}
 
 
@@ -70,6 +74,32 @@ def compare(before, after, job):
     for key in a:
         if key != edited and key not in b:
             return f"cell {key} appeared"
+    return None
+
+
+def moved(key, job):
+    """Where a cell of the shifted sheet goes, or None when deleted."""
+    sheet, row, col = key
+    if sheet != job["sheet"]:
+        return key
+    sh = job["shift"]
+    i = row if sh["axis"] == "rows" else col
+    if i >= sh["at"]:
+        if sh["delete"] and i < sh["at"] + sh["count"]:
+            return None
+        i += -sh["count"] if sh["delete"] else sh["count"]
+    return (sheet, i, col) if sh["axis"] == "rows" else (sheet, row, i)
+
+
+def compare_shifted(before, after, job):
+    b, a = cells(before), cells(after)
+    formula = lambda v: isinstance(v, str) and v.startswith("=")  # noqa: E731
+    for key, v in b.items():
+        to = moved(key, job)
+        if to is None or formula(v):
+            continue
+        if a.get(to) != v:
+            return f"cell {key} was {v!r}; at {to} is {a.get(to)!r}"
     return None
 
 

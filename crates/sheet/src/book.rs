@@ -14,6 +14,7 @@ use crate::SheetError;
 use crate::addr::{Cell, Range};
 use crate::error::io;
 use crate::patch::{Pending, Touched};
+use crate::shift::Shift;
 use crate::{opc, package, values};
 
 /// The formats Baton opens.
@@ -119,6 +120,9 @@ pub struct OpenBook {
     /// columns, sheets, tables, charts, looks): then the save writes the
     /// whole model.
     pub structural: bool,
+    /// Rows and columns inserted or deleted since then, in order, for the
+    /// save to write in place (empty once `structural`).
+    pub shifts: Vec<Shift>,
 }
 
 impl OpenBook {
@@ -171,6 +175,7 @@ impl OpenBook {
             pending: Default::default(),
             used: HashMap::new(),
             structural: false,
+            shifts: Vec::new(),
         }
     }
 
@@ -190,8 +195,27 @@ impl OpenBook {
         self.pending.clear();
         self.used.clear();
         self.structural = false;
+        self.shifts.clear();
         self.dirty = false;
         self.stamp = stamp;
+    }
+
+    /// Notes rows or columns inserted or deleted (already done in the
+    /// model): the cells edited so far move with them.
+    pub fn note_shift(&mut self, shift: Shift) {
+        if self.structural {
+            return;
+        }
+        if let Some(cells) = self.touched.get_mut(&shift.sheet) {
+            *cells = std::mem::take(cells)
+                .into_iter()
+                .filter_map(|((row, col), f)| {
+                    let at = shift.cell(Cell { col, row })?;
+                    Some(((at.row, at.col), f))
+                })
+                .collect();
+        }
+        self.shifts.push(shift);
     }
 
     /// The model, if it has been built.

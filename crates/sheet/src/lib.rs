@@ -28,6 +28,7 @@ mod package;
 mod patch;
 mod save;
 mod scan;
+mod shift;
 mod style;
 mod tool;
 mod values;

@@ -142,24 +142,29 @@ pub fn patch(original: &[u8], edits: Edits) -> Result<Vec<u8>, String> {
     if let Some(s) = styles.finish() {
         replaced.insert("xl/styles.xml".into(), s);
     }
-    let workbook = read_text(&mut zip, "xl/workbook.xml")?;
+    finish(&mut zip, replaced)
+}
+
+/// The package with the `replaced` parts, its workbook set to
+/// recalculate on open and its calculation chain unlinked (Excel
+/// rebuilds it; an old one naming moved cells would need a repair).
+pub(crate) fn finish(
+    zip: &mut Zip<'_>,
+    mut replaced: HashMap<String, String>,
+) -> Result<Vec<u8>, String> {
+    let workbook = match replaced.remove("xl/workbook.xml") {
+        Some(w) => w,
+        None => read_text(zip, "xl/workbook.xml")?,
+    };
     replaced.insert(
         "xl/workbook.xml".into(),
         crate::package::with_full_calc(&workbook),
     );
-    for (part, text) in [
-        (
-            "[Content_Types].xml",
-            read_text(&mut zip, "[Content_Types].xml")?,
-        ),
-        (
-            "xl/_rels/workbook.xml.rels",
-            read_text(&mut zip, "xl/_rels/workbook.xml.rels")?,
-        ),
-    ] {
+    for part in ["[Content_Types].xml", "xl/_rels/workbook.xml.rels"] {
+        let text = read_text(zip, part)?;
         replaced.insert(part.into(), without_calc_chain(&text));
     }
-    repack(&mut zip, &replaced)
+    repack(zip, &replaced)
 }
 
 /// Every entry copied (still compressed), `replaced` ones written anew,

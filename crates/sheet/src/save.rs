@@ -157,7 +157,11 @@ fn patchable(open: &OpenBook, format: Format) -> bool {
 /// The bytes to write and what they leave out of the original, read
 /// back first ([`crate::verify`]): a file that does not read back as
 /// meant is refused in words and nothing is written.
-fn prepare(open: &mut OpenBook, target: &Target<'_>) -> Result<(Vec<u8>, Vec<String>), SheetError> {
+fn prepare(
+    open: &mut OpenBook,
+    target: &Target<'_>,
+    whole_because: &mut Option<String>,
+) -> Result<(Vec<u8>, Vec<String>), SheetError> {
     let fail = |r: String| SheetError::Invalid(format!("cannot save `{}`: {r}", target.agent));
     let unreadable = |r: String| {
         tracing::warn!(path = target.agent, reason = %r, "a written workbook did not read back; not saved");
@@ -166,14 +170,25 @@ fn prepare(open: &mut OpenBook, target: &Target<'_>) -> Result<(Vec<u8>, Vec<Str
             target.agent
         ))
     };
-    if let (true, Some(original)) = (patchable(open, target.format), open.original.as_deref()) {
-        let edits = match open.model() {
-            Some(model) => crate::patch::edits_from_model(model, &open.touched).map_err(fail)?,
-            None => crate::patch::edits_from_pending(&open.pending),
-        };
-        let bytes = crate::patch::patch(original, edits.clone()).map_err(fail)?;
-        crate::verify::check_patched(original, &bytes, &edits).map_err(unreadable)?;
-        return Ok((bytes, Vec::new()));
+    if let (true, Some(original)) = (patchable(open, target.format), open.original.clone()) {
+        match moved_in_place(&original, &open.shifts) {
+            Ok(moved) => {
+                let edits = match open.model() {
+                    Some(model) => {
+                        crate::patch::edits_from_model(model, &open.touched).map_err(fail)?
+                    }
+                    None => crate::patch::edits_from_pending(&open.pending),
+                };
+                let bytes = crate::patch::patch(&moved, edits.clone()).map_err(fail)?;
+                crate::verify::check_patched(&moved, &bytes, &edits).map_err(unreadable)?;
+                return Ok((bytes, Vec::new()));
+            }
+            Err(MoveFailed::NotInPlace(why)) => {
+                tracing::info!(path = target.agent, reason = %why, "rows or columns not moved in place; saving the whole workbook");
+                *whole_because = Some(why);
+            }
+            Err(MoveFailed::Unreadable(why)) => return Err(unreadable(why)),
+        }
     }
     let model = open.book()?;
     let sheets = model.sheet_count();
@@ -189,18 +204,46 @@ fn prepare(open: &mut OpenBook, target: &Target<'_>) -> Result<(Vec<u8>, Vec<Str
     Ok((bytes, dropped))
 }
 
+/// Why rows and columns were not moved in the package itself.
+enum MoveFailed {
+    /// Not possible exactly (the save writes the whole model instead).
+    NotInPlace(String),
+    /// Moved, but the result did not read back as meant.
+    Unreadable(String),
+}
+
+/// The package `original` with `shifts` applied in order, each result
+/// read back ([`crate::verify::check_moved`]).
+fn moved_in_place(original: &[u8], shifts: &[crate::shift::Shift]) -> Result<Vec<u8>, MoveFailed> {
+    let mut bytes = original.to_vec();
+    for shift in shifts {
+        let moved = crate::shift::apply(&bytes, shift).map_err(|e| MoveFailed::NotInPlace(e.0))?;
+        crate::verify::check_moved(&bytes, &moved, shift).map_err(MoveFailed::Unreadable)?;
+        bytes = moved;
+    }
+    Ok(bytes)
+}
+
 /// Saves `open` to `target`: refuses to drop anything over the original
 /// or to overwrite another program's changes unless forced; backs up
 /// what it replaces; writes atomically (the file's mode is kept). The
 /// saved workbook is the new original of `open` when it replaced it.
 pub fn save(open: &mut OpenBook, target: &Target<'_>) -> Result<Saved, SheetError> {
-    let (bytes, dropped) = prepare(open, target)?;
+    let mut whole_because = None;
+    let (bytes, dropped) = prepare(open, target, &mut whole_because)?;
     let exists = target.place.io().exists();
     if target.over_original && !target.force {
         if target.format != Format::Csv && !dropped.is_empty() {
+            let why = whole_because
+                .map(|w| {
+                    format!(
+                        " (Baton writes rows and columns into the file itself, but not here: {w})"
+                    )
+                })
+                .unwrap_or_default();
             return Err(SheetError::WouldLose {
                 path: target.agent.to_string(),
-                features: dropped.join(", "),
+                features: format!("{}{why}", dropped.join(", ")),
             });
         }
         if exists && open.stamp.is_some() && Stamp::of(target.place.io()) != open.stamp {

@@ -100,7 +100,7 @@ pub(crate) fn shared_strings(zip: &mut Zip<'_>) -> Result<Vec<String>, String> {
 }
 
 /// An entity inside text (`&amp;`, `&#10;`) as what it stands for.
-fn push_ref(text: &mut String, r: &BytesRef<'_>) {
+pub(crate) fn push_ref(text: &mut String, r: &BytesRef<'_>) {
     if let Ok(Some(c)) = r.resolve_char_ref() {
         text.push(c);
         return;

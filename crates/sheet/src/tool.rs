@@ -20,6 +20,7 @@ use crate::edit;
 use crate::objects::{self, ChartKind, Placement};
 use crate::package::Unkept;
 use crate::save::{self, Saved, Target};
+use crate::shift::{Axis, Shift};
 use crate::style;
 use crate::values::{self, ValueType};
 
@@ -183,6 +184,28 @@ impl SpreadsheetTool {
         })
     }
 
+    /// Rows or columns inserted or deleted on one sheet: in the model
+    /// (what later reads see) and noted for the save, which moves them in
+    /// the user's own package ([`crate::shift`]).
+    fn shift(
+        &self,
+        path: &str,
+        sheet: Option<&str>,
+        mut to: Shift,
+        f: impl FnOnce(&mut Worksheet),
+    ) -> Result<(String, String), SheetError> {
+        self.with(path, |open, agent| {
+            let i = sheet_index(open, agent, sheet)?;
+            let ws = sheet_mut(open, i)?;
+            f(ws);
+            to.sheet = ws.name().to_string();
+            let name = to.sheet.clone();
+            open.dirty = true;
+            open.note_shift(to);
+            Ok((agent.to_string(), name))
+        })
+    }
+
     /// An edit of `range` on one sheet, answered with a preview.
     fn edit_range(
         &self,
@@ -305,9 +328,12 @@ const MAX_PATCHED_CELLS: u64 = 200_000;
 
 /// Sheet `i` of the model (built first if needed).
 fn sheet_mut(open: &mut OpenBook, i: usize) -> Result<&mut Worksheet, SheetError> {
-    open.book()?
-        .sheet_mut(i)
-        .map_err(|e| SheetError::Invalid(e.to_string()))
+    open.book()?.sheet_mut(i).map_err(|e| {
+        SheetError::Invalid(format!(
+            "the spreadsheet library could not read sheet {} of this workbook ({e}); its cells can still be read and set",
+            i + 1
+        ))
+    })
 }
 
 /// Sheet `i` of the model, to read (built first if needed).

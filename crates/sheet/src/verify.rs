@@ -15,6 +15,7 @@ use crate::addr::Cell;
 use crate::opc::{self, Zip, sheet_parts};
 use crate::patch::{Edits, Written};
 use crate::scan::{self, RawCell, Stored, StyleTable};
+use crate::shift::Shift;
 
 /// A cell as stored: how, its format, whether it has a formula, its text.
 type Stored4 = (Stored, u32, bool, String);
@@ -54,6 +55,44 @@ pub(crate) fn check_patched(original: &[u8], written: &[u8], edits: &Edits) -> R
             .find(|at| !old.contains_key(at) && !cells.contains_key(&(at.row, at.col)));
         if let Some(at) = extra {
             return Err(format!("cell {at} of `{sheet}` appeared"));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the package `written`, made from `original` by moving rows or
+/// columns (`shift`): the same parts, each changed part well-formed, the
+/// shifted sheet's cells each where the shift puts it (the deleted ones
+/// gone) and stored as before, formulas aside, and every other sheet's
+/// cells as they were.
+pub(crate) fn check_moved(original: &[u8], written: &[u8], shift: &Shift) -> Result<(), String> {
+    let mut before = opc::open(original)?;
+    let mut after = opc::open(written).map_err(|e| format!("the written file: {e}"))?;
+    same_parts(&before, &after)?;
+    well_formed(&mut before, &mut after)?;
+    for (sheet, part) in sheet_parts(&mut after)? {
+        let old = stored_cells(&mut before, &part)?;
+        let new = stored_cells(&mut after, &part)?;
+        let ours = sheet.to_lowercase() == shift.sheet.to_lowercase();
+        let mut expected = 0;
+        for (at, was) in &old {
+            let to = if ours { shift.cell(*at) } else { Some(*at) };
+            let Some(to) = to else { continue };
+            expected += 1;
+            let same = new.get(&to).is_some_and(|now| {
+                (now.0, now.1, now.2) == (was.0, was.1, was.2) && (now.2 || now.3 == was.3)
+            });
+            if !same {
+                return Err(format!(
+                    "cell {at} of `{sheet}` did not arrive at {to} as it was"
+                ));
+            }
+        }
+        if new.len() != expected {
+            return Err(format!(
+                "`{sheet}` has {} cells where {expected} were meant",
+                new.len()
+            ));
         }
     }
     Ok(())
@@ -149,7 +188,8 @@ fn entry_name(zip: &mut Zip<'_>, i: usize) -> Result<String, String> {
 /// (other parts, pictures say, pass).
 fn parses(zip: &mut Zip<'_>, name: &str) -> Result<(), String> {
     let lower = name.to_ascii_lowercase();
-    if !(lower.ends_with(".xml") || lower.ends_with(".rels") || lower.ends_with(".vml")) {
+    // VML is often HTML-like rather than XML: Office reads it leniently.
+    if !(lower.ends_with(".xml") || lower.ends_with(".rels")) {
         return Ok(());
     }
     let mut bytes = Vec::new();

@@ -233,10 +233,54 @@ fn cell_edits_keep_a_pivot_table_and_a_link_to_another_workbook() {
 }
 
 #[test]
+fn rows_inserted_and_deleted_in_place_move_every_reference_and_keep_the_chart() {
+    let (dir, tool) = workspace(&["rich.xlsx"]);
+    let host = dir.path().join("rich.xlsx");
+    let before = dump(&host);
+    let p = || "/rich.xlsx".to_string();
+    let s = || Some("Sales".to_string());
+    tool.insert_rows(p(), s(), 5, 3).unwrap();
+    tool.set_cell_value(p(), s(), "A5".into(), json!("Inserted"), None)
+        .unwrap();
+    tool.delete_rows(p(), s(), 6, 1).unwrap();
+    let saved = tool.save(p(), false).unwrap();
+    assert!(saved.dropped.is_empty(), "{:?}", saved.dropped);
+    let after = dump(&host);
+    let (b, a) = (&before["sheets"]["Sales"], &after["sheets"]["Sales"]);
+    // Rows 5.. moved down by 2; the edit made between the two is kept.
+    assert_eq!(a["cells"]["A5"], "Inserted");
+    assert_eq!(a["cells"]["A7"], b["cells"]["A5"]);
+    assert_eq!(a["cells"]["A15"], b["cells"]["A13"]);
+    assert_eq!(a["cells"]["B16"], "=SUM(B2:B15)");
+    assert_eq!(a["cells"]["F9"], "=B9*C9", "a formula follows its row");
+    assert_eq!(a["fonts"]["A16"], b["fonts"]["A14"]);
+    assert_eq!(a["number_formats"]["C15"], b["number_formats"]["C13"]);
+    assert_eq!(a["merged"], json!(["A18:D18"]));
+    assert_eq!(a["tables"][0]["ref"], "A1:F15");
+    assert_eq!(a["conditional_formatting"][0]["range"], "B2:B15");
+    assert_eq!(a["print_area"], "'Sales'!$A$1:$Q$20");
+    assert_eq!(a["charts"], b["charts"], "the chart is kept");
+    assert_eq!(a["column_widths"], b["column_widths"]);
+    assert_eq!(a["freeze_panes"], "A2");
+    assert_eq!(after["defined_names"]["TotalUnits"]["value"], "Sales!$B$16");
+    assert_eq!(after["sheets"]["Notes"], before["sheets"]["Notes"]);
+    let chart = {
+        let mut z = zip::ZipArchive::new(std::fs::File::open(&host).unwrap()).unwrap();
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut z.by_name("xl/charts/chart1.xml").unwrap(), &mut s)
+            .unwrap();
+        s
+    };
+    assert!(chart.contains("'Sales'!$B$2:$B$15"), "{chart}");
+}
+
+#[test]
 fn a_structural_edit_that_would_drop_a_chart_is_refused_and_save_as_says_what_it_dropped() {
     let (dir, tool) = workspace(&["rich.xlsx"]);
     let original = std::fs::read(dir.path().join("rich.xlsx")).unwrap();
-    tool.insert_rows("/rich.xlsx".into(), None, 20, 2).unwrap();
+    // A new sheet goes through umya-spreadsheet's model, which cannot
+    // write the chart back.
+    tool.add_sheet("/rich.xlsx".into(), "More".into()).unwrap();
     let err = tool.save("/rich.xlsx".into(), false).unwrap_err();
     let msg = err.to_string();
     assert!(matches!(err, SheetError::WouldLose { .. }), "{msg}");

@@ -224,9 +224,9 @@ impl SpreadsheetTool {
         #[default(1u32)] count: u32,
     ) -> Result<Edited, SheetError> {
         check_count(row, count)?;
-        let (path, sheet, ()) = self.edit(&path, sheet.as_deref(), |ws| {
-            ws.insert_new_row(row, count);
-            Ok(())
+        let to = Shift::new(Axis::Rows, row, count, false);
+        let (path, sheet) = self.shift(&path, sheet.as_deref(), to, |ws| {
+            ws.insert_new_row(row, count)
         })?;
         Ok(noted(
             path,
@@ -249,10 +249,9 @@ impl SpreadsheetTool {
         #[default(1u32)] count: u32,
     ) -> Result<Edited, SheetError> {
         check_count(row, count)?;
-        let (path, sheet, ()) = self.edit(&path, sheet.as_deref(), |ws| {
-            ws.remove_row(row, count);
-            Ok(())
-        })?;
+        let to = Shift::new(Axis::Rows, row, count, true);
+        let (path, sheet) =
+            self.shift(&path, sheet.as_deref(), to, |ws| ws.remove_row(row, count))?;
         Ok(noted(
             path,
             sheet,
@@ -275,9 +274,9 @@ impl SpreadsheetTool {
     ) -> Result<Edited, SheetError> {
         let col = parse_column(&column)?;
         check_count(col, count)?;
-        let (path, sheet, ()) = self.edit(&path, sheet.as_deref(), |ws| {
-            ws.insert_new_column_by_index(col, count);
-            Ok(())
+        let to = Shift::new(Axis::Columns, col, count, false);
+        let (path, sheet) = self.shift(&path, sheet.as_deref(), to, |ws| {
+            ws.insert_new_column_by_index(col, count)
         })?;
         Ok(noted(
             path,
@@ -304,9 +303,9 @@ impl SpreadsheetTool {
     ) -> Result<Edited, SheetError> {
         let col = parse_column(&column)?;
         check_count(col, count)?;
-        let (path, sheet, ()) = self.edit(&path, sheet.as_deref(), |ws| {
-            ws.remove_column_by_index(col, count);
-            Ok(())
+        let to = Shift::new(Axis::Columns, col, count, true);
+        let (path, sheet) = self.shift(&path, sheet.as_deref(), to, |ws| {
+            ws.remove_column_by_index(col, count)
         })?;
         Ok(noted(
             path,
