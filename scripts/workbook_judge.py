@@ -5,6 +5,7 @@ stdin: one JSON object per line:
   {"before": PATH, "after": PATH, "sheet": NAME, "cell": "ZZ5000", "value": "Baton"}
   {"before": PATH, "after": PATH, "sheet": NAME,
    "shift": {"axis": "rows"|"columns", "at": N, "count": N, "delete": BOOL}}
+  (with "width": {"col": "B", "width": 30} or "freeze": "B3": that too)
 stdout: one JSON object per line, in order:
   {"after": PATH, "readable_before": bool, "problem": null | TEXT}
 A problem is: the saved file does not open, a package part is missing or
@@ -59,6 +60,15 @@ def judge(job):
         problem = compare(before, after, job)
     elif "shift" in job:
         problem = compare_shifted(before, after, job)
+    if problem is None and "width" in job:
+        ws = after[job["sheet"]]
+        got = ws.column_dimensions[job["width"]["col"]].width
+        if abs((got or 0) - job["width"]["width"]) > 1e-6:
+            problem = f"column {job['width']['col']} is {got} wide"
+    if problem is None and "freeze" in job:
+        got = after[job["sheet"]].freeze_panes
+        if got != job["freeze"]:
+            problem = f"panes frozen at {got}"
     return {"after": job["after"], "readable_before": True, "problem": problem}
 
 

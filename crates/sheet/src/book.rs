@@ -13,6 +13,7 @@ use umya_spreadsheet::{Workbook, Worksheet};
 use crate::SheetError;
 use crate::addr::{Cell, Range};
 use crate::error::io;
+use crate::looks::Look;
 use crate::patch::{Pending, Touched};
 use crate::shift::Shift;
 use crate::{opc, package, values};
@@ -120,9 +121,19 @@ pub struct OpenBook {
     /// columns, sheets, tables, charts, looks): then the save writes the
     /// whole model.
     pub structural: bool,
-    /// Rows and columns inserted or deleted since then, in order, for the
-    /// save to write in place (empty once `structural`).
-    pub shifts: Vec<Shift>,
+    /// Rows and columns inserted or deleted, widths and frozen panes
+    /// changed since then, in order, for the save to write in place
+    /// (empty once `structural`).
+    pub ops: Vec<Op>,
+}
+
+/// A change the save writes into the package in place.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// Rows or columns inserted or deleted.
+    Shift(Shift),
+    /// A width or frozen panes.
+    Look(Look),
 }
 
 impl OpenBook {
@@ -175,7 +186,7 @@ impl OpenBook {
             pending: Default::default(),
             used: HashMap::new(),
             structural: false,
-            shifts: Vec::new(),
+            ops: Vec::new(),
         }
     }
 
@@ -195,7 +206,7 @@ impl OpenBook {
         self.pending.clear();
         self.used.clear();
         self.structural = false;
-        self.shifts.clear();
+        self.ops.clear();
         self.dirty = false;
         self.stamp = stamp;
     }
@@ -215,7 +226,14 @@ impl OpenBook {
                 })
                 .collect();
         }
-        self.shifts.push(shift);
+        self.ops.push(Op::Shift(shift));
+    }
+
+    /// Notes a change of looks (already done in the model).
+    pub fn note_look(&mut self, look: Look) {
+        if !self.structural {
+            self.ops.push(Op::Look(look));
+        }
     }
 
     /// The model, if it has been built.

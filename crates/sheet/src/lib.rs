@@ -22,6 +22,7 @@ mod describe;
 mod edit;
 mod error;
 mod foreign;
+mod looks;
 mod objects;
 mod opc;
 mod package;

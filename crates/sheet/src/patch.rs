@@ -413,7 +413,7 @@ impl Styles {
 
 /// `element`'s start tag with `name="value"` set (its value replaced
 /// whichever quotes it has, or the attribute added).
-fn set_attr(element: &str, name: &str, value: &str) -> String {
+pub(crate) fn set_attr(element: &str, name: &str, value: &str) -> String {
     let tag_end = element.find('>').unwrap_or(element.len());
     let tag = &element[..tag_end];
     if let Some((v_start, v_end)) = attr_value_span(tag, name) {

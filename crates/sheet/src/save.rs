@@ -7,7 +7,7 @@ use baton_tools::Place;
 use serde::Serialize;
 
 use crate::SheetError;
-use crate::book::{Format, OpenBook, Stamp};
+use crate::book::{Format, Op, OpenBook, Stamp};
 use crate::error::io;
 use crate::package;
 use umya_spreadsheet::Workbook;
@@ -171,7 +171,7 @@ fn prepare(
         ))
     };
     if let (true, Some(original)) = (patchable(open, target.format), open.original.clone()) {
-        match moved_in_place(&original, &open.shifts) {
+        match moved_in_place(&original, &open.ops) {
             Ok(moved) => {
                 let edits = match open.model() {
                     Some(model) => {
@@ -212,12 +212,16 @@ enum MoveFailed {
     Unreadable(String),
 }
 
-/// The package `original` with `shifts` applied in order, each result
+/// The package `original` with `ops` applied in order, each result
 /// read back ([`crate::verify::check_moved`]).
-fn moved_in_place(original: &[u8], shifts: &[crate::shift::Shift]) -> Result<Vec<u8>, MoveFailed> {
+fn moved_in_place(original: &[u8], ops: &[Op]) -> Result<Vec<u8>, MoveFailed> {
     let mut bytes = original.to_vec();
-    for shift in shifts {
-        let moved = crate::shift::apply(&bytes, shift).map_err(|e| MoveFailed::NotInPlace(e.0))?;
+    for op in ops {
+        let (moved, shift) = match op {
+            Op::Shift(shift) => (crate::shift::apply(&bytes, shift), Some(shift)),
+            Op::Look(look) => (crate::looks::apply(&bytes, look), None),
+        };
+        let moved = moved.map_err(|e| MoveFailed::NotInPlace(e.0))?;
         crate::verify::check_moved(&bytes, &moved, shift).map_err(MoveFailed::Unreadable)?;
         bytes = moved;
     }

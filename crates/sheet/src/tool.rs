@@ -14,9 +14,10 @@ use umya_spreadsheet::Worksheet;
 
 use crate::SheetError;
 use crate::addr::{Cell, Range, parse_column};
-use crate::book::{Format, OpenBook, Stamp, formats_of, note_cells};
+use crate::book::{Format, Op, OpenBook, Stamp, formats_of, note_cells};
 use crate::describe::{Description, describe};
 use crate::edit;
+use crate::looks::Look;
 use crate::objects::{self, ChartKind, Placement};
 use crate::package::Unkept;
 use crate::save::{self, Saved, Target};
@@ -194,15 +195,35 @@ impl SpreadsheetTool {
         mut to: Shift,
         f: impl FnOnce(&mut Worksheet),
     ) -> Result<(String, String), SheetError> {
+        self.in_place(path, sheet, |ws| {
+            f(ws);
+            to.sheet = ws.name().to_string();
+            Ok(((), vec![Op::Shift(to)]))
+        })
+        .map(|(path, sheet, ())| (path, sheet))
+    }
+
+    /// An edit of one sheet made in the model by `f`, which also says
+    /// what the save is to write into the package in place.
+    fn in_place<T>(
+        &self,
+        path: &str,
+        sheet: Option<&str>,
+        f: impl FnOnce(&mut Worksheet) -> Result<(T, Vec<Op>), SheetError>,
+    ) -> Result<(String, String, T), SheetError> {
         self.with(path, |open, agent| {
             let i = sheet_index(open, agent, sheet)?;
             let ws = sheet_mut(open, i)?;
-            f(ws);
-            to.sheet = ws.name().to_string();
-            let name = to.sheet.clone();
+            let (out, ops) = f(ws)?;
+            let name = ws.name().to_string();
             open.dirty = true;
-            open.note_shift(to);
-            Ok((agent.to_string(), name))
+            for op in ops {
+                match op {
+                    Op::Shift(s) => open.note_shift(s),
+                    Op::Look(l) => open.note_look(l),
+                }
+            }
+            Ok((agent.to_string(), name, out))
         })
     }
 

@@ -61,11 +61,15 @@ pub(crate) fn check_patched(original: &[u8], written: &[u8], edits: &Edits) -> R
 }
 
 /// Checks the package `written`, made from `original` by moving rows or
-/// columns (`shift`): the same parts, each changed part well-formed, the
+/// columns (`shift`; none: a change of looks): the same parts, each changed part well-formed, the
 /// shifted sheet's cells each where the shift puts it (the deleted ones
 /// gone) and stored as before, formulas aside, and every other sheet's
 /// cells as they were.
-pub(crate) fn check_moved(original: &[u8], written: &[u8], shift: &Shift) -> Result<(), String> {
+pub(crate) fn check_moved(
+    original: &[u8],
+    written: &[u8],
+    shift: Option<&Shift>,
+) -> Result<(), String> {
     let mut before = opc::open(original)?;
     let mut after = opc::open(written).map_err(|e| format!("the written file: {e}"))?;
     same_parts(&before, &after)?;
@@ -73,10 +77,13 @@ pub(crate) fn check_moved(original: &[u8], written: &[u8], shift: &Shift) -> Res
     for (sheet, part) in sheet_parts(&mut after)? {
         let old = stored_cells(&mut before, &part)?;
         let new = stored_cells(&mut after, &part)?;
-        let ours = sheet.to_lowercase() == shift.sheet.to_lowercase();
+        let ours = shift.filter(|s| sheet.to_lowercase() == s.sheet.to_lowercase());
         let mut expected = 0;
         for (at, was) in &old {
-            let to = if ours { shift.cell(*at) } else { Some(*at) };
+            let to = match ours {
+                Some(shift) => shift.cell(*at),
+                None => Some(*at),
+            };
             let Some(to) = to else { continue };
             expected += 1;
             let same = new.get(&to).is_some_and(|now| {

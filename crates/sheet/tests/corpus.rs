@@ -74,6 +74,10 @@ enum Edit {
     Cell,
     /// Rows or columns: (columns, at, count, delete).
     Shift(bool, u32, u32, bool),
+    /// Column B 30.5 characters wide.
+    Width,
+    /// Panes frozen at B3.
+    Freeze,
 }
 
 impl Edit {
@@ -85,6 +89,14 @@ impl Edit {
                 "axis": if columns { "columns" } else { "rows" },
                 "at": at, "count": count, "delete": delete,
             }}),
+            Edit::Width => json!({
+                "shift": {"axis": "rows", "at": 1, "count": 0, "delete": false},
+                "width": {"col": "B", "width": 30.5},
+            }),
+            Edit::Freeze => json!({
+                "shift": {"axis": "rows", "at": 1, "count": 0, "delete": false},
+                "freeze": "B3",
+            }),
         }
     }
 }
@@ -111,6 +123,8 @@ fn edit_and_save(file: &Path, dir: &Path, edit: Edit) -> Outcome {
         Edit::Shift(true, at, n, true) => {
             tool.delete_columns(p.clone(), s(), baton_sheet::column_name(at), n)
         }
+        Edit::Width => tool.set_column_width(p.clone(), s(), "B".into(), 30.5),
+        Edit::Freeze => tool.freeze_panes(p.clone(), s(), "B3".into()),
     };
     if let Err(e) = edited {
         return Outcome::Refused(format!("edit: {e}"));
@@ -216,24 +230,48 @@ fn a_cell_edit_of_every_real_workbook_saves_a_file_that_opens_with_only_that_cel
     assert!(saved >= 85, "only {saved} saved");
 }
 
-#[test]
-fn rows_and_columns_inserted_or_deleted_in_every_real_workbook_save_files_that_open_with_every_value_moved()
- {
-    let edits = [
-        Edit::Shift(false, 2, 1, false),
-        Edit::Shift(false, 3, 2, true),
-        Edit::Shift(true, 2, 1, false),
-        Edit::Shift(true, 3, 1, true),
-    ];
-    let mut bad = Vec::new();
-    for edit in edits {
-        let (saved, problems, refused) = run(edit);
-        report(&format!("{edit:?}"), saved, &refused);
-        bad.extend(problems);
-        for f in refused.values().flatten() {
-            assert!(f.len() > 40, "a refusal without its reason: {f}");
-        }
-        assert!(saved >= 80, "{edit:?}: only {saved} of the corpus saved");
+/// Runs a structural or look edit over the corpus: files that open,
+/// every value where it belongs, refusals only with their reasons.
+fn check(edit: Edit) {
+    let (saved, problems, refused) = run(edit);
+    report(&format!("{edit:?}"), saved, &refused);
+    for f in refused.values().flatten() {
+        assert!(f.len() > 40, "a refusal without its reason: {f}");
     }
-    assert!(bad.is_empty(), "damaged saves:\n{}", bad.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "damaged saves:\n{}",
+        problems.join("\n")
+    );
+    assert!(saved >= 80, "{edit:?}: only {saved} of the corpus saved");
+}
+
+#[test]
+fn a_row_inserted_in_every_real_workbook_moves_every_value() {
+    check(Edit::Shift(false, 2, 1, false));
+}
+
+#[test]
+fn rows_deleted_in_every_real_workbook_move_every_value() {
+    check(Edit::Shift(false, 3, 2, true));
+}
+
+#[test]
+fn a_column_inserted_in_every_real_workbook_moves_every_value() {
+    check(Edit::Shift(true, 2, 1, false));
+}
+
+#[test]
+fn a_column_deleted_in_every_real_workbook_moves_every_value() {
+    check(Edit::Shift(true, 3, 1, true));
+}
+
+#[test]
+fn a_column_width_set_in_every_real_workbook_changes_nothing_else() {
+    check(Edit::Width);
+}
+
+#[test]
+fn panes_frozen_in_every_real_workbook_change_nothing_else() {
+    check(Edit::Freeze);
 }

@@ -433,8 +433,10 @@ impl SpreadsheetTool {
         width: f64,
     ) -> Result<Edited, SheetError> {
         let col = parse_column(&column)?;
-        let (path, sheet, ()) = self.edit(&path, sheet.as_deref(), |ws| {
-            style::set_column_width(ws, col, width)
+        let (path, sheet, ()) = self.in_place(&path, sheet.as_deref(), |ws| {
+            style::set_column_width(ws, col, width)?;
+            let sheet = ws.name().to_string();
+            Ok(((), vec![Op::Look(Look::Width { sheet, col, width })]))
         })?;
         Ok(noted(
             path,
@@ -455,8 +457,23 @@ impl SpreadsheetTool {
         path: String,
         sheet: Option<String>,
     ) -> Result<Edited, SheetError> {
-        let (path, sheet, n) =
-            self.edit(&path, sheet.as_deref(), |ws| Ok(style::autofit_columns(ws)))?;
+        let (path, sheet, n) = self.in_place(&path, sheet.as_deref(), |ws| {
+            let n = style::autofit_columns(ws);
+            let name = ws.name().to_string();
+            let widths = (1..=n)
+                .map(|col| {
+                    let width = ws
+                        .column_dimension_by_number(col)
+                        .map_or(8.43, |c| c.width());
+                    Op::Look(Look::Width {
+                        sheet: name.clone(),
+                        col,
+                        width,
+                    })
+                })
+                .collect();
+            Ok((n, widths))
+        })?;
         Ok(noted(
             path,
             sheet,
@@ -476,9 +493,10 @@ impl SpreadsheetTool {
         cell: String,
     ) -> Result<Edited, SheetError> {
         let at = Cell::parse(&cell)?;
-        let (path, sheet, ()) = self.edit(&path, sheet.as_deref(), |ws| {
+        let (path, sheet, ()) = self.in_place(&path, sheet.as_deref(), |ws| {
             style::freeze_panes(ws, at);
-            Ok(())
+            let sheet = ws.name().to_string();
+            Ok(((), vec![Op::Look(Look::Freeze { sheet, at })]))
         })?;
         Ok(noted(path, sheet, format!("panes frozen at {at}")))
     }
