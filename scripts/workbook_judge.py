@@ -5,7 +5,8 @@ stdin: one JSON object per line:
   {"before": PATH, "after": PATH, "sheet": NAME, "cell": "ZZ5000", "value": "Baton"}
   {"before": PATH, "after": PATH, "sheet": NAME,
    "shift": {"axis": "rows"|"columns", "at": N, "count": N, "delete": BOOL}}
-  (with "width": {"col": "B", "width": 30} or "freeze": "B3": that too)
+  (with "width": {"col": "B", "width": 30}, "freeze": "B3" or "header": ROW:
+  that too)
 stdout: one JSON object per line, in order:
   {"after": PATH, "readable_before": bool, "problem": null | TEXT}
 A problem is: the saved file does not open, a package part is missing or
@@ -65,6 +66,11 @@ def judge(job):
         got = ws.column_dimensions[job["width"]["col"]].width
         if abs((got or 0) - job["width"]["width"]) > 1e-6:
             problem = f"column {job['width']['col']} is {got} wide"
+    if problem is None and "header" in job:
+        ws = after[job["sheet"]]
+        plain = [c.coordinate for c in ws[job["header"]] if c.value is not None and not c.font.b]
+        if plain:
+            problem = f"header cells not bold: {plain[:5]}"
     if problem is None and "freeze" in job:
         got = after[job["sheet"]].freeze_panes
         if got != job["freeze"]:

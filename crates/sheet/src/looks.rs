@@ -1,13 +1,17 @@
-//! Column widths and frozen panes written into the user's own package:
-//! only the sheet's `<cols>` or its first `<sheetView>` change, so files
-//! made by openpyxl, LibreOffice or .NET keep everything else.
+//! Column widths, frozen panes and the header row's look written into the
+//! user's own package: only the sheet's `<cols>`, its first `<sheetView>`
+//! or the header cells' formats (and the formats they add to the styles)
+//! change, so files made by openpyxl, LibreOffice or .NET keep
+//! everything else.
+
+use std::collections::HashMap;
 
 use quick_xml::events::Event;
 use regex::Regex;
 
 use crate::addr::Cell;
 use crate::opc::{self, section_items, sheet_parts};
-use crate::patch::set_attr;
+use crate::patch::{append_items, set_attr};
 use crate::shift::NotInPlace;
 
 /// A change to how a sheet looks.
@@ -29,13 +33,32 @@ pub enum Look {
         /// The first cell that scrolls.
         at: Cell,
     },
+    /// The cells of `row` from column `first` to `last` are a header:
+    /// bold, filled, a thin line below.
+    Header {
+        /// The sheet's name.
+        sheet: String,
+        /// The row.
+        row: u32,
+        /// Its first and last columns.
+        first: u32,
+        /// See `first`.
+        last: u32,
+    },
 }
 
 impl Look {
     fn sheet(&self) -> &str {
         match self {
-            Look::Width { sheet, .. } | Look::Freeze { sheet, .. } => sheet,
+            Look::Width { sheet, .. } | Look::Freeze { sheet, .. } | Look::Header { sheet, .. } => {
+                sheet
+            }
         }
+    }
+
+    /// Whether it changes cells' formats.
+    pub(crate) fn restyles(&self) -> bool {
+        matches!(self, Look::Header { .. })
     }
 }
 
@@ -50,11 +73,22 @@ pub(crate) fn apply(package: &[u8], look: &Look) -> Result<Vec<u8>, NotInPlace> 
         .map(|(_, p)| p)
         .ok_or_else(|| NotInPlace(format!("no sheet `{}`", look.sheet())))?;
     let xml = opc::read_text(&mut zip, &part).map_err(no)?;
+    let mut replaced: HashMap<String, String> = HashMap::new();
     let new = match look {
         Look::Width { col, width, .. } => with_width(&xml, *col, *width)?,
         Look::Freeze { at, .. } => with_frozen(&xml, *at)?,
+        Look::Header {
+            row, first, last, ..
+        } => {
+            let styles = opc::read_text(&mut zip, "xl/styles.xml")
+                .map_err(|_| NotInPlace("the workbook has no styles part".into()))?;
+            let mut header = HeaderStyles::new(styles);
+            let sheet = with_header(&xml, *row, (*first, *last), &mut header)?;
+            replaced.insert("xl/styles.xml".into(), header.finish());
+            sheet
+        }
     };
-    let replaced = [(part, new)].into_iter().collect();
+    replaced.insert(part, new);
     crate::patch::finish(&mut zip, replaced).map_err(no)
 }
 
@@ -218,9 +252,246 @@ fn frozen_pane(p: &str, at: Cell) -> String {
     )
 }
 
+/// The header look added to a styles part: per cell format used in the
+/// header row, a copy that is bold, filled and underlined.
+struct HeaderStyles {
+    xml: String,
+    prefix: String,
+    fonts: Vec<String>,
+    borders: Vec<String>,
+    xfs: Vec<String>,
+    fill: Option<usize>,
+    added: (Vec<String>, Vec<String>, Vec<String>, Vec<String>),
+    made: HashMap<u32, u32>,
+    /// Bold fonts and underlined borders made, by the original's index.
+    copies: (HashMap<usize, usize>, HashMap<usize, usize>),
+}
+
+/// The header fill (as the model's `format_header_row` uses).
+const HEADER_FILL: &str = "FFD9E1F2";
+
+impl HeaderStyles {
+    fn new(xml: String) -> HeaderStyles {
+        HeaderStyles {
+            prefix: opc::root_prefix(&xml).to_string(),
+            fonts: section_items(&xml, "fonts", "font"),
+            borders: section_items(&xml, "borders", "border"),
+            xfs: section_items(&xml, "cellXfs", "xf"),
+            xml,
+            fill: None,
+            added: Default::default(),
+            made: HashMap::new(),
+            copies: Default::default(),
+        }
+    }
+
+    /// The index of the header format made from cell format `s`.
+    fn header_of(&mut self, s: u32) -> Result<u32, NotInPlace> {
+        if let Some(i) = self.made.get(&s) {
+            return Ok(*i);
+        }
+        let p = self.prefix.clone();
+        let xf = self
+            .xfs
+            .get(s as usize)
+            .cloned()
+            .ok_or_else(|| NotInPlace("a cell uses a format the styles part lacks".into()))?;
+        let id = |name: &str| {
+            opc::tag_attr(&xf, name)
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(0)
+        };
+        let (font, border) = (id("fontId"), id("borderId"));
+        let font_id = match self.copies.0.get(&font) {
+            Some(i) => *i,
+            None => {
+                let raw = self
+                    .fonts
+                    .get(font)
+                    .cloned()
+                    .unwrap_or_else(|| format!("<{p}font/>"));
+                let i = self.fonts.len() + self.added.0.len();
+                self.added.0.push(bold(&raw, &p));
+                self.copies.0.insert(font, i);
+                i
+            }
+        };
+        let fill_id = self.fill_id();
+        let border_id = match self.copies.1.get(&border) {
+            Some(i) => *i,
+            None => {
+                let raw = self
+                    .borders
+                    .get(border)
+                    .cloned()
+                    .unwrap_or_else(|| format!("<{p}border/>"));
+                let i = self.borders.len() + self.added.2.len();
+                self.added.2.push(underlined(&raw, &p));
+                self.copies.1.insert(border, i);
+                i
+            }
+        };
+        let mut new = xf.clone();
+        for (k, v) in [
+            ("fontId", font_id.to_string()),
+            ("fillId", fill_id.to_string()),
+            ("borderId", border_id.to_string()),
+            ("applyFont", "1".into()),
+            ("applyFill", "1".into()),
+            ("applyBorder", "1".into()),
+        ] {
+            new = set_attr(&new, k, &v);
+        }
+        let index = (self.xfs.len() + self.added.3.len()) as u32;
+        self.added.3.push(new);
+        self.made.insert(s, index);
+        Ok(index)
+    }
+
+    /// The header fill's index (added once).
+    fn fill_id(&mut self) -> usize {
+        if let Some(i) = self.fill {
+            return i;
+        }
+        let p = &self.prefix;
+        let i = section_items(&self.xml, "fills", "fill").len();
+        self.added.1.push(format!(
+            "<{p}fill><{p}patternFill patternType=\"solid\"><{p}fgColor rgb=\"{HEADER_FILL}\"/><{p}bgColor indexed=\"64\"/></{p}patternFill></{p}fill>"
+        ));
+        self.fill = Some(i);
+        i
+    }
+
+    /// The styles part with what was added.
+    fn finish(self) -> String {
+        let mut xml = self.xml;
+        let (fonts, fills, borders, xfs) = self.added;
+        for (section, items, before) in [
+            ("fonts", fonts, "fills"),
+            ("fills", fills, "borders"),
+            ("borders", borders, "cellStyleXfs"),
+            ("cellXfs", xfs, "cellStyles"),
+        ] {
+            if !items.is_empty() {
+                xml = append_items(&xml, section, &items, Some(before));
+            }
+        }
+        xml
+    }
+}
+
+/// A `<font>` made bold.
+fn bold(font: &str, p: &str) -> String {
+    let b = Regex::new(r"<(?:\w+:)?b\b[^>]*/>").expect("valid");
+    let font = b.replace_all(font, "");
+    match font.strip_suffix("/>") {
+        Some(open) => format!("{}><{p}b/></{p}font>", open.trim_end()),
+        None => {
+            let at = font.find('>').map_or(font.len(), |i| i + 1);
+            format!("{}<{p}b/>{}", &font[..at], &font[at..])
+        }
+    }
+}
+
+/// A `<border>` with a thin line below.
+fn underlined(border: &str, p: &str) -> String {
+    let line = format!("<{p}bottom style=\"thin\"><{p}color auto=\"1\"/></{p}bottom>");
+    let old =
+        Regex::new(r"(?s)<(?:\w+:)?bottom\b[^>]*?(?:/>|>.*?</(?:\w+:)?bottom>)").expect("valid");
+    if old.is_match(border) {
+        return old.replace(border, line.as_str()).into_owned();
+    }
+    let after = Regex::new(r"<(?:\w+:)?(?:diagonal|vertical|horizontal)\b").expect("valid");
+    if let Some(m) = after.find(border) {
+        return format!("{}{line}{}", &border[..m.start()], &border[m.start()..]);
+    }
+    match border.strip_suffix("/>") {
+        Some(open) => format!("{}>{line}</{p}border>", open.trim_end()),
+        None => {
+            let close = border.rfind("</").unwrap_or(border.len());
+            format!("{}{line}{}", &border[..close], &border[close..])
+        }
+    }
+}
+
+/// The sheet with the cells of `row` in columns `cols` given header
+/// formats (cells the row does not have stay as they are).
+fn with_header(
+    xml: &str,
+    row: u32,
+    cols: (u32, u32),
+    styles: &mut HeaderStyles,
+) -> Result<String, NotInPlace> {
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut w = quick_xml::Writer::new(Vec::with_capacity(xml.len() + 256));
+    let (mut r, mut c) = (0u32, 0u32);
+    let put = |w: &mut quick_xml::Writer<Vec<u8>>, ev: Event<'_>| {
+        w.write_event(ev).map_err(|e| NotInPlace(e.to_string()))
+    };
+    loop {
+        match reader
+            .read_event()
+            .map_err(|e| NotInPlace(format!("the XML: {e}")))?
+        {
+            Event::Eof => break,
+            ev @ (Event::Start(_) | Event::Empty(_)) => {
+                let (Event::Start(e) | Event::Empty(e)) = &ev else {
+                    unreachable!("matched above")
+                };
+                if e.local_name().into_inner() == "row" {
+                    r = opc::num_attr(e, "r").unwrap_or(r + 1);
+                    c = 0;
+                }
+                if e.local_name().into_inner() != "c" {
+                    put(&mut w, ev.clone())?;
+                    continue;
+                }
+                c = opc::attr(e, "r")
+                    .and_then(|a| Cell::parse(&a).ok())
+                    .map_or(c + 1, |a| a.col);
+                if r != row || c < cols.0 || c > cols.1 {
+                    put(&mut w, ev.clone())?;
+                    continue;
+                }
+                let s = opc::num_attr(e, "s").unwrap_or(0);
+                let e =
+                    crate::shift::with_attrs(e, &[("s", Some(styles.header_of(s)?.to_string()))]);
+                match ev {
+                    Event::Start(_) => put(&mut w, Event::Start(e))?,
+                    _ => put(&mut w, Event::Empty(e))?,
+                }
+            }
+            ev => put(&mut w, ev)?,
+        }
+    }
+    String::from_utf8(w.into_inner()).map_err(|e| NotInPlace(e.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_header_gets_bold_filled_underlined_copies_of_its_cells_formats() {
+        let styles = r#"<x:styleSheet><x:fonts count="1"><x:font><x:sz val="11"/></x:font></x:fonts><x:fills count="2"><x:fill/><x:fill/></x:fills><x:borders count="1"><x:border><x:left/><x:right/><x:top/><x:bottom/><x:diagonal/></x:border></x:borders><x:cellStyleXfs count="1"><x:xf/></x:cellStyleXfs><x:cellXfs count="2"><x:xf numFmtId="0" fontId="0"/><x:xf numFmtId="14" fontId="0"/></x:cellXfs><x:cellStyles/></x:styleSheet>"#;
+        let mut h = HeaderStyles::new(styles.into());
+        let sheet = r#"<x:worksheet><x:sheetData><x:row r="1"><x:c r="A1" t="s"><x:v>0</x:v></x:c><x:c r="B1" s="1"/></x:row><x:row r="2"><x:c r="A2"/></x:row></x:sheetData></x:worksheet>"#;
+        let out = with_header(sheet, 1, (1, 2), &mut h).unwrap();
+        assert_eq!(
+            out,
+            r#"<x:worksheet><x:sheetData><x:row r="1"><x:c r="A1" t="s" s="2"><x:v>0</x:v></x:c><x:c r="B1" s="3"/></x:row><x:row r="2"><x:c r="A2"/></x:row></x:sheetData></x:worksheet>"#
+        );
+        let styles = h.finish();
+        assert!(styles.contains(r#"<x:fonts count="2"><x:font><x:sz val="11"/></x:font><x:font><x:b/><x:sz val="11"/></x:font></x:fonts>"#), "{styles}");
+        assert!(styles.contains(r#"<x:fills count="3">"#), "{styles}");
+        assert!(
+            styles
+                .contains(r#"<x:bottom style="thin"><x:color auto="1"/></x:bottom><x:diagonal/>"#),
+            "{styles}"
+        );
+        assert!(styles.contains(r#"<x:cellXfs count="4">"#), "{styles}");
+        assert!(styles.contains(r#"<x:xf numFmtId="14" fontId="1" fillId="2" borderId="1" applyFont="1" applyFill="1" applyBorder="1"/>"#), "{styles}");
+    }
 
     #[test]
     fn a_width_splits_the_span_it_falls_in_or_makes_cols() {

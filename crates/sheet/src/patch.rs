@@ -452,7 +452,12 @@ fn attr_value_span(tag: &str, name: &str) -> Option<(usize, usize)> {
 /// `items` appended to the `section` element (any prefix; made before
 /// `before`, or first in the document element, when absent), its
 /// `count` updated.
-fn append_items(xml: &str, section: &str, items: &[String], before: Option<&str>) -> String {
+pub(crate) fn append_items(
+    xml: &str,
+    section: &str,
+    items: &[String],
+    before: Option<&str>,
+) -> String {
     let joined = items.concat();
     let Some((at, p)) = opc::find_open(xml, section) else {
         let p = opc::root_prefix(xml);
@@ -469,7 +474,13 @@ fn append_items(xml: &str, section: &str, items: &[String], before: Option<&str>
     };
     let tag_end = xml[at..].find('>').map_or(xml.len() - 1, |e| at + e);
     let tag = &xml[at..=tag_end];
-    let item = if section == "numFmts" { "numFmt" } else { "xf" };
+    let item = match section {
+        "numFmts" => "numFmt",
+        "fonts" => "font",
+        "fills" => "fill",
+        "borders" => "border",
+        _ => "xf",
+    };
     let count = section_items(xml, section, item).len() + items.len();
     let self_closing = tag.ends_with("/>");
     let open_tag = if self_closing {

@@ -217,12 +217,13 @@ enum MoveFailed {
 fn moved_in_place(original: &[u8], ops: &[Op]) -> Result<Vec<u8>, MoveFailed> {
     let mut bytes = original.to_vec();
     for op in ops {
-        let (moved, shift) = match op {
-            Op::Shift(shift) => (crate::shift::apply(&bytes, shift), Some(shift)),
-            Op::Look(look) => (crate::looks::apply(&bytes, look), None),
+        let (moved, shift, restyled) = match op {
+            Op::Shift(shift) => (crate::shift::apply(&bytes, shift), Some(shift), false),
+            Op::Look(look) => (crate::looks::apply(&bytes, look), None, look.restyles()),
         };
         let moved = moved.map_err(|e| MoveFailed::NotInPlace(e.0))?;
-        crate::verify::check_moved(&bytes, &moved, shift).map_err(MoveFailed::Unreadable)?;
+        crate::verify::check_moved(&bytes, &moved, shift, restyled)
+            .map_err(MoveFailed::Unreadable)?;
         bytes = moved;
     }
     Ok(bytes)

@@ -970,7 +970,7 @@ fn check_block(r: &str, shift: &Shift, what: &str) -> Result<(), NotInPlace> {
 
 /// `e` with the attributes in `set` replaced (`None`: removed), the
 /// others kept as written.
-fn with_attrs<'a>(e: &BytesStart<'a>, set: &[(&str, Option<String>)]) -> BytesStart<'a> {
+pub(crate) fn with_attrs<'a>(e: &BytesStart<'a>, set: &[(&str, Option<String>)]) -> BytesStart<'a> {
     if set.is_empty() {
         return e.clone();
     }

@@ -395,8 +395,22 @@ impl SpreadsheetTool {
         sheet: Option<String>,
         #[default(1u32)] row: u32,
     ) -> Result<Edited, SheetError> {
-        self.edit_range(&path, sheet.as_deref(), Change::Structure, |ws| {
-            style::format_header_row(ws, row)
+        let (path, sheet, (range, preview)) = self.in_place(&path, sheet.as_deref(), |ws| {
+            let range = style::format_header_row(ws, row)?;
+            let look = Look::Header {
+                sheet: ws.name().to_string(),
+                row,
+                first: range.start.col,
+                last: range.end.col,
+            };
+            Ok(((range, edit::preview(ws, range)), vec![Op::Look(look)]))
+        })?;
+        Ok(Edited {
+            path,
+            sheet,
+            changed: range.to_string(),
+            preview,
+            saved: false,
         })
     }
 
