@@ -40,6 +40,30 @@ echo "== local models: a catalog download vs curl from the same loopback server;
 cargo bench -p baton-engine --bench models 2>&1 | grep -E '^(pull throughput|start-up with)' || true
 
 echo
+echo "== workbooks: each edit and save of the 95 real-world workbooks (scripts/workbook-corpus.sh) vs openpyxl loading, setting one cell and saving the same files =="
+scripts/workbook-corpus.sh
+corpus_runs=$(mktemp)
+cargo bench -p baton-sheet --bench corpus 2>/dev/null | grep '^{' > "$corpus_runs" || true
+FIXTURES_VENV="${BATON_FIXTURES_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-fixtures-venv}"
+"$FIXTURES_VENV/bin/python" scripts/bench_openpyxl_save.py "${BATON_WORKBOOK_CORPUS:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-workbook-corpus}" \
+  | sed 's/^{/{"edit": "openpyxl", /' >> "$corpus_runs"
+python3 - "$corpus_runs" <<'PY'
+import json, sys
+rows = {r["edit"]: r for r in map(json.loads, open(sys.argv[1]))}
+o, c = rows["openpyxl"], rows["cell"]
+fps = lambda r, n: n / r["seconds"] if r["seconds"] else float("inf")
+print(f"cell edit and save: Baton {fps(c, c['files']):.1f} files/s, openpyxl {fps(o, o['saved']):.1f} files/s "
+      f"(ratio {fps(c, c['files']) / fps(o, o['saved']):.1f}); written in place in {c['in_place']}/{c['files']}, every other part byte-identical in {c['other_parts_identical']}/{c['files']} "
+      f"(Baton); openpyxl's save loses parts in {o['losing_parts']}/{o['saved']} and fails on {o['failed']}")
+for k, r in rows.items():
+    if k in ("openpyxl", "cell"):
+        continue
+    n = r["files"]
+    print(f"  {k:<14} in place {r['in_place'] / n:6.1%}   through the model {r['through_model'] / n:6.1%}   refused {r['refused'] / n:6.1%}")
+PY
+rm -f "$corpus_runs"
+
+echo
 echo "== baton ask start-up vs curl (release build, scripted server) =="
 cargo build --release -p baton-cli -p baton-scripted-llm -p baton-index --bins 2>&1 | tail -1
 "$CARGO_TARGET_DIR/release/baton-bench-ask" --baton "$CARGO_TARGET_DIR/release/baton" --runs 30

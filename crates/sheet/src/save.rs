@@ -28,6 +28,10 @@ pub struct Saved {
     /// CSV, or a save forced over unkept features).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dropped: Vec<String>,
+    /// Whether the whole workbook was rewritten from the spreadsheet
+    /// library's model, rather than the edits written into the file.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub whole_workbook: bool,
 }
 
 /// Where a save goes and what it may do.
@@ -235,6 +239,7 @@ fn moved_in_place(original: &[u8], ops: &[Op]) -> Result<Vec<u8>, MoveFailed> {
 /// saved workbook is the new original of `open` when it replaced it.
 pub fn save(open: &mut OpenBook, target: &Target<'_>) -> Result<Saved, SheetError> {
     let mut whole_because = None;
+    let patchable_now = patchable(open, target.format);
     let (bytes, dropped) = prepare(open, target, &mut whole_because)?;
     let exists = target.place.io().exists();
     if target.over_original && !target.force {
@@ -268,6 +273,7 @@ pub fn save(open: &mut OpenBook, target: &Target<'_>) -> Result<Saved, SheetErro
         bytes: bytes.len(),
         backup: backup.map(|b| target.place.shown(&b).display().to_string()),
         dropped,
+        whole_workbook: whole_because.is_some() || !patchable_now,
     };
     open.format = target.format;
     open.saved_as(bytes, Stamp::of(target.place.io()));

@@ -245,6 +245,7 @@ fn rows_inserted_and_deleted_in_place_move_every_reference_and_keep_the_chart() 
     tool.delete_rows(p(), s(), 6, 1).unwrap();
     let saved = tool.save(p(), false).unwrap();
     assert!(saved.dropped.is_empty(), "{:?}", saved.dropped);
+    assert!(!saved.whole_workbook, "written into the file itself");
     let after = dump(&host);
     let (b, a) = (&before["sheets"]["Sales"], &after["sheets"]["Sales"]);
     // Rows 5.. moved down by 2; the edit made between the two is kept.
@@ -301,6 +302,7 @@ fn a_structural_edit_that_would_drop_a_chart_is_refused_and_save_as_says_what_it
         "{:?}",
         saved.dropped
     );
+    assert!(saved.whole_workbook);
     assert_eq!(
         std::fs::read(dir.path().join("rich.xlsx")).unwrap(),
         original,
