@@ -1250,6 +1250,9 @@ def make_sheets(out: Path, lo: "Soffice") -> None:
         ("external_link.xlsx", lambda: make_external_link_xlsx(out / "external_link.xlsx")),
         ("rich_lo.xlsx (LibreOffice)", lambda: make_lo_copy(lo, out / "rich.xlsx", out / "rich_lo.xlsx")),
         ("pivot.xlsx (LibreOffice UNO)", lambda: make_pivot_xlsx(lo, out / "pivot.xlsx")),
+        # The same looks in the two formats that are read and saved as .xlsx.
+        ("rich.xls (LibreOffice)", lambda: lo.convert(out / "rich.xlsx", "xls:MS Excel 97", out / "rich.xls")),
+        ("rich.ods (LibreOffice)", lambda: normalize_zip(lo.convert(out / "rich.xlsx", "ods", out / "rich.ods"))),
     ]
     for label, fn in steps:
         print(f"make_fixtures: sheets/{label}", flush=True)

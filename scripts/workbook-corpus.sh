@@ -9,7 +9,8 @@
 #   Java libraries). The crate comes from crates.io, pinned by Cargo.lock's
 #   checksum.
 # - Debian's r-cran-openxlsx and r-cran-readxl: their example workbooks,
-#   made by Excel. The .deb files are pinned by SHA-256 below.
+#   made by Excel (readxl's .xls ones go to foreign/, the formats read and
+#   saved as .xlsx). The .deb files are pinned by SHA-256 below.
 #
 # Written to $BATON_WORKBOOK_CORPUS (default ~/.cache/baton-workbook-corpus),
 # once: a later run with the stamp present returns at once.
@@ -17,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 OUT="${BATON_WORKBOOK_CORPUS:-${XDG_CACHE_HOME:-$HOME/.cache}/baton-workbook-corpus}"
-STAMP="$OUT/.complete-v1"
+STAMP="$OUT/.complete-v2"
 [ -f "$STAMP" ] && exit 0
 
 DEBS=(
@@ -27,7 +28,7 @@ DEBS=(
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/corpus/umya" "$tmp/corpus/debian"
+mkdir -p "$tmp/corpus/umya" "$tmp/corpus/debian" "$tmp/corpus/foreign"
 
 manifest="$(${CARGO:-cargo} metadata --format-version 1 --locked | python3 -c '
 import json, sys
@@ -45,9 +46,10 @@ for spec in "${DEBS[@]}"; do
   dpkg-deb -x "$deb" "$tmp/x"
 done
 find "$tmp/x" -type f \( -name '*.xlsx' -o -name '*.xlsm' \) -exec cp {} "$tmp/corpus/debian/" \;
+find "$tmp/x" -type f \( -name '*.xls' -o -name '*.ods' \) -exec cp {} "$tmp/corpus/foreign/" \;
 
 rm -rf "$OUT"
 mkdir -p "$(dirname "$OUT")"
 mv "$tmp/corpus" "$OUT"
 touch "$STAMP"
-echo "workbook-corpus: $(find "$OUT" -type f \( -name '*.xlsx' -o -name '*.xlsm' \) | wc -l) workbooks in $OUT"
+echo "workbook-corpus: $(find "$OUT" -type f \( -name '*.xlsx' -o -name '*.xlsm' \) | wc -l) workbooks and $(find "$OUT/foreign" -type f | wc -l) xls/ods in $OUT"

@@ -6,8 +6,8 @@ use std::fmt;
 use crate::SheetError;
 
 /// Excel's last column (XFD) and row.
-const MAX_COL: u32 = 16_384;
-const MAX_ROW: u32 = 1_048_576;
+pub(crate) const MAX_COL: u32 = 16_384;
+pub(crate) const MAX_ROW: u32 = 1_048_576;
 
 /// One cell, 1-based column and row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -83,8 +83,8 @@ impl Cell {
     /// The cell `dc` columns right and `dr` rows down.
     pub fn offset(self, dc: u32, dr: u32) -> Cell {
         Cell {
-            col: (self.col + dc).min(MAX_COL),
-            row: (self.row + dr).min(MAX_ROW),
+            col: self.col.saturating_add(dc).min(MAX_COL),
+            row: self.row.saturating_add(dr).min(MAX_ROW),
         }
     }
 

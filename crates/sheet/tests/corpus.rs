@@ -28,7 +28,7 @@ fn corpus() -> PathBuf {
             cache.join("baton-workbook-corpus")
         });
     assert!(
-        dir.join(".complete-v1").exists(),
+        dir.join(".complete-v2").exists(),
         "no workbook corpus in {}: run scripts/workbook-corpus.sh (make test does)",
         dir.display()
     );
@@ -291,4 +291,98 @@ fn a_header_row_styled_in_every_real_workbook_changes_no_value() {
 #[test]
 fn panes_frozen_in_every_real_workbook_change_nothing_else() {
     check(Edit::Freeze, 80);
+}
+
+/// A value as both readers show it: numbers as numbers, dates as the
+/// day and time they stand for (an .xls may count from 1904).
+fn shown(d: &calamine::Data) -> String {
+    use calamine::{Data, DataType};
+    match d {
+        Data::DateTime(dt) => match dt.as_datetime() {
+            Some(t) if !dt.is_duration() => t.to_string(),
+            _ => format!("{}", dt.as_f64()),
+        },
+        Data::Int(_) | Data::Float(_) => format!("{}", d.as_f64().unwrap_or_default()),
+        Data::Bool(b) => b.to_string(),
+        Data::String(s) | Data::DateTimeIso(s) | Data::DurationIso(s) => s.clone(),
+        Data::Error(e) => e.to_string(),
+        Data::Empty => String::new(),
+    }
+}
+
+/// A sheet's non-empty cells: (row, column, value shown), 0-based.
+type Values = Vec<(u32, u32, String)>;
+
+/// Every sheet's values, as calamine reads `file`.
+fn values(file: &Path) -> Vec<(String, Values)> {
+    use calamine::Reader;
+    let mut wb = calamine::open_workbook_auto(file).unwrap();
+    wb.sheet_names()
+        .into_iter()
+        .map(|name| {
+            let range = wb.worksheet_range(&name).unwrap();
+            let (r0, c0) = range.start().unwrap_or((0, 0));
+            let cells = range
+                .used_cells()
+                .map(|(r, c, v)| (r0 + r as u32, c0 + c as u32, shown(v)))
+                .filter(|c| !c.2.is_empty())
+                .collect();
+            (name, cells)
+        })
+        .collect()
+}
+
+#[test]
+fn xls_and_ods_workbooks_saved_as_xlsx_keep_every_value_and_open_in_openpyxl() {
+    let dir = corpus().join("foreign");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|f| f.path())
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 5,
+        "{} xls/ods files in {}",
+        files.len(),
+        dir.display()
+    );
+    let work = tempfile::tempdir().unwrap();
+    let tool = SpreadsheetTool::new(Sandbox::new(work.path()).unwrap());
+    let mut styled = 0;
+    for file in &files {
+        let name = file.file_name().unwrap().to_str().unwrap();
+        std::fs::copy(file, work.path().join(name)).unwrap();
+        tool.save_as(format!("/{name}"), format!("/{name}.xlsx"), false)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let saved = work.path().join(format!("{name}.xlsx"));
+        for ((sheet, before), (_, after)) in values(file).iter().zip(values(&saved)) {
+            let changed: Vec<_> = before.iter().filter(|c| !after.contains(c)).collect();
+            let added: Vec<_> = after.iter().filter(|c| !before.contains(c)).collect();
+            assert!(
+                changed.is_empty() && added.is_empty(),
+                "{name} {sheet}: {changed:?} became {added:?}"
+            );
+        }
+        let seen = common::dump(&saved);
+        for sheet in seen["sheets"].as_object().unwrap().values() {
+            for key in [
+                "number_formats",
+                "fonts",
+                "fills",
+                "borders",
+                "column_widths",
+            ] {
+                styled += sheet[key].as_object().map_or(0, |m| m.len());
+            }
+        }
+    }
+    eprintln!(
+        "{} xls/ods saved as xlsx; {styled} formatted cells and widths",
+        files.len()
+    );
+    assert!(
+        styled > 0,
+        "no format of the Excel-made .xls files came over"
+    );
 }

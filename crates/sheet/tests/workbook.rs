@@ -283,3 +283,43 @@ fn bad_input_is_explained_and_changes_nothing() {
         std::fs::read(common::root().join("tests/fixtures/sheets/rich_lo.xlsx")).unwrap()
     );
 }
+
+/// A number format as it shows: `"$"#,##0.00`, `\$#,##0.00` and
+/// `$#,##0.00` are the same format.
+fn shown(code: &serde_json::Value) -> String {
+    code.as_str().unwrap_or_default().replace(['\\', '"'], "")
+}
+
+#[test]
+fn xls_and_ods_saved_as_xlsx_keep_their_looks() {
+    // rich.xls and rich.ods are LibreOffice's conversions of rich.xlsx:
+    // saved as .xlsx they look as rich.xlsx does, judged by openpyxl.
+    let (dir, tool) = workspace(&["rich.xlsx", "rich.xls", "rich.ods"]);
+    let original = dump(&dir.path().join("rich.xlsx"));
+    for f in ["rich.xls", "rich.ods"] {
+        tool.save_as(format!("/{f}"), format!("/{f}.xlsx"), false)
+            .unwrap();
+        let saved = dump(&dir.path().join(format!("{f}.xlsx")));
+        for sheet in ["Sales", "Notes"] {
+            let (o, s) = (&original["sheets"][sheet], &saved["sheets"][sheet]);
+            for key in ["fonts", "fills", "borders", "alignments", "merged"] {
+                assert_eq!(o[key], s[key], "{f} {sheet} {key}");
+            }
+            let formats = |d: &serde_json::Value| -> Vec<(String, String)> {
+                let map = d["number_formats"].as_object().unwrap();
+                map.iter().map(|(k, v)| (k.clone(), shown(v))).collect()
+            };
+            assert_eq!(formats(o), formats(s), "{f} {sheet} number formats");
+            assert!(!formats(o).is_empty() || sheet == "Notes");
+            for (col, width) in o["column_widths"].as_object().unwrap() {
+                let (want, got) = (width.as_f64().unwrap(), s["column_widths"][col].as_f64());
+                // .xls keeps the default width in whole characters (the
+                // original's 9 is written as 8, which Excel shows as 8.71).
+                assert!(
+                    got.is_some_and(|g| (g - want).abs() < 0.3),
+                    "{f} {sheet} column {col}: {got:?}, not {want}"
+                );
+            }
+        }
+    }
+}

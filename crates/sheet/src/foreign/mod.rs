@@ -1,6 +1,13 @@
 //! Formats other than xlsx: CSV read into a one-sheet workbook (and
 //! written back as CSV), xls and ods read through calamine (values,
-//! formulas and dates; Baton does not write them).
+//! formulas and dates) with their looks read beside (`biff`, `odf`) so
+//! that saving them as .xlsx keeps formats, fonts, fills, borders,
+//! widths and merged ranges (Baton does not write xls or ods).
+
+mod biff;
+mod carry;
+mod numbers;
+mod odf;
 
 use std::io::Cursor;
 use std::path::Path;
@@ -89,10 +96,10 @@ fn guess(field: &str) -> ValueType {
 }
 
 /// An xls or ods workbook through calamine: every sheet's values, the
-/// formulas where calamine reads them, dates as dates.
+/// formulas where calamine reads them, dates as dates; then its looks.
 pub fn read_calamine(bytes: Vec<u8>, agent: &str) -> Result<Workbook, SheetError> {
-    let mut wb =
-        calamine::open_workbook_auto_from_rs(Cursor::new(bytes)).map_err(|e| read_err(agent, e))?;
+    let mut wb = calamine::open_workbook_auto_from_rs(Cursor::new(bytes.as_slice()))
+        .map_err(|e| read_err(agent, e))?;
     let mut book = umya_spreadsheet::new_file_empty_worksheet();
     for name in wb.sheet_names() {
         let values = wb.worksheet_range(&name).map_err(|e| read_err(agent, e))?;
@@ -117,7 +124,30 @@ pub fn read_calamine(bytes: Vec<u8>, agent: &str) -> Result<Workbook, SheetError
             ws.cell_mut(at.xy()).set_formula(f.trim_start_matches('='));
         }
     }
+    carry_looks(&mut book, &bytes, agent);
     Ok(book)
+}
+
+/// Writes the looks of the xls or ods file `bytes` into `book`; a file
+/// whose looks cannot be read keeps its values (and says so in the log).
+fn carry_looks(book: &mut Workbook, bytes: &[u8], agent: &str) {
+    let looks = if bytes.starts_with(&[0xD0, 0xCF, 0x11, 0xE0]) {
+        biff::read(bytes)
+    } else {
+        odf::read(bytes)
+    };
+    let looks = match looks {
+        Ok(looks) => looks,
+        Err(reason) => {
+            tracing::warn!(file = agent, %reason, "the workbook's formats were not read; its values are");
+            return;
+        }
+    };
+    for sheet in &looks {
+        if let Ok(ws) = book.sheet_by_name_mut(&sheet.name) {
+            carry::apply(ws, sheet);
+        }
+    }
 }
 
 fn put(ws: &mut umya_spreadsheet::Worksheet, at: Cell, v: &Data) -> Result<(), SheetError> {
