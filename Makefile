@@ -46,6 +46,7 @@ setup:
 	@scripts/fetch-model.sh
 	@scripts/fetch-whisper.sh
 	@scripts/fetch-piper.sh
+	@scripts/fetch-embed.sh
 
 ## ui-deps: the web UI's npm packages (npm ci only when the lock file changed)
 ui-deps:

@@ -64,6 +64,37 @@ PY
 rm -f "$corpus_runs"
 
 echo
+echo "== embeddings: all-MiniLM-L6-v2 (int8) over 512 passages, Baton (ort + tokenizers) vs the Python onnxruntime with the same files =="
+scripts/fetch-embed.sh
+EMBED_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/baton-embed-bench-venv"
+if [ ! -x "$EMBED_VENV/bin/python" ] || ! "$EMBED_VENV/bin/python" -c 'import onnxruntime, tokenizers, numpy' 2>/dev/null; then
+  python3 -m venv "$EMBED_VENV"
+  "$EMBED_VENV/bin/pip" install --quiet --disable-pip-version-check onnxruntime==1.32.0 tokenizers==0.22.1 numpy==2.2.6
+fi
+embed_texts=$(mktemp)
+python3 - "$embed_texts" <<'PY'
+import random, sys
+words = ("harbour pilot fee invoice budget review quarter port ship cargo crane berth tide "
+         "customs manifest container vessel schedule delay weather contract payment report").split()
+rng = random.Random(7)
+with open(sys.argv[1], "w") as f:
+    for _ in range(512):
+        f.write(" ".join(rng.choice(words) for _ in range(rng.randint(40, 120))) + "\n")
+PY
+models="${BATON_MODELS_DIR:-${BATON_DATA_DIR:+$BATON_DATA_DIR/models}}"
+models="${models:-${XDG_DATA_HOME:-$HOME/.local/share}/baton/models}"
+embed_runs=$(mktemp)
+BATON_EMBED_TEXTS="$embed_texts" cargo bench -p baton-embed --bench throughput 2>/dev/null | grep '^{' >> "$embed_runs" || true
+"$EMBED_VENV/bin/python" scripts/bench_embed.py "$models" "$embed_texts" >> "$embed_runs"
+python3 - "$embed_runs" <<'PY'
+import json, sys
+r = {x["runtime"]: x for x in map(json.loads, open(sys.argv[1]))}
+b, p = r["baton"], r["python"]
+print(f"embedding: Baton {b['per_second']} passages/s, Python onnxruntime {p['per_second']} passages/s (ratio {b['per_second'] / p['per_second']:.2f})")
+PY
+rm -f "$embed_texts" "$embed_runs"
+
+echo
 echo "== baton ask start-up vs curl (release build, scripted server) =="
 cargo build --release -p baton-cli -p baton-scripted-llm -p baton-index --bins 2>&1 | tail -1
 "$CARGO_TARGET_DIR/release/baton-bench-ask" --baton "$CARGO_TARGET_DIR/release/baton" --runs 30
