@@ -443,6 +443,9 @@ pub struct SearchArgs {
     /// How many documents to return.
     #[arg(long, short = 'n', default_value_t = 10)]
     pub limit: usize,
+    /// Show each hit's scores: words (BM25), meaning (likeness) and fused.
+    #[arg(long)]
+    pub explain: bool,
     /// Words, "exact phrases", title:word, heading:word, format:pdf.
     #[arg(required = true, num_args = 1.., value_name = "QUERY")]
     pub query: Vec<String>,

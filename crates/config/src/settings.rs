@@ -335,6 +335,9 @@ pub struct Settings {
     /// Do not scan the workspace or watch it for changes (search then
     /// answers from the index as it was).
     pub skip_indexing_on_startup: bool,
+    /// Give each indexed chunk a vector with the local embedding model
+    /// (`make setup`) and search by meaning as well as by words.
+    pub search_by_meaning: bool,
     /// Offer the diagnostics toolbox (a slow call and an HTTP post, for
     /// testing Stop and confirmations); `BATON_DIAGNOSTIC_TOOLS=1` turns
     /// it on too.
@@ -382,6 +385,7 @@ impl Default for Settings {
             anonymize_terms: Vec::new(),
             attachment_context_chars: DEFAULT_ATTACHMENT_CONTEXT_CHARS,
             skip_indexing_on_startup: false,
+            search_by_meaning: false,
             diagnostic_tools: false,
             ocr_provider: None,
             smtp: MailServer::default(),

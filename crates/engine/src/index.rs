@@ -47,11 +47,21 @@ pub(crate) fn open_index(engine: &Engine) -> Result<Arc<WorkspaceIndex>, EngineE
         .unwrap_or_else(|_| engine.workspace.clone());
     let key = format!("{:x}", Sha256::digest(root.to_string_lossy().as_bytes()));
     let dir = engine.paths.data_dir.join("index").join(&key[..16]);
-    Ok(Arc::new(WorkspaceIndex::open(
-        &root,
-        &dir,
-        IndexOptions::default(),
-    )?))
+    // With `searchByMeaning` and the local embedding model installed
+    // (`make setup`), chunks get vectors and search fuses words with
+    // meaning. Off by default: the model runs in the background indexer,
+    // and a short-lived process (`baton ask`, `tools call`) that exits
+    // while ONNX Runtime is mid-run can end on a signal.
+    let embedding = engine
+        .settings
+        .search_by_meaning
+        .then(|| baton_embed::ModelFiles::in_models_dir(&engine.paths.models_dir))
+        .flatten();
+    let options = IndexOptions {
+        embedding,
+        ..IndexOptions::default()
+    };
+    Ok(Arc::new(WorkspaceIndex::open(&root, &dir, options)?))
 }
 
 /// Brings the index up to date (or rebuilds it from scratch) on a

@@ -19,6 +19,8 @@ use crate::chunk::chunk_markdown;
 use crate::error::IndexError;
 use crate::manifest::{Entry, Manifest};
 use crate::schema::{self, Fields, SCHEMA_VERSION};
+use crate::vectors::{Vectors, to_bytes};
+use baton_embed::ModelFiles;
 
 /// How the index reads documents.
 #[derive(Debug, Clone)]
@@ -33,6 +35,9 @@ pub struct IndexOptions {
     pub max_file_bytes: u64,
     /// Read text out of images with OCR (slow on photo folders).
     pub ocr_images: bool,
+    /// The embedding model that gives each chunk a vector (none: search
+    /// by words only). Loaded on first use.
+    pub embedding: Option<ModelFiles>,
 }
 
 impl Default for IndexOptions {
@@ -43,6 +48,7 @@ impl Default for IndexOptions {
             overlap_chars: 150,
             max_file_bytes: 50 << 20,
             ocr_images: false,
+            embedding: None,
         }
     }
 }
@@ -89,8 +95,15 @@ pub struct SearchHit {
     pub title: String,
     /// Its format (`pdf`, `docx`…).
     pub format: String,
-    /// BM25 score.
+    /// The ranking score: BM25, or with vectors the fused rank score.
     pub score: f32,
+    /// The best chunk's BM25 score, when the words matched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bm25: Option<f32>,
+    /// The best chunk's likeness to the question (-1 to 1), when it was
+    /// among the nearest by meaning.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f32>,
     /// The matching passage, query words in `**bold**`.
     pub snippet: String,
     /// Where the passage is: `page 3 · Financials`.
@@ -102,6 +115,61 @@ pub struct SearchHit {
     pub modified: u64,
 }
 
+/// A chunk found by words, by meaning, or both.
+#[derive(Debug, Clone)]
+struct Candidate {
+    path: String,
+    offset: u64,
+    address: Option<tantivy::DocAddress>,
+    bm25: Option<f32>,
+    similarity: Option<f32>,
+    score: f32,
+}
+
+/// Chunks less like the question than this are not candidates by meaning
+/// (all-MiniLM-L6-v2 puts unrelated texts near 0, related ones above 0.3):
+/// every query would otherwise bring the nearest chunks, however far.
+const MIN_LIKENESS: f32 = 0.2;
+
+/// Reciprocal rank fusion's constant (Cormack et al. 2009).
+const RRF_K: f32 = 60.0;
+
+/// Both rankings as one, by reciprocal rank fusion: a chunk's score is
+/// the sum of 1 / (60 + its rank) in each list. Without a ranking by
+/// meaning the words' order and BM25 scores stay as they are.
+fn fuse(words: Vec<Candidate>, meaning: Vec<Candidate>) -> Vec<Candidate> {
+    if meaning.is_empty() {
+        return words;
+    }
+    let mut fused: Vec<Candidate> = Vec::new();
+    for (list, from_words) in [(words, true), (meaning, false)] {
+        for (rank, c) in list.into_iter().enumerate() {
+            let add = 1.0 / (RRF_K + rank as f32 + 1.0);
+            match fused
+                .iter_mut()
+                .find(|f| f.path == c.path && f.offset == c.offset)
+            {
+                Some(f) if from_words => {
+                    (f.bm25, f.address, f.score) = (c.bm25, c.address, f.score + add)
+                }
+                Some(f) => (f.similarity, f.score) = (c.similarity, f.score + add),
+                None => fused.push(Candidate { score: add, ..c }),
+            }
+        }
+    }
+    // Equal scores: found both ways first, then by words.
+    let tier = |c: &Candidate| u8::from(c.bm25.is_some()) + u8::from(c.similarity.is_some()) * 2;
+    fused.sort_by(|a, b| b.score.total_cmp(&a.score).then(tier(b).cmp(&tier(a))));
+    fused
+}
+
+fn field_text(d: &TantivyDocument, field: tantivy::schema::Field) -> String {
+    d.get_first(field)
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .to_string()
+}
+
 /// The search index of one workspace folder.
 pub struct WorkspaceIndex {
     root: PathBuf,
@@ -111,6 +179,7 @@ pub struct WorkspaceIndex {
     fields: Fields,
     writer: Mutex<Option<IndexWriter>>,
     manifest: Mutex<Manifest>,
+    vectors: Vectors,
     options: IndexOptions,
 }
 
@@ -198,6 +267,7 @@ impl WorkspaceIndex {
         std::fs::create_dir_all(&tantivy_dir).map_err(|e| open_err(dir, e))?;
         let mmap = MmapDirectory::open(&tantivy_dir).map_err(|e| open_err(dir, e))?;
         let index = Index::open_or_create(mmap, schema).map_err(|e| open_err(dir, e))?;
+        schema::register_tokenizer(&index);
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::OnCommitWithDelay)
@@ -211,6 +281,7 @@ impl WorkspaceIndex {
             fields,
             writer: Mutex::new(None),
             manifest: Mutex::new(manifest),
+            vectors: Vectors::new(options.embedding.clone()),
             options,
         })
     }
@@ -380,6 +451,10 @@ impl WorkspaceIndex {
             w.delete_term(term);
             Ok(())
         })?;
+        if self.options.embedding.is_some() {
+            let searcher = self.reader.searcher();
+            self.vectors.put(&searcher, self.fields, agent, Vec::new());
+        }
         self.manifest().files.remove(agent);
         Ok(())
     }
@@ -533,9 +608,10 @@ impl WorkspaceIndex {
         };
         let format = format!("{:?}", conversion.format).to_lowercase();
         let f = self.fields;
+        let vectors = self.chunk_vectors(&chunks);
         self.with_writer(|w| {
-            for c in &chunks {
-                w.add_document(doc!(
+            for (i, c) in chunks.iter().enumerate() {
+                let mut d = doc!(
                     f.path => agent,
                     f.title => title.as_str(),
                     f.heading => c.heading.as_str(),
@@ -544,10 +620,22 @@ impl WorkspaceIndex {
                     f.modified => modified,
                     f.offset => c.offset as u64,
                     f.location => c.location.as_str(),
-                ))?;
+                );
+                if let Some(v) = vectors.as_ref().and_then(|v| v.get(i)) {
+                    d.add_bytes(f.vector, &to_bytes(v));
+                }
+                w.add_document(d)?;
             }
             Ok(())
         })?;
+        if let Some(vectors) = vectors {
+            let table = chunks
+                .iter()
+                .map(|c| c.offset as u64)
+                .zip(vectors)
+                .collect();
+            self.vectors.put(&self.reader.searcher(), f, agent, table);
+        }
         self.record(
             agent,
             Entry {
@@ -563,20 +651,72 @@ impl WorkspaceIndex {
         })
     }
 
+    /// Each chunk's vector (its heading trail and text), when a model is
+    /// set and runs.
+    fn chunk_vectors(&self, chunks: &[crate::chunk::Chunk]) -> Option<Vec<Vec<f32>>> {
+        self.options.embedding.as_ref()?;
+        let texts: Vec<String> = chunks
+            .iter()
+            .map(|c| format!("{}\n{}", c.heading, c.text))
+            .collect();
+        self.vectors.embed(&texts)
+    }
+
+    /// Chunks with a vector (0 without a model).
+    pub fn embedded_chunks(&self) -> usize {
+        if self.options.embedding.is_none() {
+            return 0;
+        }
+        self.vectors.count(&self.reader.searcher(), self.fields)
+    }
+
     fn record(&self, agent: &str, entry: Entry) {
         self.manifest().files.insert(agent.to_string(), entry);
     }
 
     /// Searches the index: words (BM25), `"exact phrases"`, and fields
-    /// (`title:`, `heading:`, `format:pdf`). One hit per document, its best
+    /// (`title:`, `heading:`, `format:pdf`); with an embedding model also
+    /// by meaning, the two rankings fused. One hit per document, its best
     /// passage, best first.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, IndexError> {
         let query = query.trim();
         if query.is_empty() {
             return Err(IndexError::Query("the query is empty".into()));
         }
-        let f = self.fields;
+        let limit = limit.clamp(1, 100);
         let searcher = self.reader.searcher();
+        let (parsed, words) = self.word_chunks(&searcher, query, limit * 4)?;
+        let meaning = self.meaning_chunks(&searcher, query, limit * 4);
+        let ranked = fuse(words, meaning);
+        let mut snippets = SnippetGenerator::create(&searcher, &*parsed, self.fields.body)?;
+        snippets.set_max_num_chars(240);
+        let mut hits: Vec<SearchHit> = Vec::new();
+        for c in ranked {
+            if hits.iter().any(|h| h.path == c.path) {
+                continue;
+            }
+            let address = match c.address {
+                Some(a) => Some(a),
+                None => self.find_chunk(&searcher, &c.path, c.offset)?,
+            };
+            let Some(address) = address else { continue };
+            let d: TantivyDocument = searcher.doc(address)?;
+            hits.push(self.hit(&d, &snippets, &c));
+            if hits.len() == limit {
+                break;
+            }
+        }
+        Ok(hits)
+    }
+
+    /// The best `n` chunks by words: the parsed query and (BM25, chunk).
+    fn word_chunks(
+        &self,
+        searcher: &tantivy::Searcher,
+        query: &str,
+        n: usize,
+    ) -> Result<(Box<dyn tantivy::query::Query>, Vec<Candidate>), IndexError> {
+        let f = self.fields;
         let mut parser = QueryParser::for_index(&self.index, vec![f.title, f.heading, f.body]);
         parser.set_field_boost(f.title, 2.0);
         parser.set_field_boost(f.heading, 1.5);
@@ -584,58 +724,105 @@ impl WorkspaceIndex {
         if !errors.is_empty() {
             tracing::debug!(?errors, "query partly ignored");
         }
-        let limit = limit.clamp(1, 100);
-        // Several chunks of one document may match: fetch extra, keep the best per path.
-        let top = searcher.search(&parsed, &TopDocs::with_limit(limit * 4).order_by_score())?;
-        let mut snippets = SnippetGenerator::create(&searcher, &*parsed, f.body)?;
-        snippets.set_max_num_chars(240);
-        let mut hits: Vec<SearchHit> = Vec::new();
+        let top = searcher.search(&parsed, &TopDocs::with_limit(n).order_by_score())?;
+        let mut out = Vec::with_capacity(top.len());
         for (score, address) in top {
             let d: TantivyDocument = searcher.doc(address)?;
-            let text = |field| {
-                d.get_first(field)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("")
-                    .to_string()
-            };
-            let num = |field| d.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0);
-            let path = text(f.path);
-            if hits.iter().any(|h| h.path == path) {
-                continue;
-            }
-            let snippet = snippets.snippet_from_doc(&d);
-            let snippet = if snippet.is_empty() {
-                let body = text(f.body);
-                body.chars().take(240).collect::<String>()
-            } else {
-                let frag = snippet.fragment();
-                let mut out = String::new();
-                let mut last = 0;
-                for r in snippet.highlighted() {
-                    out.push_str(&frag[last..r.start]);
-                    out.push_str("**");
-                    out.push_str(&frag[r.start..r.end]);
-                    out.push_str("**");
-                    last = r.end;
-                }
-                out.push_str(&frag[last..]);
-                out
-            };
-            hits.push(SearchHit {
-                path,
-                title: text(f.title),
-                format: text(f.format),
+            out.push(Candidate {
+                path: field_text(&d, f.path),
+                offset: d.get_first(f.offset).and_then(|v| v.as_u64()).unwrap_or(0),
+                address: Some(address),
+                bm25: Some(score),
+                similarity: None,
                 score,
-                snippet: snippet.split_whitespace().collect::<Vec<_>>().join(" "),
-                location: text(f.location),
-                offset: num(f.offset),
-                modified: num(f.modified),
             });
-            if hits.len() == limit {
-                break;
+        }
+        Ok((parsed, out))
+    }
+
+    /// The `n` chunks nearest the question by meaning (none without a
+    /// model).
+    fn meaning_chunks(
+        &self,
+        searcher: &tantivy::Searcher,
+        query: &str,
+        n: usize,
+    ) -> Vec<Candidate> {
+        if self.options.embedding.is_none() {
+            return Vec::new();
+        }
+        let Some(q) = self
+            .vectors
+            .embed(&[query.to_string()])
+            .and_then(|mut v| v.pop())
+        else {
+            return Vec::new();
+        };
+        self.vectors
+            .nearest(searcher, self.fields, &q, n)
+            .into_iter()
+            .filter(|(_, _, likeness)| *likeness >= MIN_LIKENESS)
+            .map(|(path, offset, likeness)| Candidate {
+                path,
+                offset,
+                address: None,
+                bm25: None,
+                similarity: Some(likeness),
+                score: likeness,
+            })
+            .collect()
+    }
+
+    /// The stored chunk of `path` at `offset`.
+    fn find_chunk(
+        &self,
+        searcher: &tantivy::Searcher,
+        path: &str,
+        offset: u64,
+    ) -> Result<Option<tantivy::DocAddress>, IndexError> {
+        let term = Term::from_field_text(self.fields.path, path);
+        let q = tantivy::query::TermQuery::new(term, tantivy::schema::IndexRecordOption::Basic);
+        for (_, address) in searcher.search(&q, &TopDocs::with_limit(10_000).order_by_score())? {
+            let d: TantivyDocument = searcher.doc(address)?;
+            if d.get_first(self.fields.offset).and_then(|v| v.as_u64()) == Some(offset) {
+                return Ok(Some(address));
             }
         }
-        Ok(hits)
+        Ok(None)
+    }
+
+    fn hit(&self, d: &TantivyDocument, snippets: &SnippetGenerator, c: &Candidate) -> SearchHit {
+        let f = self.fields;
+        let num = |field| d.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0);
+        let snippet = snippets.snippet_from_doc(d);
+        let snippet = if snippet.is_empty() {
+            field_text(d, f.body).chars().take(240).collect::<String>()
+        } else {
+            let frag = snippet.fragment();
+            let mut out = String::new();
+            let mut last = 0;
+            for r in snippet.highlighted() {
+                out.push_str(&frag[last..r.start]);
+                out.push_str("**");
+                out.push_str(&frag[r.start..r.end]);
+                out.push_str("**");
+                last = r.end;
+            }
+            out.push_str(&frag[last..]);
+            out
+        };
+        SearchHit {
+            path: c.path.clone(),
+            title: field_text(d, f.title),
+            format: field_text(d, f.format),
+            score: c.score,
+            bm25: c.bm25,
+            similarity: c.similarity,
+            snippet: snippet.split_whitespace().collect::<Vec<_>>().join(" "),
+            location: field_text(d, f.location),
+            offset: num(f.offset),
+            modified: num(f.modified),
+        }
     }
 
     /// Whether this process holds the writer lock (or could take it).

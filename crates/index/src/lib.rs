@@ -4,6 +4,10 @@
 //! (`baton-convert`), cut into heading-aware chunks with overlap and
 //! indexed with tantivy: BM25 ranking, `"phrase"` and `field:` queries,
 //! results with highlighted snippets and where in the document they are.
+//! With an embedding model ([`IndexOptions::embedding`]) each chunk also
+//! gets a vector, and search fuses the word ranking with the ranking by
+//! meaning (reciprocal rank fusion), so a question worded differently from
+//! the document still finds it.
 //!
 //! [`WorkspaceIndex::sync`] brings the index up to date incrementally (size
 //! and modification time, then a content hash, decide what is re-read);
@@ -15,6 +19,7 @@ mod error;
 mod index;
 mod manifest;
 mod schema;
+mod vectors;
 mod watch;
 
 pub use chunk::{Chunk, chunk_markdown};

@@ -43,17 +43,18 @@ pub async fn run(ctx: &Context, args: IndexArgs) -> anyhow::Result<ExitCode> {
             .collect();
         println!(
             "{}",
-            serde_json::json!({"workspace": index.root(), "stats": stats, "seconds": secs, "skipped": skipped})
+            serde_json::json!({"workspace": index.root(), "stats": stats, "embeddedChunks": index.embedded_chunks(), "seconds": secs, "skipped": skipped})
         );
     } else {
         println!(
-            "{}: {} documents ({} read, {} unchanged, {} removed, {} not readable) in {secs:.1} s",
+            "{}: {} documents ({} read, {} unchanged, {} removed, {} not readable), {} chunks with vectors, in {secs:.1} s",
             index.root().display(),
             index.document_count(),
             stats.indexed,
             stats.unchanged,
             stats.removed,
             stats.skipped,
+            index.embedded_chunks(),
         );
         for (path, reason) in &skipped {
             println!("  not indexed: {path}: {reason}");

@@ -27,9 +27,19 @@ pub fn run(ctx: &Context, args: SearchArgs) -> anyhow::Result<ExitCode> {
     } else {
         for h in &hits {
             println!(
-                "{}  ({}, {})\n    {}\n",
+                "{}  ({}, {})\n    {}",
                 h.path, h.location, h.format, h.snippet
             );
+            if args.explain {
+                let show = |v: Option<f32>| v.map_or("—".to_string(), |v| format!("{v:.3}"));
+                println!(
+                    "    words (BM25) {} · meaning {} · score {:.4}",
+                    show(h.bm25),
+                    show(h.similarity),
+                    h.score
+                );
+            }
+            println!();
         }
     }
     Ok(if hits.is_empty() {
