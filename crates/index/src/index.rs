@@ -537,6 +537,7 @@ impl WorkspaceIndex {
         if let Some(k) = &known
             && k.size == size
             && k.modified == modified
+            && !self.needs_vectors(k)
         {
             return Ok(Update::Unchanged);
         }
@@ -550,6 +551,7 @@ impl WorkspaceIndex {
                     modified,
                     hash: String::new(),
                     skipped: Some(reason),
+                    embedded: false,
                 },
             );
             return Ok(Update::Skipped);
@@ -564,6 +566,7 @@ impl WorkspaceIndex {
         let hash = format!("{:x}", Sha256::digest(&bytes));
         if let Some(k) = &known
             && k.hash == hash
+            && !self.needs_vectors(k)
         {
             self.record(
                 agent,
@@ -592,6 +595,7 @@ impl WorkspaceIndex {
                         modified,
                         hash,
                         skipped: Some(e.to_string()),
+                        embedded: false,
                     },
                 );
                 return Ok(Update::Skipped);
@@ -628,6 +632,7 @@ impl WorkspaceIndex {
             }
             Ok(())
         })?;
+        let embedded = vectors.is_some();
         if let Some(vectors) = vectors {
             let table = chunks
                 .iter()
@@ -643,6 +648,7 @@ impl WorkspaceIndex {
                 modified,
                 hash,
                 skipped: None,
+                embedded,
             },
         );
         Ok(Update::Indexed {
@@ -660,6 +666,16 @@ impl WorkspaceIndex {
             .map(|c| format!("{}\n{}", c.heading, c.text))
             .collect();
         self.vectors.embed(&texts)
+    }
+
+    /// Whether a file read before has chunks without vectors that the
+    /// model (set and loadable) should give them: the setting was turned
+    /// on, or embedding failed when it was read.
+    fn needs_vectors(&self, known: &Entry) -> bool {
+        self.options.embedding.is_some()
+            && known.skipped.is_none()
+            && !known.embedded
+            && self.vectors.embedder().is_some()
     }
 
     /// Chunks with a vector (0 without a model).

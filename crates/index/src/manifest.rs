@@ -16,6 +16,9 @@ pub(crate) struct Entry {
     /// Why it could not be converted, if it could not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// Its chunks have vectors.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub embedded: bool,
 }
 
 /// The manifest file.

@@ -109,3 +109,25 @@ fn vectors_are_kept_with_their_chunks_and_only_changed_files_are_embedded_again(
         "the changed file's new vector: {hits:?}"
     );
 }
+
+#[test]
+fn turning_meaning_on_gives_an_indexed_workspace_its_vectors() {
+    let ws = workspace();
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let idx = WorkspaceIndex::open(ws.path(), dir.path(), options(false)).unwrap();
+        idx.sync(&|_| {}).unwrap();
+        idx.release_writer();
+    }
+    let idx = WorkspaceIndex::open(ws.path(), dir.path(), options(true)).unwrap();
+    assert_eq!(idx.embedded_chunks(), 0);
+    let stats = idx.sync(&|_| {}).unwrap();
+    assert_eq!(
+        stats.indexed, 4,
+        "every file is read again for its vectors: {stats:?}"
+    );
+    assert_eq!(idx.embedded_chunks(), 4);
+    let again = idx.sync(&|_| {}).unwrap();
+    assert_eq!((again.indexed, again.unchanged), (0, 4), "{again:?}");
+    assert_eq!(idx.search(QUESTION, 1).unwrap()[0].path, "/port-costs.md");
+}
