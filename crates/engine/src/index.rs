@@ -61,7 +61,13 @@ pub(crate) fn open_index(engine: &Engine) -> Result<Arc<WorkspaceIndex>, EngineE
         embedding,
         ..IndexOptions::default()
     };
-    Ok(Arc::new(WorkspaceIndex::open(&root, &dir, options)?))
+    let index = Arc::new(WorkspaceIndex::open(&root, &dir, options)?);
+    engine
+        .indexes
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(Arc::downgrade(&index));
+    Ok(index)
 }
 
 /// Brings the index up to date (or rebuilds it from scratch) on a

@@ -134,6 +134,9 @@ pub struct Engine {
     mail: OnceLock<Arc<baton_mail::MailClient>>,
     /// The MCP servers of `mcp.json` (started on first use).
     mcp: OnceLock<Arc<baton_mcp::McpHub>>,
+    /// The search indexes opened, so that closing stops their embedding
+    /// (ONNX Runtime must not be mid-run when the process exits).
+    indexes: std::sync::Mutex<Vec<std::sync::Weak<baton_index::WorkspaceIndex>>>,
     /// Model servers found running on this computer; `None` until
     /// [`Engine::discover`] looked.
     found_servers: Option<Vec<baton_models::FoundServer>>,
@@ -192,6 +195,7 @@ impl Engine {
             printer: OnceLock::new(),
             mail: OnceLock::new(),
             mcp: OnceLock::new(),
+            indexes: std::sync::Mutex::new(Vec::new()),
             found_servers: None,
             choice: None,
             default_chosen: providers.default_chosen,
@@ -325,6 +329,18 @@ impl Engine {
         // The MCP servers and plugins it started stop too.
         if let Some(mcp) = self.mcp.get() {
             mcp.close().await;
+        }
+        // Background indexers finish the chunk batch they are embedding
+        // and embed no more (a later scan embeds what they left).
+        let indexes: Vec<_> = {
+            let mut opened = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
+            opened.drain(..).filter_map(|w| w.upgrade()).collect()
+        };
+        if !indexes.is_empty() {
+            let _ = tokio::task::spawn_blocking(move || {
+                indexes.iter().for_each(|i| i.stop_embedding())
+            })
+            .await;
         }
     }
 

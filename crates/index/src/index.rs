@@ -678,6 +678,13 @@ impl WorkspaceIndex {
             && self.vectors.embedder().is_some()
     }
 
+    /// Stops embedding, for a process about to exit: waits for the batch
+    /// the model is running (under a second) and starts none after; files
+    /// read meanwhile get their vectors at a later scan.
+    pub fn stop_embedding(&self) {
+        self.vectors.stop();
+    }
+
     /// Chunks with a vector (0 without a model).
     pub fn embedded_chunks(&self) -> usize {
         if self.options.embedding.is_none() {

@@ -8,7 +8,8 @@
 //! milliseconds for 10,000 documents; `make bench` measures it).
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use baton_embed::{DIMENSIONS, Embedder, ModelFiles};
 use tantivy::Searcher;
@@ -27,6 +28,10 @@ pub(crate) struct Vectors {
     files: Option<ModelFiles>,
     model: OnceLock<Option<Arc<Embedder>>>,
     table: RwLock<Option<Table>>,
+    /// Set when the process is closing: no model run starts after.
+    stopped: AtomicBool,
+    /// Held while the model runs.
+    running: Mutex<()>,
 }
 
 impl Vectors {
@@ -36,6 +41,8 @@ impl Vectors {
             files,
             model: OnceLock::new(),
             table: RwLock::new(None),
+            stopped: AtomicBool::new(false),
+            running: Mutex::new(()),
         }
     }
 
@@ -62,6 +69,10 @@ impl Vectors {
         let mut out = Vec::with_capacity(texts.len());
         for batch in texts.chunks(BATCH) {
             let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
+            let _running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+            if self.stopped.load(Ordering::SeqCst) {
+                return None;
+            }
             match model.embed(&refs) {
                 Ok(v) => out.extend(v),
                 Err(e) => {
@@ -71,6 +82,12 @@ impl Vectors {
             }
         }
         Some(out)
+    }
+
+    /// Waits for a model run in progress; none starts after.
+    pub fn stop(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
+        drop(self.running.lock().unwrap_or_else(|e| e.into_inner()));
     }
 
     /// Reads every stored vector of the index once.

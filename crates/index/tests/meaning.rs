@@ -131,3 +131,27 @@ fn turning_meaning_on_gives_an_indexed_workspace_its_vectors() {
     assert_eq!((again.indexed, again.unchanged), (0, 4), "{again:?}");
     assert_eq!(idx.search(QUESTION, 1).unwrap()[0].path, "/port-costs.md");
 }
+
+#[test]
+fn after_embedding_stops_new_files_are_indexed_by_words_and_embedded_by_the_next_process() {
+    let ws = workspace();
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let idx = WorkspaceIndex::open(ws.path(), dir.path(), options(true)).unwrap();
+        idx.sync(&|_| {}).unwrap();
+        idx.stop_embedding();
+        write(
+            ws.path(),
+            "late.md",
+            "# Late\n\nThe ferry timetable changes in May.\n",
+        );
+        idx.sync(&|_| {}).unwrap();
+        assert_eq!(idx.embedded_chunks(), 4, "no model run after the stop");
+        assert_eq!(idx.search("ferry", 1).unwrap()[0].path, "/late.md");
+        idx.release_writer();
+    }
+    let idx = WorkspaceIndex::open(ws.path(), dir.path(), options(true)).unwrap();
+    let stats = idx.sync(&|_| {}).unwrap();
+    assert_eq!(stats.indexed, 1, "{stats:?}");
+    assert_eq!(idx.embedded_chunks(), 5);
+}
