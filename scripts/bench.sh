@@ -187,6 +187,10 @@ echo "== workspace search: index build rate, query latency, save-to-searchable (
 "$CARGO_TARGET_DIR/release/baton-index-bench" 10000 | grep -v '^{'
 
 echo
+echo "== search quality and search by meaning at scale: nDCG@10/recall@10 of BM25, vectors and hybrid on the paraphrase set; 10,000 documents with vectors (time, disk, memory, p95 vs words alone) =="
+"$CARGO_TARGET_DIR/release/baton-search-quality" tests/fixtures/paraphrase "$BATON_MODELS_DIR" 10000 | grep -v '^{'
+
+echo
 echo "== desktop app vs a minimal Tauri window (same tauri, features and release profile) =="
 make --no-print-directory ui >/dev/null
 cargo build --release -p baton-desktop -p baton-bench-minimal-window 2>&1 | tail -1

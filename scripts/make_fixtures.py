@@ -794,6 +794,44 @@ def make_layout_pdf(path: Path) -> None:
     doc.build(story)
 
 
+LONG_PDF_PAGES = 300
+LONG_PDF_PAGE = 212
+LONG_PDF_FACT = ("Vessels over 5,000 gross tonnes pay pilotage dues of 0.42 EUR per tonne, "
+                 "settled with the port authority before departure.")
+LONG_PDF_SUBJECTS = ["crop rotation", "bridge inspection", "choir rehearsals", "library lending",
+                     "bicycle repair", "school lunches", "winter road salting", "museum lighting",
+                     "forest fire watch", "bee keeping", "street lamps", "tram timetables"]
+
+
+def make_long_pdf(path: Path) -> None:
+    """A 300-page handbook (one chapter a page, plain text with page
+    numbers as the converter sees them); one sentence on page 212 answers
+    a question put in other words (the attachment-passages test)."""
+    _rl_setup()
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
+
+    styles = getSampleStyleSheet()
+    rng = random.Random(300)
+    verbs = ["is reviewed", "is planned", "is recorded", "is discussed", "is checked", "is scheduled"]
+    times = ["every spring", "each month", "before the holidays", "after the first frost", "twice a year"]
+    story = []
+    for page in range(1, LONG_PDF_PAGES + 1):
+        subject = LONG_PDF_SUBJECTS[page % len(LONG_PDF_SUBJECTS)]
+        story.append(Paragraph(f"Chapter {page}: {subject.capitalize()}", styles["Heading1"]))
+        for _ in range(6):
+            words = [f"The {subject} {rng.choice(verbs)} {rng.choice(times)} by the committee."
+                     for _ in range(3)]
+            story.append(Paragraph(" ".join(words), styles["BodyText"]))
+        if page == LONG_PDF_PAGE:
+            story.append(Paragraph(LONG_PDF_FACT, styles["BodyText"]))
+        if page < LONG_PDF_PAGES:
+            story.append(PageBreak())
+    SimpleDocTemplate(str(path), title="Town Handbook", author="Baton Fixtures",
+                      creator="ReportLab", invariant=1).build(story)
+
+
 def make_encrypted_pdf(path: Path) -> None:
     _rl_setup()
     from reportlab.lib.pagesizes import A4
@@ -1445,6 +1483,7 @@ def make_bad_files(out: Path) -> None:
     shutil.copyfile(out / "layout.pdf", out / "mislabelled.docx")
     (out / "random.bin").write_bytes(random.Random(20240102).randbytes(1024))
     make_encrypted_pdf(out / "encrypted.pdf")
+    make_long_pdf(out / "handbook300.pdf")
     make_zipbomb(out / "zipbomb.docx")
 
 

@@ -176,11 +176,47 @@ pub enum ChatEvent {
         /// Plain-words message.
         message: String,
     },
+    /// The workspace passages the answer cites (sent before `done` when it
+    /// cites any, or when citations to passages never given were taken
+    /// out of it).
+    Cited {
+        /// Each citation, in the order first cited.
+        citations: Vec<CitationView>,
+        /// Citations to passages the model was never given (taken out).
+        dropped: u32,
+        /// The answer with those taken out; absent when nothing was.
+        answer: Option<String>,
+    },
     /// The turn ended.
     Done {
         /// Why.
         reason: TurnEnd,
     },
+}
+
+/// A passage an answer cites as `[number]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct CitationView {
+    /// The number in the answer.
+    pub number: u32,
+    /// The file (workspace path, for `openWorkspaceFile`).
+    pub path: String,
+    /// Where in it (`page 3 · Financials`), or empty.
+    pub location: String,
+    /// The passage the model was given.
+    pub passage: String,
+}
+
+impl From<&baton_engine::api::Citation> for CitationView {
+    fn from(c: &baton_engine::api::Citation) -> Self {
+        Self {
+            number: c.number,
+            path: c.source.path.clone(),
+            location: c.source.location.clone(),
+            passage: c.source.passage.clone(),
+        }
+    }
 }
 
 /// Why a turn ended, as the chat view tells it.

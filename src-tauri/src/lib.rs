@@ -31,6 +31,7 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             chat::answer_question,
             chat::list_agents,
             files::restore_backup,
+            files::open_workspace_file,
             attachments::attach_paths,
             attachments::attach_bytes,
             attachments::remove_attachment,

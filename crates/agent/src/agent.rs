@@ -116,6 +116,12 @@ pub struct ActionResult {
     pub stop: StopReason,
     /// Files tools produced (agent paths), including those of subagents.
     pub files: Vec<String>,
+    /// The workspace passages the answer cites (`[n]`), checked against
+    /// those the tools gave the model.
+    pub citations: Vec<baton_tools::Citation>,
+    /// Citations to passages the model was never given, taken out of the
+    /// answer.
+    pub dropped_citations: usize,
     /// The model-call error behind [`StopReason::Error`].
     #[serde(skip)]
     pub error: Option<LlmError>,
@@ -131,6 +137,8 @@ impl ActionResult {
             iterations: 0,
             stop,
             files: Vec::new(),
+            citations: Vec::new(),
+            dropped_citations: 0,
             error: None,
         }
     }
@@ -152,8 +160,10 @@ impl ActionResult {
 /// the text the model reads. The same files give the same text every
 /// time, so a cached prefix stays valid across turns.
 pub trait FileRenderer: Send + Sync {
-    /// The attachment block for `files` (one message's files, in order).
-    fn render(&self, files: &[FileRef]) -> String;
+    /// The attachment block for `files` (one message's files, in order);
+    /// `question` is the message's own text (a file too long for the
+    /// budget gives the passages that bear on it).
+    fn render(&self, files: &[FileRef], question: &str) -> String;
 }
 
 /// Per-call context that changes between calls (the date and time, a
@@ -225,6 +235,9 @@ pub struct TurnContext {
     /// text). A toolbox may let a call that only goes where these words
     /// point run without a card (`Toolbox::card_needed`).
     pub user_words: std::sync::Arc<str>,
+    /// The passages tools gave the model this turn, numbered for the
+    /// answer's citations (shared with subagents).
+    pub sources: baton_tools::Sources,
 }
 
 pub(crate) struct OpenSubagent {
@@ -583,7 +596,7 @@ impl Agent {
 /// renderer makes of them (on a blocking thread: a file whose conversion
 /// is no longer cached is converted again).
 async fn render_files(renderer: &Arc<dyn FileRenderer>, messages: &mut [Message]) {
-    let jobs: Vec<(usize, Vec<FileRef>)> = messages
+    let jobs: Vec<(usize, Vec<FileRef>, String)> = messages
         .iter()
         .enumerate()
         .filter_map(|(i, m)| match m {
@@ -595,7 +608,15 @@ async fn render_files(renderer: &Arc<dyn FileRenderer>, messages: &mut [Message]
                         _ => None,
                     })
                     .collect();
-                (!files.is_empty()).then_some((i, files))
+                let question: String = content
+                    .iter()
+                    .filter_map(|p| match p {
+                        ContentPart::Text { text } => Some(text.as_str()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                (!files.is_empty()).then_some((i, files, question))
             }
             _ => None,
         })
@@ -606,7 +627,7 @@ async fn render_files(renderer: &Arc<dyn FileRenderer>, messages: &mut [Message]
     let renderer = Arc::clone(renderer);
     let rendered = tokio::task::spawn_blocking(move || {
         jobs.into_iter()
-            .map(|(i, files)| (i, renderer.render(&files)))
+            .map(|(i, files, question)| (i, renderer.render(&files, &question)))
             .collect::<Vec<_>>()
     })
     .await

@@ -213,7 +213,9 @@ impl Agent {
         {
             return Ran::new(failed(&method, &args, refusal), effect);
         }
-        let tool_ctx = ToolContext::new(ctx.cancel.clone()).with_previews(ctx.previews);
+        let tool_ctx = ToolContext::new(ctx.cancel.clone())
+            .with_previews(ctx.previews)
+            .with_sources(ctx.sources.clone());
         Ran::new(
             self.catalog.dispatch_with(&method, args, &tool_ctx).await,
             effect,

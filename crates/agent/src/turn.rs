@@ -204,7 +204,7 @@ impl Agent {
     /// The last words of a run: the answer from history if none was given,
     /// and in prompt-based modes the answer as one text event (it could
     /// not stream live).
-    async fn finish(&self, history: &[Message], result: &mut ActionResult, ctx: &TurnContext) {
+    async fn finish(&self, history: &mut [Message], result: &mut ActionResult, ctx: &TurnContext) {
         if result.answer.is_empty()
             && let Some(Message::Assistant { content, .. }) = history
                 .iter()
@@ -212,6 +212,9 @@ impl Agent {
                 .find(|m| matches!(m, Message::Assistant { .. }))
         {
             result.answer = content.clone();
+        }
+        if matches!(result.stop, StopReason::Answered) {
+            self.check_citations(history, result, ctx);
         }
         if matches!(result.stop, StopReason::Answered) && !self.native() && self.has_tools() {
             ctx.events
@@ -223,7 +226,37 @@ impl Agent {
         tracing::info!(
             stop = result.stop.code(),
             iterations = result.iterations,
+            citations = result.citations.len(),
             "turn ended"
         );
+    }
+
+    /// The answer's `[n]` citations checked against the passages the tools
+    /// gave: those that point nowhere are taken out of the answer (and of
+    /// history) and counted.
+    fn check_citations(
+        &self,
+        history: &mut [Message],
+        result: &mut ActionResult,
+        ctx: &TurnContext,
+    ) {
+        let cited = ctx.sources.resolve(&result.answer);
+        if cited.dropped > 0 {
+            tracing::warn!(
+                dropped = cited.dropped,
+                "citations to passages never given were dropped"
+            );
+            if let Some(Message::Assistant { content, .. }) = history
+                .iter_mut()
+                .rev()
+                .find(|m| matches!(m, Message::Assistant { .. }))
+                && *content == result.answer
+            {
+                content.clone_from(&cited.answer);
+            }
+            result.answer = cited.answer;
+        }
+        result.citations = cited.citations;
+        result.dropped_citations = cited.dropped;
     }
 }

@@ -385,7 +385,7 @@ impl Default for Settings {
             anonymize_terms: Vec::new(),
             attachment_context_chars: DEFAULT_ATTACHMENT_CONTEXT_CHARS,
             skip_indexing_on_startup: false,
-            search_by_meaning: false,
+            search_by_meaning: true,
             diagnostic_tools: false,
             ocr_provider: None,
             smtp: MailServer::default(),

@@ -8,10 +8,11 @@ mod file_tool;
 mod vision_ocr;
 
 pub use attachments::{
-    AttachmentContext, AttachmentSummary, ConversionCache, FileAttachment, split_prompt,
+    AttachmentContext, AttachmentSummary, ChosenPassages, ConversionCache, FileAttachment, Focus,
+    split_prompt,
 };
 pub use file_tool::{
-    BackupEntry, DocumentOutline, DocumentSlice, FileEntry, FileInfo, FileTool, FileToolError,
-    OutlineEntry, ReadResult, RestoreResult, WriteResult, restore_in,
+    BackupEntry, CitedHit, DocumentOutline, DocumentSlice, FileEntry, FileInfo, FileTool,
+    FileToolError, OutlineEntry, ReadResult, RestoreResult, WriteResult, restore_in,
 };
 pub use vision_ocr::ProviderOcr;

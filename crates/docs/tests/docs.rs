@@ -445,7 +445,7 @@ fn attachments_fit_the_budget_and_failures_are_visible() {
     let cache_dir = tempfile::tempdir().unwrap();
     let cache = ConversionCache::on_disk(cache_dir.path());
     let options = baton_convert::ConvertOptions::default();
-    let ctx = AttachmentContext::build(&files, &cache, &options, 6000);
+    let ctx = AttachmentContext::build(&files, &cache, &options, 6000, None);
     // Short files whole, the big one cut with a note, the locked one explained.
     let by_name = |n: &str| ctx.items.iter().find(|i| i.name == n).unwrap();
     assert_eq!(
@@ -495,6 +495,7 @@ fn attachments_fit_the_budget_and_failures_are_visible() {
         &ConversionCache::on_disk(cache_dir.path()),
         &options,
         6000,
+        None,
     );
     assert_eq!(again.text, ctx.text);
 }

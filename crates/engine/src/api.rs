@@ -9,12 +9,13 @@
 //! sessions, confirmations); each concern has a module of its own.
 
 pub use baton_agent::{
-    AgentEvent, BadSessionId, Confirmations, MemorySessions, Questions, SESSION_ID_MAX, Session,
-    SessionError, SessionId, SessionInfo, SessionRepo, SessionStore, StopReason, TurnEvent, TurnId,
-    TurnOutcome, VoiceTurn,
+    ActionResult, AgentEvent, BadSessionId, Confirmations, MemorySessions, Questions,
+    SESSION_ID_MAX, Session, SessionError, SessionId, SessionInfo, SessionRepo, SessionStore,
+    StopReason, TurnEvent, TurnId, TurnOutcome, VoiceTurn,
 };
 pub use baton_docs::{FileAttachment, split_prompt};
-pub use baton_stdx::{error_chain, mask};
+pub use baton_stdx::{error_chain, excerpt, mask};
+pub use baton_tools::{Citation, Source};
 
 /// API keys of the network doors.
 pub use crate::keys;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use baton_agent::FileRenderer;
 use baton_convert::ConvertOptions;
-use baton_docs::{AttachmentContext, ConversionCache, FileAttachment};
+use baton_docs::{AttachmentContext, ConversionCache, FileAttachment, Focus};
 use baton_llm::FileRef;
 
 use crate::{Engine, EngineError};
@@ -72,10 +72,11 @@ pub(crate) struct StoredFiles {
     pub(crate) cache: Arc<ConversionCache>,
     pub(crate) options: ConvertOptions,
     pub(crate) budget: usize,
+    pub(crate) finder: Arc<baton_index::PassageFinder>,
 }
 
 impl FileRenderer for StoredFiles {
-    fn render(&self, files: &[FileRef]) -> String {
+    fn render(&self, files: &[FileRef], question: &str) -> String {
         let mut loaded = Vec::new();
         let mut missing = String::new();
         for f in files {
@@ -87,7 +88,17 @@ impl FileRenderer for StoredFiles {
                 )),
             }
         }
-        let context = AttachmentContext::build(&loaded, &self.cache, &self.options, self.budget);
+        let focus = Focus {
+            question,
+            finder: &self.finder,
+        };
+        let context = AttachmentContext::build(
+            &loaded,
+            &self.cache,
+            &self.options,
+            self.budget,
+            Some(focus),
+        );
         let mut text = context.text;
         text.push_str(&missing);
         text.trim_end().to_string()
@@ -95,14 +106,24 @@ impl FileRenderer for StoredFiles {
 }
 
 /// Converts attachments (in parallel, cached) into the budgeted context
-/// block; each item says whether it was cut or not read.
-pub(crate) fn attachment_context(engine: &Engine, files: &[FileAttachment]) -> AttachmentContext {
+/// block (a file too long for its share gives the passages that bear on
+/// `question`); each item says whether it was cut or not read.
+pub(crate) fn attachment_context(
+    engine: &Engine,
+    files: &[FileAttachment],
+    question: &str,
+) -> AttachmentContext {
     let tools = engine.tools();
+    let finder = tools.passage_finder();
     AttachmentContext::build(
         files,
         &tools.conversion_cache(),
         &tools.convert_options(),
         engine.settings.attachment_context_chars,
+        Some(Focus {
+            question,
+            finder: &finder,
+        }),
     )
 }
 
@@ -119,5 +140,6 @@ pub(crate) fn file_renderer(engine: &Engine) -> Arc<dyn FileRenderer> {
         cache: tools.conversion_cache(),
         options: tools.convert_options(),
         budget: engine.settings.attachment_context_chars,
+        finder: tools.passage_finder(),
     })
 }

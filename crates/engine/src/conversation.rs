@@ -341,6 +341,7 @@ impl Conversation {
             budget: Default::default(),
             previews: self.options.previews,
             user_words: Default::default(),
+            sources: Default::default(),
         };
         let this = self.clone();
         let task = tokio::spawn(async move { this.run(input, ctx).await });
@@ -457,7 +458,7 @@ impl Conversation {
                     .filter(|p| matches!(p, ContentPart::File(_))),
             );
         }
-        let files = self.store_files(message.files, ctx).await;
+        let files = self.store_files(message.files, &message.text, ctx).await;
         content.extend(files.into_iter().map(ContentPart::File));
         session.title_from(if message.text.trim().is_empty() {
             "Attached files"
@@ -474,13 +475,21 @@ impl Conversation {
 
     /// Keeps the files' bytes, converts them (cached), and tells the user
     /// about any that were cut or could not be read.
-    async fn store_files(&self, files: Vec<FileAttachment>, ctx: &TurnContext) -> Vec<FileRef> {
+    async fn store_files(
+        &self,
+        files: Vec<FileAttachment>,
+        question: &str,
+        ctx: &TurnContext,
+    ) -> Vec<FileRef> {
         if files.is_empty() {
             return Vec::new();
         }
         let engine = Arc::clone(&self.engine);
-        let done =
-            tokio::task::spawn_blocking(move || engine.conversations().keep_files(&files)).await;
+        let question = question.to_string();
+        let done = tokio::task::spawn_blocking(move || {
+            engine.conversations().keep_files(&files, &question)
+        })
+        .await;
         let (refs, notes) = done.unwrap_or_default();
         for message in notes {
             ctx.events.emit(AgentEvent::Notice { message }).await;
@@ -493,6 +502,11 @@ impl Conversation {
 pub fn attachment_note(item: &baton_docs::AttachmentSummary) -> Option<String> {
     if let Some(e) = &item.error {
         Some(format!("{} was not read: {e}", item.name))
+    } else if let Some(p) = item.passages {
+        Some(format!(
+            "{} is longer than the attachment budget (attachmentContextChars): the {} of its {} passages that bear most on the question were given",
+            item.name, p.shown, p.total
+        ))
     } else if item.included_chars < item.chars {
         Some(format!(
             "{} was cut to {} of {} characters to fit the attachment budget (attachmentContextChars)",

@@ -66,18 +66,28 @@ impl Conversations<'_> {
     }
 
     /// Converts attachments (in parallel, cached) into the budgeted
-    /// context block; each item says whether it was cut or not read.
-    pub fn attachment_context(&self, files: &[FileAttachment]) -> AttachmentContext {
-        crate::attachments::attachment_context(self.e, files)
+    /// context block (a file too long for its share gives the passages
+    /// that bear on `question`); each item says whether it was cut or not
+    /// read.
+    pub fn attachment_context(
+        &self,
+        files: &[FileAttachment],
+        question: &str,
+    ) -> AttachmentContext {
+        crate::attachments::attachment_context(self.e, files, question)
     }
 
     /// Keeps attached files (their bytes in the [`attachment_store`](Self::attachment_store),
     /// their conversions in the cache) and refers to them, as a user
     /// message's [`FileRef`]s; with what the user should hear about files
     /// that were cut, not read or not kept. Blocking: converts.
-    pub fn keep_files(&self, files: &[FileAttachment]) -> (Vec<FileRef>, Vec<String>) {
+    pub fn keep_files(
+        &self,
+        files: &[FileAttachment],
+        question: &str,
+    ) -> (Vec<FileRef>, Vec<String>) {
         let store = self.attachment_store();
-        let context = self.attachment_context(files);
+        let context = self.attachment_context(files, question);
         let mut notes = Vec::new();
         let refs = files
             .iter()

@@ -47,11 +47,10 @@ pub(crate) fn open_index(engine: &Engine) -> Result<Arc<WorkspaceIndex>, EngineE
         .unwrap_or_else(|_| engine.workspace.clone());
     let key = format!("{:x}", Sha256::digest(root.to_string_lossy().as_bytes()));
     let dir = engine.paths.data_dir.join("index").join(&key[..16]);
-    // With `searchByMeaning` and the local embedding model installed
-    // (`make setup`), chunks get vectors and search fuses words with
-    // meaning. Off by default: the model runs in the background indexer,
-    // and a short-lived process (`baton ask`, `tools call`) that exits
-    // while ONNX Runtime is mid-run can end on a signal.
+    // With `searchByMeaning` (the default) and the local embedding model
+    // installed (`make setup`), chunks get vectors and search fuses words
+    // with meaning. The model runs in the background indexer; `close()`
+    // stops it before a short-lived process exits.
     let embedding = engine
         .settings
         .search_by_meaning

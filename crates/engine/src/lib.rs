@@ -117,6 +117,8 @@ pub struct Engine {
     overrides: Overrides,
     conversions: OnceLock<Arc<ConversionCache>>,
     convert: OnceLock<ConvertOptions>,
+    /// Picks the passages of attachments too long for the prompt.
+    passages: OnceLock<Arc<baton_index::PassageFinder>>,
     /// The named agents.
     agents_file: baton_config::LoadedAgents,
     /// Where conversations get the time (the system clock unless a test
@@ -188,6 +190,7 @@ impl Engine {
             overrides,
             conversions: OnceLock::new(),
             convert: OnceLock::new(),
+            passages: OnceLock::new(),
             agents_file,
             clock: None,
             kept_agents: tokio::sync::Mutex::new(Vec::new()),

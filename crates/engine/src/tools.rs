@@ -111,6 +111,17 @@ impl Tools<'_> {
         }))
     }
 
+    /// What picks the passages of an attachment too long for the prompt
+    /// that bear on the question (by words, and by meaning when the local
+    /// embedding model is installed); shared, so a file is embedded once.
+    pub fn passage_finder(&self) -> Arc<baton_index::PassageFinder> {
+        Arc::clone(self.e.passages.get_or_init(|| {
+            Arc::new(baton_index::PassageFinder::new(
+                baton_embed::ModelFiles::in_models_dir(&self.e.paths.models_dir),
+            ))
+        }))
+    }
+
     /// Conversion options with the OCR engine chosen for this machine
     /// (made once, then shared).
     pub fn convert_options(&self) -> ConvertOptions {

@@ -115,6 +115,19 @@ pub struct SearchHit {
     pub modified: u64,
 }
 
+/// Which rankings a search uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SearchMode {
+    /// Words (BM25) and, with an embedding model, meaning, fused.
+    #[default]
+    Hybrid,
+    /// Words only (BM25).
+    Words,
+    /// Meaning only (nothing without an embedding model).
+    Meaning,
+}
+
 /// A chunk found by words, by meaning, or both.
 #[derive(Debug, Clone)]
 struct Candidate {
@@ -132,7 +145,7 @@ struct Candidate {
 const MIN_LIKENESS: f32 = 0.2;
 
 /// Reciprocal rank fusion's constant (Cormack et al. 2009).
-const RRF_K: f32 = 60.0;
+pub(crate) const RRF_K: f32 = 60.0;
 
 /// Both rankings as one, by reciprocal rank fusion: a chunk's score is
 /// the sum of 1 / (60 + its rank) in each list. Without a ranking by
@@ -702,14 +715,31 @@ impl WorkspaceIndex {
     /// by meaning, the two rankings fused. One hit per document, its best
     /// passage, best first.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, IndexError> {
+        self.search_by(query, limit, SearchMode::Hybrid)
+    }
+
+    /// [`Self::search`] with the rankings `mode` names (to compare them, or
+    /// to search by words alone).
+    pub fn search_by(
+        &self,
+        query: &str,
+        limit: usize,
+        mode: SearchMode,
+    ) -> Result<Vec<SearchHit>, IndexError> {
         let query = query.trim();
         if query.is_empty() {
             return Err(IndexError::Query("the query is empty".into()));
         }
         let limit = limit.clamp(1, 100);
         let searcher = self.reader.searcher();
-        let (parsed, words) = self.word_chunks(&searcher, query, limit * 4)?;
-        let meaning = self.meaning_chunks(&searcher, query, limit * 4);
+        let (parsed, mut words) = self.word_chunks(&searcher, query, limit * 4)?;
+        if mode == SearchMode::Meaning {
+            words.clear();
+        }
+        let meaning = match mode {
+            SearchMode::Words => Vec::new(),
+            _ => self.meaning_chunks(&searcher, query, limit * 4),
+        };
         let ranked = fuse(words, meaning);
         let mut snippets = SnippetGenerator::create(&searcher, &*parsed, self.fields.body)?;
         snippets.set_max_num_chars(240);

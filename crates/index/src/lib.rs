@@ -18,11 +18,13 @@ mod chunk;
 mod error;
 mod index;
 mod manifest;
+mod passages;
 mod schema;
 mod vectors;
 mod watch;
 
 pub use chunk::{Chunk, chunk_markdown};
 pub use error::IndexError;
-pub use index::{IndexOptions, IndexProgress, IndexStats, SearchHit, WorkspaceIndex};
+pub use index::{IndexOptions, IndexProgress, IndexStats, SearchHit, SearchMode, WorkspaceIndex};
+pub use passages::{PassageFinder, Passages};
 pub use watch::IndexWatcher;

@@ -47,8 +47,17 @@ impl Vectors {
     }
 
     /// The model, loaded once; none when not installed or unloadable
-    /// (said once in the log).
+    /// (said once in the log), or when the process is closing. Loading
+    /// holds the run lock too: a process must not exit while ONNX Runtime
+    /// is creating its session on another thread.
     pub fn embedder(&self) -> Option<&Embedder> {
+        if let Some(model) = self.model.get() {
+            return model.as_deref();
+        }
+        let _running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        if self.stopped.load(Ordering::SeqCst) {
+            return None;
+        }
         self.model
             .get_or_init(|| {
                 let files = self.files.as_ref()?;
@@ -84,7 +93,7 @@ impl Vectors {
         Some(out)
     }
 
-    /// Waits for a model run in progress; none starts after.
+    /// Waits for a model run (or load) in progress; none starts after.
     pub fn stop(&self) {
         self.stopped.store(true, Ordering::SeqCst);
         drop(self.running.lock().unwrap_or_else(|e| e.into_inner()));

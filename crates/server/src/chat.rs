@@ -80,9 +80,11 @@ async fn user_message(app: &App, read: parts::Read) -> Message {
     }
     let engine = Arc::clone(&app.engine);
     let files = read.files;
-    let (refs, _) = tokio::task::spawn_blocking(move || engine.conversations().keep_files(&files))
-        .await
-        .unwrap_or_default();
+    let question = read.text.clone();
+    let (refs, _) =
+        tokio::task::spawn_blocking(move || engine.conversations().keep_files(&files, &question))
+            .await
+            .unwrap_or_default();
     let mut content: Vec<ContentPart> = refs.into_iter().map(ContentPart::File).collect();
     content.push(ContentPart::Text { text: read.text });
     Message::User { content }
@@ -262,6 +264,7 @@ async fn complete(mut turn: Turn, chunks: &Chunks) -> Result<Value, ApiError> {
     let mut tools = Vec::new();
     let mut notices = Vec::new();
     let mut failed = None;
+    let mut cited = Cited::default();
     while let Some(e) = turn.next().await {
         // A note (an action held back, a file cut) is the caller's to see,
         // whichever agent it comes from.
@@ -275,15 +278,48 @@ async fn complete(mut turn: Turn, chunks: &Chunks) -> Result<Value, ApiError> {
                 tools.push(json!({"name": name, "ok": !is_error}));
             }
             Some(AgentEvent::Error { message }) => failed = Some(message.clone()),
+            Some(AgentEvent::Finished(outcome)) => cited = Cited::of(&outcome.result),
             _ => {}
         }
     }
     drop(stop);
+    // Markers that pointed at no passage were taken out of the answer.
+    if let Some(answer) = cited.corrected {
+        text = answer;
+    }
     if let (Some(message), true) = (failed, text.is_empty()) {
         return Err(ApiError::server(StatusCode::BAD_GATEWAY, message));
     }
-    let baton = json!({"tool_calls": tools, "notices": notices});
+    let baton = json!({
+        "tool_calls": tools,
+        "notices": notices,
+        "citations": cited.citations,
+        "dropped_citations": cited.dropped,
+    });
     Ok(chunks.completion(&text, usage.into(), baton))
+}
+
+/// The citations of a finished turn, for the `baton` extension field.
+#[derive(Default)]
+struct Cited {
+    citations: Vec<baton_engine::api::Citation>,
+    dropped: usize,
+    /// The answer, when markers were taken out of what was streamed.
+    corrected: Option<String>,
+}
+
+impl Cited {
+    fn of(result: &baton_engine::api::ActionResult) -> Self {
+        Self {
+            citations: result.citations.clone(),
+            dropped: result.dropped_citations,
+            corrected: (result.dropped_citations > 0).then(|| result.answer.clone()),
+        }
+    }
+
+    fn json(&self) -> Value {
+        json!({"citations": self.citations, "dropped_citations": self.dropped})
+    }
 }
 
 fn add(total: &mut baton_engine::api::Usage, u: &baton_engine::api::Usage) {
@@ -382,6 +418,7 @@ fn stream(
         usage: baton_engine::api::Usage,
         with_usage: bool,
         queue: std::collections::VecDeque<Event>,
+        cited: Cited,
         done: bool,
     }
     let stop = Stopper(turn.stopper());
@@ -395,6 +432,7 @@ fn stream(
         usage: Default::default(),
         with_usage,
         queue,
+        cited: Cited::default(),
         done: false,
     };
     futures::stream::unfold(st, |mut st| async move {
@@ -406,9 +444,18 @@ fn stream(
                 return None;
             }
             match st.turn.next().await {
-                Some(e) => on_event(&mut st.queue, &st.chunks, &mut st.usage, &e),
+                Some(e) => {
+                    if let Some(AgentEvent::Finished(outcome)) = top(&e) {
+                        st.cited = Cited::of(&outcome.result);
+                    }
+                    on_event(&mut st.queue, &st.chunks, &mut st.usage, &e);
+                }
                 None => {
-                    st.queue.push_back(st.chunks.chunk(json!({}), Some("stop")));
+                    // The last chunk carries the answer's citations.
+                    st.queue.push_back(st.chunks.event(json!({
+                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                        "baton": st.cited.json(),
+                    })));
                     if st.with_usage {
                         st.queue.push_back(st.chunks.usage(st.usage.into()));
                     }

@@ -84,6 +84,7 @@ pub struct ToolContext {
     cancel: CancellationToken,
     previews: bool,
     pictures: Arc<Mutex<Pictures>>,
+    sources: crate::Sources,
 }
 
 impl ToolContext {
@@ -108,6 +109,19 @@ impl ToolContext {
         self.previews
     }
 
+    /// The same context, numbering its passages in `sources` (the turn's,
+    /// shared by all of its calls).
+    pub fn with_sources(mut self, sources: crate::Sources) -> Self {
+        self.sources = sources;
+        self
+    }
+
+    /// Registers a passage given to the model: the number the answer cites
+    /// it by (`[n]`), to put in the result beside the passage.
+    pub fn cite(&self, source: crate::Source) -> u32 {
+        self.sources.cite(source)
+    }
+
     /// Adds a picture for the model to look at with the result.
     pub fn show_model(&self, image: ToolImage) {
         self.lock().for_model.push(image);
@@ -125,6 +139,7 @@ impl ToolContext {
             cancel: self.cancel.clone(),
             previews: self.previews,
             pictures: Arc::default(),
+            sources: self.sources.clone(),
         }
     }
 

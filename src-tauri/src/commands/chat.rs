@@ -226,6 +226,14 @@ async fn forward(
                     message: outcome.stop.message(),
                 });
             }
+            let result = &outcome.result;
+            if !result.citations.is_empty() || result.dropped_citations > 0 {
+                send(ChatEvent::Cited {
+                    citations: result.citations.iter().map(Into::into).collect(),
+                    dropped: u32::try_from(result.dropped_citations).unwrap_or(u32::MAX),
+                    answer: (result.dropped_citations > 0).then(|| result.answer.clone()),
+                });
+            }
             send(ChatEvent::Done { reason });
             return Ok(TurnResult {
                 session_id: outcome.session_id.into(),

@@ -41,6 +41,29 @@ pub async fn restore_backup(
     Ok(restored)
 }
 
+/// Opens workspace file `path` (a cited document) in the system's viewer
+/// for its kind.
+#[tauri::command]
+#[specta::specta]
+pub async fn open_workspace_file(state: State<'_, AppState>, path: String) -> IpcResult<()> {
+    let sandbox = state.engine().tools().sandbox()?;
+    let host = sandbox
+        .resolve(path.trim())
+        .map_err(|e| IpcError::invalid(e.to_string()))?;
+    if !host.is_file() {
+        return Err(IpcError::new(
+            ErrorCode::NotFound,
+            format!("`{}` is no longer in the workspace", path.trim()),
+        ));
+    }
+    tauri_plugin_opener::open_path(&host, None::<&str>).map_err(|e| {
+        IpcError::new(
+            ErrorCode::Io,
+            format!("`{}` could not be opened: {e}", path.trim()),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use crate::dto::{ErrorCode, IpcError};

@@ -143,6 +143,8 @@ export const api = {
    * The current version is kept as a backup first. Fails while a turn runs.
    */
   restoreBackup: (path: string, backup: string | null): Promise<RestoredFile> => call(commands.restoreBackup(path, backup)),
+  /** Opens a workspace file (a cited document) in the system's viewer. */
+  openWorkspaceFile: (path: string): Promise<null> => call(commands.openWorkspaceFile(path)),
   // attachments
   attachPaths: (paths: string[]): Promise<AttachmentView[]> => call(commands.attachPaths(paths)),
   attachBytes: (name: string, dataBase64: string): Promise<AttachmentView[]> =>

@@ -35,6 +35,11 @@ export const commands = {
 	 *  it. Refused while a turn runs (its tools may be writing the file).
 	 */
 	restoreBackup: (path: string, backup: string | null) => typedError<RestoredFile, IpcError>(__TAURI_INVOKE("restore_backup", { path, backup })),
+	/**
+	 *  Opens workspace file `path` (a cited document) in the system's viewer
+	 *  for its kind.
+	 */
+	openWorkspaceFile: (path: string) => typedError<null, IpcError>(__TAURI_INVOKE("open_workspace_file", { path })),
 	/**  Attaches files by path (the drop handler and the file dialog use this). */
 	attachPaths: (paths: string[]) => typedError<AttachmentView[], IpcError>(__TAURI_INVOKE("attach_paths", { paths })),
 	/**  Attaches pasted content (an image or file from the clipboard). */
@@ -516,6 +521,18 @@ text: string } |
 { type: "error"; 
 /**  Plain-words message. */
 message: string } | 
+/**
+ *  The workspace passages the answer cites (sent before `done` when it
+ *  cites any, or when citations to passages never given were taken
+ *  out of it).
+ */
+{ type: "cited"; 
+/**  Each citation, in the order first cited. */
+citations: CitationView[]; 
+/**  Citations to passages the model was never given (taken out). */
+dropped: number; 
+/**  The answer with those taken out; absent when nothing was. */
+answer: string | null } | 
 /**  The turn ended. */
 { type: "done"; 
 /**  Why. */
@@ -531,6 +548,18 @@ export type ChoiceReason =
 "pulledModel" | 
 /**  Nothing better: the embedded model. */
 "embedded";
+
+/**  A passage an answer cites as `[number]`. */
+export type CitationView = {
+	/**  The number in the answer. */
+	number: number,
+	/**  The file (workspace path, for `openWorkspaceFile`). */
+	path: string,
+	/**  Where in it (`page 3 · Financials`), or empty. */
+	location: string,
+	/**  The passage the model was given. */
+	passage: string,
+};
 
 /**  A sound device, for pickers and settings. */
 export type DeviceInfo = {

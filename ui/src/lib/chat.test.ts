@@ -287,3 +287,26 @@ describe('spoken messages', () => {
     expect(fromView({ role: 'user', text: 'q', toolCalls: [], attachments: [], spoken: { firstAudioMs: 700, interrupted: false } }).spoken?.firstAudioMs).toBe(700);
   });
 });
+
+describe('citations', () => {
+  const passage = { number: 1, path: '/harbour.md', location: 'Harbour costs', passage: 'Pilotage fees came to 4,200 EUR.' };
+  it('keeps the cited passages and the answer without invented ones', () => {
+    const s = fold([
+      { type: 'textDelta', text: 'Paid 4,200 EUR [1]. Tugs [4].' },
+      { type: 'cited', citations: [passage], dropped: 1, answer: 'Paid 4,200 EUR [1]. Tugs.' },
+      { type: 'done', reason: 'answered' },
+    ]);
+    expect(s.message.citations).toEqual([passage]);
+    expect(s.message.droppedCitations).toBe(1);
+    expect(messageText(s.message)).toBe('Paid 4,200 EUR [1]. Tugs.');
+  });
+  it('leaves the answer as streamed when nothing was taken out', () => {
+    const s = fold([
+      { type: 'textDelta', text: 'Paid [1].' },
+      { type: 'cited', citations: [passage], dropped: 0, answer: null },
+      { type: 'done', reason: 'answered' },
+    ], 3);
+    expect(messageText(s.message)).toBe('Paid [1].');
+    expect(s.message.citations?.length).toBe(1);
+  });
+});

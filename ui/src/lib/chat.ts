@@ -1,6 +1,6 @@
 // The chat message model and the reducer that folds streamed ChatEvents into
 // it. Pure functions; no DOM.
-import type { ChatEvent, MessageView, SpokenView, TurnEnd } from './bindings';
+import type { ChatEvent, CitationView, MessageView, SpokenView, TurnEnd } from './bindings';
 
 export type ToolPart = {
   kind: 'tool';
@@ -69,6 +69,10 @@ export interface ChatMessage {
   usage: { input: number; output: number } | null;
   /** Said aloud in a voice conversation (user messages). */
   spoken?: SpokenView | null;
+  /** The workspace passages the answer cites as `[n]` (assistant messages). */
+  citations?: CitationView[];
+  /** Citations to passages the model was never given, taken out of the answer. */
+  droppedCitations?: number;
 }
 
 let nextKey = 1;
@@ -143,6 +147,8 @@ export function applyEvents(state: TurnState, evs: readonly ChatEvent[]): TurnSt
   let { sessionId, title, done } = state;
   let reason = state.message.reason;
   let usage = state.message.usage;
+  let citations = state.message.citations;
+  let droppedCitations = state.message.droppedCitations;
   let pendingText = '';
 
   const flushText = () => {
@@ -233,6 +239,12 @@ export function applyEvents(state: TurnState, evs: readonly ChatEvent[]): TurnSt
       case 'error':
         parts.push({ kind: 'note', tone: 'error', text: ev.message });
         break;
+      case 'cited':
+        flushText();
+        citations = ev.citations;
+        droppedCitations = ev.dropped;
+        if (ev.answer !== null) replaceAnswer(parts, ev.answer);
+        break;
       case 'done':
         done = true;
         reason = ev.reason;
@@ -254,8 +266,19 @@ export function applyEvents(state: TurnState, evs: readonly ChatEvent[]): TurnSt
     sessionId,
     title,
     done,
-    message: { ...state.message, parts, reason, usage, streaming: !done },
+    message: { ...state.message, parts, reason, usage, citations, droppedCitations, streaming: !done },
   };
+}
+
+/** The answer's last text part becomes `answer` (citations that pointed nowhere taken out). */
+function replaceAnswer(parts: Part[], answer: string): void {
+  for (let i = parts.length - 1; i >= 0; i--) {
+    if (parts[i]!.kind === 'text') {
+      parts[i] = { kind: 'text', text: answer };
+      return;
+    }
+  }
+  parts.push({ kind: 'text', text: answer });
 }
 
 function findConfirm(parts: readonly Part[], id: string): number {

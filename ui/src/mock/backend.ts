@@ -626,6 +626,23 @@ export class MockBackend {
         { type: 'toolStarted', id: 'call-1', name: 'workspace.search', arguments: '{"query":"lisbon","limit":5}' },
       ], this.pace, [{ type: 'toolFinished', id: 'call-1', name: 'workspace.search', result: '{"hits":[{"path":"notes/lisbon.md","score":0.92}]}', isError: false, durationMs: 184 }]);
     }
+    if (/\bpilots?\b/i.test(t)) {
+      const passage = 'Pilotage fees for March came to 4,200 EUR, paid to the harbour authority.';
+      return [
+        ...textScript('The harbour pilots were paid 4,200 EUR in March [1]. The tugs cost more [4].', [
+          { type: 'toolStarted', id: 'call-1', name: 'search_documents', arguments: '{"query":"harbour pilots pay"}' },
+        ], this.pace, [{ type: 'toolFinished', id: 'call-1', name: 'search_documents', result: `[{"source":1,"path":"/harbour.pdf","location":"page 3 · Costs","snippet":"${passage}"}]`, isError: false, durationMs: 42 }]),
+        {
+          events: [{
+            type: 'cited',
+            citations: [{ number: 1, path: '/harbour.pdf', location: 'page 3 · Costs', passage }],
+            dropped: 1,
+            answer: 'The harbour pilots were paid 4,200 EUR in March [1]. The tugs cost more.',
+          }],
+          delay: 10,
+        },
+      ];
+    }
     if (/\b(spreadsheet|workbook|budget)\b/i.test(t)) {
       this.sheetEditNext();
       return this.scriptFor(req);
@@ -688,6 +705,9 @@ export class MockBackend {
         q.answer(a === null ? null : a.trim());
         return null;
       }
+      case 'open_workspace_file':
+        if (!String(args.path).startsWith('/')) throw ipcError('invalid_input', `\`${String(args.path)}\` is outside the workspace`);
+        return null;
       case 'restore_backup':
         return this.restore(args.path as string, (args.backup ?? null) as string | null);
       case 'list_agents':

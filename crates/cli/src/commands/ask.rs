@@ -22,8 +22,8 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
     let text = read_prompt(&args)?;
     let files = baton_engine::read_attachments(&args.attach)?;
     // The JSON answer lists what each attachment became.
-    let attachments =
-        (args.json && !files.is_empty()).then(|| ctx.conversations().attachment_context(&files));
+    let attachments = (args.json && !files.is_empty())
+        .then(|| ctx.conversations().attachment_context(&files, &text));
     let agent = ctx.agents().def(args.agent.as_deref())?;
     let cfg = ctx
         .agents()
@@ -65,6 +65,9 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
         anyhow::bail!("the turn ended without a result");
     };
     let result = &outcome.result;
+    if !args.json {
+        print_citations(result);
+    }
     if args.json {
         let mut out = json!({
             "agent": agent.name,
@@ -78,6 +81,8 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
             "stop": result.stop,
             "stopCode": result.stop.code(),
             "files": result.files,
+            "citations": result.citations,
+            "droppedCitations": result.dropped_citations,
             "timings": {
                 "firstTokenMs": printed.first_text.map(|t| (t - started).as_secs_f64() * 1000.0),
                 "totalMs": started.elapsed().as_secs_f64() * 1000.0,
@@ -93,6 +98,32 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
         println!("{out}");
     }
     Ok(exit_code(&result.stop, result.error.as_ref(), args.json))
+}
+
+/// The passages the answer cites, as a numbered list after it; a note on
+/// stderr for citations that pointed at no passage given.
+fn print_citations(result: &baton_engine::api::ActionResult) {
+    if !result.citations.is_empty() {
+        println!("\nSources:");
+        for c in &result.citations {
+            let place = if c.source.location.is_empty() {
+                String::new()
+            } else {
+                format!(", {}", c.source.location)
+            };
+            println!("  [{}] {}{place}", c.number, c.source.path);
+            println!(
+                "      \u{201c}{}\u{201d}",
+                baton_engine::api::excerpt(&c.source.passage, 160)
+            );
+        }
+    }
+    if result.dropped_citations > 0 {
+        eprintln!(
+            "({} citation(s) to passages the model was never given were taken out)",
+            result.dropped_citations
+        );
+    }
 }
 
 fn read_prompt(args: &AskArgs) -> anyhow::Result<String> {

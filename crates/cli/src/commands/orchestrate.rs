@@ -42,11 +42,12 @@ pub async fn run(ctx: &Context, args: OrchestrateArgs) -> anyhow::Result<ExitCod
             "a team runs without asking: add --yes to `baton orchestrate` to allow it".into(),
         )
     };
+    let prompt = crate::commands::ask::prompt_text(&args.prompt)?;
     let request = TeamRequest {
-        attachments: read_attachments(&engine, &args.attach)?,
+        attachments: read_attachments(&engine, &args.attach, &prompt)?,
         names,
         options,
-        ..TeamRequest::new(crate::commands::ask::prompt_text(&args.prompt)?, confirm)
+        ..TeamRequest::new(prompt, confirm)
     };
     let mut run = engine.team().start(request)?;
     let stop = run.stopper();
@@ -90,12 +91,13 @@ pub async fn run(ctx: &Context, args: OrchestrateArgs) -> anyhow::Result<ExitCod
 fn read_attachments(
     engine: &std::sync::Arc<baton_engine::Engine>,
     paths: &[std::path::PathBuf],
+    request: &str,
 ) -> anyhow::Result<Vec<Attachment>> {
     if paths.is_empty() {
         return Ok(Vec::new());
     }
     let files = baton_engine::read_attachments(paths)?;
-    let context = engine.conversations().attachment_context(&files);
+    let context = engine.conversations().attachment_context(&files, request);
     Ok(vec![Attachment {
         name: "attached files".into(),
         text: context.text,

@@ -74,6 +74,45 @@ async fn ask_with_attachments_sends_them_converted_before_the_question() {
     assert_eq!(server.requests().len(), 1);
 }
 
+/// A 300-page PDF is far beyond the attachment budget: instead of its
+/// first pages, the passages that bear on the question go to the model,
+/// each with its page, and the page that answers a question worded unlike
+/// it (page 212) is among them.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_question_about_a_300_page_pdf_gets_the_page_that_answers_it() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::text("0.42 EUR a tonne."));
+    let env = Env::new();
+    let mut c = env.scripted(&server);
+    c.arg("--workspace")
+        .arg(ws(&env))
+        .args(["ask", "--no-tools", "--json", "--attach"])
+        .arg(fixture("handbook300.pdf"))
+        .arg("How much do large ships pay the harbour pilots for each ton?");
+    let o = run_for(c, None, std::time::Duration::from_secs(120)).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    let item = &v["attachments"][0];
+    assert_eq!(item["pages"], 300, "{item}");
+    let (shown, total) = (
+        item["passages"]["shown"].as_u64().unwrap(),
+        item["passages"]["total"].as_u64().unwrap(),
+    );
+    assert!(shown > 0 && total >= 300 && shown < total / 4, "{item}");
+    let user = last_user_text(&server, 0);
+    assert!(user.contains("[page 212"), "{user}");
+    assert!(
+        user.contains("pilotage dues of 0.42 EUR per tonne"),
+        "{user}"
+    );
+    assert!(
+        user.contains(&format!(
+            "{shown} of {total} passages shown, chosen for the question"
+        )),
+        "{user}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn chat_attach_adds_files_to_the_next_message_only() {
     let server = ScriptedServer::start().await.unwrap();

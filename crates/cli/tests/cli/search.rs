@@ -84,3 +84,88 @@ async fn index_search_watch_and_a_second_process() {
     }
     child.kill().await.unwrap();
 }
+
+/// `baton ask` with the workspace indexed: the model searches, the result
+/// numbers each passage, the answer's citations are checked against them
+/// (one to a passage never given is taken out and counted) and listed.
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_lists_the_passages_the_answer_cites_and_drops_invented_ones() {
+    use baton_scripted_llm::{Reply, ScriptedServer};
+    use serde_json::json;
+    let env = Env::new();
+    let dir = ws(&env);
+    std::fs::write(
+        dir.join("harbour.md"),
+        "# Harbour costs\n\nPilotage fees for March came to 4,200 EUR, paid to the harbour authority.\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("garden.md"), "# Garden\n\nThe roses need water.\n").unwrap();
+    let mut c = env.cmd();
+    c.arg("--workspace").arg(&dir).arg("index");
+    assert_eq!(run(c, None).await.code, 0);
+
+    let server = ScriptedServer::start().await.unwrap();
+    let script = |server: &ScriptedServer| {
+        server.reply(Reply::tool_call(
+            "search_documents",
+            json!({"query": "pilotage fees"}),
+        ));
+        server.reply(Reply::text(
+            "The pilots were paid 4,200 EUR in March [1]. The tugs cost more [4].",
+        ));
+    };
+    script(&server);
+    let mut c = env.scripted(&server);
+    c.arg("--workspace")
+        .arg(&dir)
+        .args(["ask", "--json", "What did we pay the pilots?"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    assert_eq!(
+        v["text"],
+        "The pilots were paid 4,200 EUR in March [1]. The tugs cost more."
+    );
+    assert_eq!(v["droppedCitations"], 1, "{v}");
+    let cited = &v["citations"][0];
+    assert_eq!(cited["number"], 1);
+    assert_eq!(cited["path"], "/harbour.md");
+    assert!(
+        cited["passage"].as_str().unwrap().contains("4,200 EUR"),
+        "{cited}"
+    );
+    assert_eq!(v["citations"].as_array().unwrap().len(), 1);
+    // The model read the number beside the passage.
+    let requests = server.requests();
+    let second = requests.last().unwrap().json();
+    let tool = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    assert!(
+        tool["content"].as_str().unwrap().contains("\"source\":1"),
+        "{tool}"
+    );
+
+    script(&server);
+    let mut c = env.scripted(&server);
+    c.arg("--workspace")
+        .arg(&dir)
+        .args(["ask", "What did we pay the pilots?"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout
+            .contains("Sources:\n  [1] /harbour.md, Harbour costs"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stderr
+            .contains("1 citation(s) to passages the model was never given"),
+        "{}",
+        o.stderr
+    );
+}

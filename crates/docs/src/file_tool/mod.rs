@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use baton_convert::ConvertOptions;
 use baton_index::{SearchHit, WorkspaceIndex};
-use baton_tools::{Place, Sandbox, SandboxError, toolbox};
+use baton_tools::{Place, Sandbox, SandboxError, Source, ToolContext, toolbox};
 
 use crate::attachments::ConversionCache;
 pub use documents::{DocumentOutline, DocumentSlice, OutlineEntry};
@@ -124,6 +124,16 @@ pub struct ReadResult {
     pub total_chars: usize,
     /// Whether more follows.
     pub truncated: bool,
+}
+
+/// A search hit with the number the answer cites it by.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CitedHit {
+    /// Cite this passage as `[source]` in the answer.
+    pub source: u32,
+    /// The hit.
+    #[serde(flatten)]
+    pub hit: SearchHit,
 }
 
 /// What a write did.
@@ -438,15 +448,28 @@ impl FileTool {
         })
     }
 
-    /// Searches all documents in the workspace (PDF, Word, Excel, e-mail, text…) and returns the best passage of each matching document, with where it is. Supports "exact phrases", title:word, heading:word and format:pdf.
-    /// - query: words to look for, e.g. `invoice 2024 "total due"`
+    /// Searches all documents in the workspace (PDF, Word, Excel, e-mail, text…) by words and by meaning, and returns the best passage of each matching document, with where it is and its `source` number: when the answer uses a passage, cite it right after the claim as [source], e.g. "The fee was 40 EUR [2]." Supports "exact phrases", title:word, heading:word and format:pdf.
+    /// - query: what to look for, e.g. `invoice 2024 "total due"` or a question
     /// - max_results: how many documents to return
     pub fn search_documents(
         &self,
         query: String,
         #[default(5usize)] max_results: usize,
-    ) -> Result<Vec<SearchHit>, FileToolError> {
-        self.documents.search(&query, max_results)
+        ctx: &ToolContext,
+    ) -> Result<Vec<CitedHit>, FileToolError> {
+        let hits = self.documents.search(&query, max_results)?;
+        Ok(hits
+            .into_iter()
+            .map(|hit| CitedHit {
+                source: ctx.cite(Source {
+                    path: hit.path.clone(),
+                    location: hit.location.clone(),
+                    passage: hit.snippet.replace("**", ""),
+                    offset: hit.offset,
+                }),
+                hit,
+            })
+            .collect())
     }
 
     /// Reads any document (PDF, DOCX, XLSX, PPTX, HTML, e-mail, image…) converted to Markdown, a page of characters at a time; continue with `next_offset`.

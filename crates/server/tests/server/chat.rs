@@ -368,3 +368,63 @@ async fn stopping_finishes_the_answers_in_flight_and_takes_no_new_ones() {
     let refused = client().get(format!("{}/health", s.base)).send().await;
     assert!(refused.is_err(), "a stopped server takes no new requests");
 }
+
+/// An answer that cites the workspace passages `search_documents` gave
+/// has them under `baton.citations`, whole and streamed; a citation to a
+/// passage never given is taken out of the text and counted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn citations_come_in_the_baton_field() {
+    let llm = ScriptedServer::start().await.unwrap();
+    let s = start_at(&llm.url(), open(), |ws| {
+        std::fs::write(
+            ws.join("harbour.md"),
+            "# Harbour costs\n\nPilotage fees for March came to 4,200 EUR.\n",
+        )
+        .unwrap();
+    })
+    .await;
+    let ask = |stream: bool| {
+        llm.reply(Reply::tool_call(
+            "search_documents",
+            json!({"query": "pilotage fees"}),
+        ));
+        llm.reply(Reply::text("Paid 4,200 EUR [1]. Tugs cost more [3]."));
+        client()
+            .post(format!("{}/v1/chat/completions", s.base))
+            .json(&json!({"model": "assistant", "stream": stream,
+                "messages": [{"role": "user", "content": "What did we pay the pilots?"}]}))
+            .send()
+    };
+    // The index is built in the background after start: ask until it is.
+    let started = std::time::Instant::now();
+    let v: Value = loop {
+        let v: Value = ask(false).await.unwrap().json().await.unwrap();
+        if v["baton"]["citations"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty())
+        {
+            break v;
+        }
+        assert!(started.elapsed().as_secs() < 30, "never cited: {v}");
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    };
+    assert_eq!(v["baton"]["citations"][0]["path"], "/harbour.md", "{v}");
+    assert_eq!(v["baton"]["citations"][0]["number"], 1);
+    assert_eq!(v["baton"]["dropped_citations"], 1);
+    assert_eq!(
+        v["choices"][0]["message"]["content"],
+        "Paid 4,200 EUR [1]. Tugs cost more."
+    );
+    let streamed = ask(true).await.unwrap().text().await.unwrap();
+    let last = streamed
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .rfind(|l| *l != "[DONE]")
+        .unwrap();
+    let last: Value = serde_json::from_str(last).unwrap();
+    assert_eq!(last["choices"][0]["finish_reason"], "stop");
+    assert_eq!(
+        last["baton"]["citations"][0]["path"], "/harbour.md",
+        "{last}"
+    );
+}

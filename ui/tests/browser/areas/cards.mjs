@@ -194,3 +194,23 @@ test('workbook restore: Cancel and Esc back out; a failure and a running turn ar
   assert.equal(await page.locator(`${sel('sheet-preview')} tbody tr`).count(), 4);
   assert.equal(await page.locator(sel('restore-backup')).count(), 1);
 }, { colorScheme: 'dark' });
+
+test('citations: an answer from the workspace shows its sources as chips; a chip opens the passage and the file', async ({ page, out }) => {
+  await send(page, 'What did we pay the harbour pilots?');
+  await waitDone(page);
+  const a = page.locator(lastAssistant);
+  const chips = a.locator(sel('citation-chip'));
+  assert.equal(await chips.count(), 1);
+  assert.match(await chips.first().textContent(), /1\s*harbour\.pdf\s*· page 3 · Costs/);
+  // The citation to a passage never given was taken out of the answer, and said so.
+  assert.doesNotMatch(await a.textContent(), /\[4\]/);
+  assert.match(await a.locator(sel('citations-dropped')).textContent(), /One citation to a passage the model was never given was taken out/);
+  await chips.first().click();
+  const preview = a.locator(sel('citation-preview'));
+  assert.match(await preview.locator('mark').textContent(), /Pilotage fees for March came to 4,200 EUR/);
+  assert.equal(await chips.first().getAttribute('aria-expanded'), 'true');
+  await page.screenshot({ path: join(out, 'citations.png') });
+  await preview.locator(sel('citation-open')).click();
+  const opened = await page.evaluate(() => window.__mock.calls.filter((c) => c.cmd === 'open_workspace_file').map((c) => c.args));
+  assert.deepEqual(opened, [{ path: '/harbour.pdf' }]);
+});
