@@ -3,6 +3,7 @@
 //! drift). Numbers are `u32`, or finite `f64` as `number`; fields camelCase;
 //! what is only sent to the UI is `Serialize` only.
 
+use baton_engine::api::Citation;
 use baton_engine::api::settings::{
     BrowserMode, BrowserSettings, EmailSettings, MailServer, ServerSettings, VoiceSettings,
 };
@@ -181,7 +182,7 @@ pub enum ChatEvent {
     /// out of it).
     Cited {
         /// Each citation, in the order first cited.
-        citations: Vec<CitationView>,
+        citations: Vec<Citation>,
         /// Citations to passages the model was never given (taken out).
         dropped: u32,
         /// The answer with those taken out; absent when nothing was.
@@ -192,31 +193,6 @@ pub enum ChatEvent {
         /// Why.
         reason: TurnEnd,
     },
-}
-
-/// A passage an answer cites as `[number]`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct CitationView {
-    /// The number in the answer.
-    pub number: u32,
-    /// The file (workspace path, for `openWorkspaceFile`).
-    pub path: String,
-    /// Where in it (`page 3 · Financials`), or empty.
-    pub location: String,
-    /// The passage the model was given.
-    pub passage: String,
-}
-
-impl From<&baton_engine::api::Citation> for CitationView {
-    fn from(c: &baton_engine::api::Citation) -> Self {
-        Self {
-            number: c.number,
-            path: c.source.path.clone(),
-            location: c.source.location.clone(),
-            passage: c.source.passage.clone(),
-        }
-    }
 }
 
 /// Why a turn ended, as the chat view tells it.
@@ -233,18 +209,6 @@ pub enum TurnEnd {
     Limit,
     /// A slash command was answered.
     Command,
-}
-
-impl From<&baton_engine::api::StopReason> for TurnEnd {
-    fn from(stop: &baton_engine::api::StopReason) -> Self {
-        use baton_engine::api::StopReason as S;
-        match stop {
-            S::Answered | S::Asked => TurnEnd::Answered,
-            S::Cancelled => TurnEnd::Stopped,
-            S::Error(_) => TurnEnd::Error,
-            S::MaxIterations | S::Budget | S::LoopGuard(_) => TurnEnd::Limit,
-        }
-    }
 }
 
 /// What the composer sends.
@@ -326,6 +290,8 @@ pub struct MessageView {
     /// Said aloud in a voice conversation (user messages), and how fast
     /// the answer was heard.
     pub spoken: Option<SpokenView>,
+    /// The passages the answer cites as `[n]` (assistant messages).
+    pub citations: Vec<Citation>,
 }
 
 /// How a spoken message was answered.
@@ -422,6 +388,8 @@ pub struct SettingsView {
     pub attachment_context_chars: u32,
     /// Skip the workspace index refresh at start-up.
     pub skip_indexing_on_startup: bool,
+    /// Memory across chats: recall and the `remember` tool.
+    pub memory: bool,
     /// Provider entry used for OCR (`null`: automatic).
     pub ocr_provider: Option<String>,
 }
@@ -721,14 +689,4 @@ pub struct ModelsOverview {
     pub first_run: Option<baton_engine::ProviderChoice>,
     /// The provider in use.
     pub selected_provider: String,
-}
-
-/// How far a model download is (streamed while it runs).
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct PullProgress {
-    /// KB received.
-    pub received_kb: u32,
-    /// KB in all.
-    pub total_kb: u32,
 }

@@ -107,6 +107,24 @@ impl From<baton_engine::api::SessionError> for IpcError {
     }
 }
 
+impl From<baton_engine::api::memory::MemoryError> for IpcError {
+    fn from(e: baton_engine::api::memory::MemoryError) -> Self {
+        use baton_engine::api::memory::MemoryError as M;
+        let code = match &e {
+            M::BadText(_) => ErrorCode::InvalidInput,
+            M::NotFound(_) => ErrorCode::NotFound,
+            M::Io { .. } | M::Damaged { .. } => ErrorCode::Io,
+        };
+        from_error(code, &e)
+    }
+}
+
+impl From<baton_engine::api::memory::BadMemoryId> for IpcError {
+    fn from(e: baton_engine::api::memory::BadMemoryId) -> Self {
+        from_error(ErrorCode::InvalidInput, &e)
+    }
+}
+
 impl From<baton_engine::api::BadSessionId> for IpcError {
     fn from(e: baton_engine::api::BadSessionId) -> Self {
         from_error(ErrorCode::InvalidInput, &e)

@@ -170,8 +170,10 @@ pub trait FileRenderer: Send + Sync {
 /// workspace summary): sent with every model call where the provider's
 /// cache layout puts it, never stored in history.
 pub trait DynamicContext: Send + Sync {
-    /// The text for the call about to be made (`None`: nothing to add).
-    fn render(&self) -> Option<String>;
+    /// The text for the call about to be made (`None`: nothing to add);
+    /// `question` is the user's latest message (what is recalled for it
+    /// may depend on it).
+    fn render(&self, question: &str) -> Option<String>;
 }
 
 /// The tokens one turn may spend, shared by the agent and its subagents.
@@ -516,7 +518,10 @@ impl Agent {
         let request = ChatRequest {
             messages: self.wire_messages(history).await,
             tools,
-            dynamic_context: self.dynamic.as_ref().and_then(|d| d.render()),
+            dynamic_context: self
+                .dynamic
+                .as_ref()
+                .and_then(|d| d.render(&latest_question(history))),
             options: CallOptions {
                 json_mode,
                 ..Default::default()
@@ -642,4 +647,13 @@ async fn render_files(renderer: &Arc<dyn FileRenderer>, messages: &mut [Message]
             content.insert(at, ContentPart::Text { text });
         }
     }
+}
+
+/// The text of the user's latest message in `history` (empty when none).
+fn latest_question(history: &[Message]) -> String {
+    history
+        .iter()
+        .rfind(|m| matches!(m, Message::User { .. }))
+        .map(Message::text)
+        .unwrap_or_default()
 }

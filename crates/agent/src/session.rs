@@ -34,6 +34,27 @@ pub struct Session {
     /// conversation, or a chat continued by voice).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub voice: Vec<VoiceTurn>,
+    /// The passages answers cited, so a reopened conversation shows them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cited: Vec<CitedAnswer>,
+}
+
+/// The citations of one answer. The answer is known by its text's SHA-256,
+/// not its place in the history: compaction, edits and regeneration move
+/// or drop messages, and a citation must never land under another answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CitedAnswer {
+    /// SHA-256 (hex) of the answer's text.
+    pub answer: String,
+    /// The passages it cites, in the order first cited.
+    pub citations: Vec<baton_tools::Citation>,
+}
+
+/// The key an answer's citations are kept under.
+fn answer_key(answer: &str) -> String {
+    use sha2::{Digest, Sha256};
+    format!("{:x}", Sha256::digest(answer.trim().as_bytes()))
 }
 
 /// One spoken exchange: which user message was said aloud, and how fast
@@ -86,7 +107,41 @@ impl Session {
             agent: None,
             history_enabled: true,
             voice: Vec::new(),
+            cited: Vec::new(),
         }
+    }
+
+    /// Keeps `citations` for the answer whose text is `answer`, and forgets
+    /// those of answers no longer in the history.
+    pub fn note_citations(&mut self, answer: &str, citations: Vec<baton_tools::Citation>) {
+        let kept: std::collections::HashSet<String> = self
+            .history
+            .iter()
+            .filter_map(|m| match m {
+                Message::Assistant { content, .. } if !content.trim().is_empty() => {
+                    Some(answer_key(content))
+                }
+                _ => None,
+            })
+            .collect();
+        self.cited.retain(|c| kept.contains(&c.answer));
+        let key = answer_key(answer);
+        self.cited.retain(|c| c.answer != key);
+        if !citations.is_empty() {
+            self.cited.push(CitedAnswer {
+                answer: key,
+                citations,
+            });
+        }
+    }
+
+    /// The citations kept for the answer whose text is `answer`.
+    pub fn citations_of(&self, answer: &str) -> &[baton_tools::Citation] {
+        let key = answer_key(answer);
+        self.cited
+            .iter()
+            .find(|c| c.answer == key)
+            .map_or(&[], |c| c.citations.as_slice())
     }
 
     /// Sets the title from the first user message if there is none yet.
@@ -336,6 +391,46 @@ impl SessionStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn citation(n: u32, path: &str) -> baton_tools::Citation {
+        baton_tools::Citation {
+            number: n,
+            source: baton_tools::Source {
+                path: path.into(),
+                location: "page 3".into(),
+                passage: "Pilotage fees came to 4,200 EUR.".into(),
+                offset: 10,
+            },
+        }
+    }
+
+    #[test]
+    fn citations_stay_with_their_answer_across_saves_and_go_with_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path());
+        let mut s = Session::new();
+        s.history.push(Message::user("What did we pay the pilots?"));
+        s.history.push(Message::assistant("4,200 EUR [1]."));
+        s.note_citations("4,200 EUR [1].", vec![citation(1, "/harbour.pdf")]);
+        store.save(&s).unwrap();
+        let back = store.load(&s.id).unwrap();
+        assert_eq!(
+            back.citations_of("4,200 EUR [1].")[0].source.path,
+            "/harbour.pdf"
+        );
+        assert!(back.citations_of("Another answer.").is_empty());
+        // The answer is dropped (regenerated): its citations go at the next note.
+        let mut s = back;
+        s.history.pop();
+        s.history.push(Message::assistant("About 4,000 EUR [1]."));
+        s.note_citations("About 4,000 EUR [1].", vec![citation(1, "/fees.pdf")]);
+        assert_eq!(s.cited.len(), 1, "{:?}", s.cited);
+        assert_eq!(
+            s.citations_of("About 4,000 EUR [1].")[0].source.path,
+            "/fees.pdf"
+        );
+        assert!(s.citations_of("4,200 EUR [1].").is_empty());
+    }
 
     #[test]
     fn trash_and_restore_bring_a_session_back_and_summaries_list_newest_first() {

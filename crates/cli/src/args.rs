@@ -56,6 +56,9 @@ pub enum Command {
     /// Manage API keys and passwords in the OS keychain.
     #[command(subcommand)]
     Secret(SecretCommand),
+    /// What Baton remembers about you across chats: list, add, remove, clear.
+    #[command(subcommand)]
+    Memory(MemoryCommand),
     /// Print the tool catalog, or run a raw tool call the way the model would.
     Tools(ToolsArgs),
     /// The models folder (GGUF files and which entries use them), or the model catalog: `catalog`, `pull NAME`, `rm NAME`.
@@ -585,6 +588,30 @@ pub enum ConfigCommand {
         /// New value (JSON, or plain text; `null` clears).
         value: String,
     },
+}
+
+/// `baton memory …`.
+#[derive(Subcommand, Debug)]
+pub enum MemoryCommand {
+    /// List everything remembered, oldest first, each with its id.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remember a fact or preference (`baton memory add "Prefers metric units"`).
+    Add {
+        /// The fact, in one or two sentences.
+        #[arg(required = true, num_args = 1..)]
+        text: Vec<String>,
+    },
+    /// Forget one entry.
+    Rm {
+        /// Its id, as `baton memory list` shows it.
+        id: baton_engine::api::memory::MemoryId,
+    },
+    /// Forget everything.
+    Clear,
 }
 
 /// `baton secret …`.

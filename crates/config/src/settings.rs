@@ -338,6 +338,9 @@ pub struct Settings {
     /// Give each indexed chunk a vector with the local embedding model
     /// (`make setup`) and search by meaning as well as by words.
     pub search_by_meaning: bool,
+    /// Memory across chats: recall what the user asked Baton to remember
+    /// into each turn, and offer the `remember` tool (`baton memory`).
+    pub memory: bool,
     /// Offer the diagnostics toolbox (a slow call and an HTTP post, for
     /// testing Stop and confirmations); `BATON_DIAGNOSTIC_TOOLS=1` turns
     /// it on too.
@@ -386,6 +389,7 @@ impl Default for Settings {
             attachment_context_chars: DEFAULT_ATTACHMENT_CONTEXT_CHARS,
             skip_indexing_on_startup: false,
             search_by_meaning: true,
+            memory: true,
             diagnostic_tools: false,
             ocr_provider: None,
             smtp: MailServer::default(),

@@ -17,6 +17,9 @@ use ort::session::builder::GraphOptimizationLevel;
 use ort::value::Tensor;
 use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
 
+mod shared;
+pub use shared::SharedEmbedder;
+
 /// The model file in the models folder.
 pub const MODEL_FILE: &str = "embed/all-MiniLM-L6-v2-int8.onnx";
 /// Its tokenizer in the models folder.

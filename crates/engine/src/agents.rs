@@ -35,9 +35,18 @@ pub struct Toolkit {
     pub(crate) mail: Arc<baton_mail::MailClient>,
     /// The toolboxes of the MCP servers running.
     pub(crate) mcp: Vec<Arc<dyn Toolbox>>,
+    /// What the user asked to remember (`None`: memory is off).
+    pub(crate) memory: Option<Arc<baton_memory::MemoryStore>>,
 }
 
 impl Toolkit {
+    /// The same kit without the memory toolbox (for callers that are not
+    /// the user: other agents over MCP, API keys).
+    pub fn without_memory(mut self) -> Self {
+        self.memory = None;
+        self
+    }
+
     /// Every built-in toolbox, new.
     pub fn toolboxes(&self) -> Vec<Arc<dyn Toolbox>> {
         let mut files = FileTool::new(self.sandbox.clone())
@@ -58,6 +67,9 @@ impl Toolkit {
             Arc::new(documents),
             Arc::new(mail),
         ];
+        if let Some(store) = &self.memory {
+            all.push(Arc::new(baton_memory::MemoryTool::new(Arc::clone(store))));
+        }
         if self.diagnostics {
             all.push(Arc::new(crate::Diagnostics::default()));
         }

@@ -102,10 +102,17 @@ pub mod mcp {
     }
 }
 
+/// Memory across chats: what the user asked Baton to remember.
+pub mod memory {
+    pub use baton_memory::{
+        BadMemoryId, Memory, MemoryError, MemoryId, MemorySource, MemoryStore, render,
+    };
+}
+
 /// Local models: the catalog, this computer's fit, the models folder.
 pub mod models {
     pub use baton_local::{list_models, resolve_model_path};
-    pub use baton_models::{BATON_SERVER_HEADER, Fit, Hardware, Task};
+    pub use baton_models::{BATON_SERVER_HEADER, Fit, Hardware, Progress, Task};
 }
 
 /// Tools: the catalog, calls, the sandbox.

@@ -86,6 +86,10 @@ pub struct ConversationOptions {
     /// Whether the agent is offered `web_search` (a team's members are
     /// not, unless the team may search the internet).
     pub web_search: bool,
+    /// Memory across chats (with the `memory` setting on): what the user
+    /// asked to remember is recalled and the `remember` tool offered. The
+    /// HTTP API turns it off: memory is the owner's, not an API key's.
+    pub memory: bool,
 }
 
 impl Default for ConversationOptions {
@@ -104,9 +108,16 @@ impl Default for ConversationOptions {
             previews: false,
             answer_json: false,
             web_search: true,
+            memory: true,
         }
     }
 }
+
+/// The memory commands, for `/help`.
+const MEMORY_HELP: &str = "\
+/memory                  what Baton remembers about you, with ids
+/memory add TEXT         remember TEXT in later chats
+/memory forget ID        forget one entry";
 
 /// What the user sends.
 #[derive(Debug, Clone, Default)]
@@ -293,7 +304,11 @@ impl Conversation {
             "/prompts" => return Ok(Some(self.engine.tools().prompts_listing().await)),
             "/help" | "/?" => {
                 let help = baton_agent::HELP;
-                return Ok(Some(format!("{help}\n{}", crate::prompts::PROMPT_HELP)));
+                let (prompts, memory) = (crate::prompts::PROMPT_HELP, MEMORY_HELP);
+                return Ok(Some(format!("{help}\n{prompts}\n{memory}")));
+            }
+            l if l == "/memory" || l.starts_with("/memory ") => {
+                return Ok(Some(self.memory_command(l)));
             }
             // Sent as a message: its text is the prompt's.
             l if prompt_command(l).is_some() => return Ok(None),
@@ -317,6 +332,40 @@ impl Conversation {
             self.keep(&session).await?;
         }
         Ok(Some(reply))
+    }
+
+    /// `/memory` (list), `/memory add TEXT`, `/memory forget ID`.
+    fn memory_command(&self, line: &str) -> String {
+        if !self.options.memory || !self.engine.settings.memory {
+            return "Memory is off here (`baton config set memory true` turns it on; the HTTP API never uses it).".into();
+        }
+        let store = self.engine.memory();
+        let rest = line.trim_start_matches("/memory").trim();
+        let (verb, arg) = rest.split_once(' ').unwrap_or((rest, ""));
+        let done = match verb {
+            "" => store.list().map(|all| {
+                let lines: Vec<String> = all
+                    .iter()
+                    .map(|m| format!("{}  {}", m.id, m.text))
+                    .collect();
+                if lines.is_empty() {
+                    "Nothing is remembered yet.".to_string()
+                } else {
+                    lines.join("\n")
+                }
+            }),
+            "add" => store
+                .add(arg, baton_memory::MemorySource::User, None)
+                .map(|m| format!("Remembered as {}: {}", m.id, m.text)),
+            "forget" => match baton_memory::MemoryId::parse(arg) {
+                Ok(id) => store
+                    .remove(&id)
+                    .map(|m| format!("Forgot {}: {}", m.id, m.text)),
+                Err(e) => return e.to_string(),
+            },
+            _ => return MEMORY_HELP.to_string(),
+        };
+        done.unwrap_or_else(|e| e.to_string())
     }
 
     fn start(&self, input: TurnInput) -> Turn {
@@ -366,16 +415,21 @@ impl Conversation {
             }) => match agent_for(&self.engine, &session, &self.options_with(agent)).await {
                 Ok(agent) => {
                     let mut scratch = Vec::new();
-                    let history = if bypass || !session.history_enabled {
-                        &mut scratch
-                    } else {
+                    let kept = !bypass && session.history_enabled;
+                    let history = if kept {
                         &mut session.history
+                    } else {
+                        &mut scratch
                     };
                     let ctx = TurnContext {
                         user_words: user_words(history, &content),
                         ..ctx.clone()
                     };
-                    agent.execute_turn(history, content, &ctx).await
+                    let result = agent.execute_turn(history, content, &ctx).await;
+                    if kept {
+                        session.note_citations(&result.answer, result.citations.clone());
+                    }
+                    result
                 }
                 Err(e) => failed_result(e, &ctx).await,
             },
@@ -665,15 +719,22 @@ fn new_agent(
         (IndexChoice::Refreshed, true) => engine.tools().refreshed_index(),
         (IndexChoice::Given(i), true) => i.clone(),
     };
-    let kit = engine.tools().kit(index)?;
+    let memory_on = options.memory && engine.settings.memory;
+    let mut kit = engine.tools().kit(index)?;
+    if !memory_on {
+        kit = kit.without_memory();
+    }
     let catalog = match (tools, options.web_search) {
         (false, _) => baton_tools::Catalog::new(),
         (true, true) => kit.catalog_for(&def)?,
         (true, false) => without_tool(kit.catalog_for(&def)?, "web_search"),
     };
     // The time and workspace matter to agents with tools; a bare chat
-    // model (the small embedded one) is better off without them.
-    let dynamic = tools.then(|| engine.now_context() as Arc<dyn baton_agent::DynamicContext>);
+    // model (the small embedded one) is better off without them. What the
+    // user asked to remember goes to every model.
+    let memory = memory_on
+        .then(|| baton_memory::MemoryContext::new(engine.memory(), baton_memory::RECALL_CHARS));
+    let dynamic = crate::now::PerCall::of(tools.then(|| engine.now_context()), memory);
     let bp = crate::agents::Blueprint {
         def,
         cfg,

@@ -51,22 +51,11 @@ pub(crate) fn open_index(engine: &Engine) -> Result<Arc<WorkspaceIndex>, EngineE
     // installed (`make setup`), chunks get vectors and search fuses words
     // with meaning. The model runs in the background indexer; `close()`
     // stops it before a short-lived process exits.
-    let embedding = engine
-        .settings
-        .search_by_meaning
-        .then(|| baton_embed::ModelFiles::in_models_dir(&engine.paths.models_dir))
-        .flatten();
     let options = IndexOptions {
-        embedding,
+        embedding: Some(engine.embedder()),
         ..IndexOptions::default()
     };
-    let index = Arc::new(WorkspaceIndex::open(&root, &dir, options)?);
-    engine
-        .indexes
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(Arc::downgrade(&index));
-    Ok(index)
+    Ok(Arc::new(WorkspaceIndex::open(&root, &dir, options)?))
 }
 
 /// Brings the index up to date (or rebuilds it from scratch) on a

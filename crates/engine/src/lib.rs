@@ -136,9 +136,11 @@ pub struct Engine {
     mail: OnceLock<Arc<baton_mail::MailClient>>,
     /// The MCP servers of `mcp.json` (started on first use).
     mcp: OnceLock<Arc<baton_mcp::McpHub>>,
-    /// The search indexes opened, so that closing stops their embedding
-    /// (ONNX Runtime must not be mid-run when the process exits).
-    indexes: std::sync::Mutex<Vec<std::sync::Weak<baton_index::WorkspaceIndex>>>,
+    /// The local embedding model, shared by the workspace indexes and the
+    /// attachment passages (loaded on first use; stopped by `close`).
+    embedder: OnceLock<Arc<baton_embed::SharedEmbedder>>,
+    /// What the user asked Baton to remember (`memory.json`).
+    memory: OnceLock<Arc<baton_memory::MemoryStore>>,
     /// Model servers found running on this computer; `None` until
     /// [`Engine::discover`] looked.
     found_servers: Option<Vec<baton_models::FoundServer>>,
@@ -198,7 +200,8 @@ impl Engine {
             printer: OnceLock::new(),
             mail: OnceLock::new(),
             mcp: OnceLock::new(),
-            indexes: std::sync::Mutex::new(Vec::new()),
+            embedder: OnceLock::new(),
+            memory: OnceLock::new(),
             found_servers: None,
             choice: None,
             default_chosen: providers.default_chosen,
@@ -335,16 +338,32 @@ impl Engine {
         }
         // Background indexers finish the chunk batch they are embedding
         // and embed no more (a later scan embeds what they left).
-        let indexes: Vec<_> = {
-            let mut opened = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
-            opened.drain(..).filter_map(|w| w.upgrade()).collect()
-        };
-        if !indexes.is_empty() {
-            let _ = tokio::task::spawn_blocking(move || {
-                indexes.iter().for_each(|i| i.stop_embedding())
-            })
-            .await;
+        if let Some(embedder) = self.embedder.get().cloned() {
+            let _ = tokio::task::spawn_blocking(move || embedder.stop()).await;
         }
+    }
+
+    /// Memory across chats: what the user asked Baton to remember, in the
+    /// data folder (`baton memory`, the `remember` tool; recalled into each
+    /// turn while the `memory` setting is on).
+    pub fn memory(&self) -> Arc<baton_memory::MemoryStore> {
+        Arc::clone(
+            self.memory
+                .get_or_init(|| Arc::new(baton_memory::MemoryStore::in_dir(&self.paths.data_dir))),
+        )
+    }
+
+    /// The local embedding model (none installed, or `searchByMeaning`
+    /// off: nothing is embedded), one for the process.
+    pub(crate) fn embedder(&self) -> Arc<baton_embed::SharedEmbedder> {
+        Arc::clone(self.embedder.get_or_init(|| {
+            baton_embed::SharedEmbedder::new(
+                self.settings
+                    .search_by_meaning
+                    .then(|| baton_embed::ModelFiles::in_models_dir(&self.paths.models_dir))
+                    .flatten(),
+            )
+        }))
     }
 
     /// Conversations: opening, sessions and attached files.

@@ -93,8 +93,40 @@ fn listing(names: &mut [String], what: &str) -> String {
 }
 
 impl DynamicContext for NowContext {
-    fn render(&self) -> Option<String> {
+    fn render(&self, _question: &str) -> Option<String> {
         Some(format!("{}\n{}", self.time_line(), self.workspace_line()))
+    }
+}
+
+/// What every model call gets besides the history, outside the cached
+/// prefix: the time and the workspace's top (agents with tools) and what
+/// the user asked Baton to remember that bears on the question.
+pub(crate) struct PerCall {
+    now: Option<Arc<NowContext>>,
+    memory: Option<baton_memory::MemoryContext>,
+}
+
+impl PerCall {
+    /// The parts given; `None` when there are none.
+    pub(crate) fn of(
+        now: Option<Arc<NowContext>>,
+        memory: Option<baton_memory::MemoryContext>,
+    ) -> Option<Arc<dyn DynamicContext>> {
+        (now.is_some() || memory.is_some())
+            .then(|| Arc::new(PerCall { now, memory }) as Arc<dyn DynamicContext>)
+    }
+}
+
+impl DynamicContext for PerCall {
+    fn render(&self, question: &str) -> Option<String> {
+        let parts: Vec<String> = [
+            self.now.as_ref().and_then(|n| n.render(question)),
+            self.memory.as_ref().and_then(|m| m.render(question)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!parts.is_empty()).then(|| parts.join("\n\n"))
     }
 }
 
@@ -114,7 +146,7 @@ mod tests {
             .with_ymd_and_hms(2026, 12, 1, 9, 5, 0)
             .unwrap();
         let ctx = NowContext::with_clock(dir.path().into(), Arc::new(move || at));
-        let text = ctx.render().unwrap();
+        let text = ctx.render("").unwrap();
         assert!(
             text.starts_with("Now: Tuesday, 1 December 2026, 09:05 (time zone "),
             "{text}"
@@ -132,11 +164,11 @@ mod tests {
     fn long_folders_are_cut_and_empty_ones_said() {
         let dir = tempfile::tempdir().unwrap();
         let ctx = NowContext::new(dir.path().into());
-        assert!(ctx.render().unwrap().ends_with("Workspace `/`: empty."));
+        assert!(ctx.render("").unwrap().ends_with("Workspace `/`: empty."));
         for i in 0..10 {
             std::fs::write(dir.path().join(format!("f{i}.txt")), b"x").unwrap();
         }
-        let text = ctx.render().unwrap();
+        let text = ctx.render("").unwrap();
         assert!(text.ends_with("no folders and 10 files (f0.txt, f1.txt, f2.txt, f3.txt, f4.txt, f5.txt, f6.txt, f7.txt, …) at the top."), "{text}");
     }
 }

@@ -39,6 +39,7 @@ impl Tools<'_> {
             printer: self.printer(),
             mail: self.mail(),
             mcp: not_posing(self.mcp().started()),
+            memory: self.e.settings.memory.then(|| self.e.memory()),
         })
     }
 
@@ -115,11 +116,11 @@ impl Tools<'_> {
     /// that bear on the question (by words, and by meaning when the local
     /// embedding model is installed); shared, so a file is embedded once.
     pub fn passage_finder(&self) -> Arc<baton_index::PassageFinder> {
-        Arc::clone(self.e.passages.get_or_init(|| {
-            Arc::new(baton_index::PassageFinder::new(
-                baton_embed::ModelFiles::in_models_dir(&self.e.paths.models_dir),
-            ))
-        }))
+        Arc::clone(
+            self.e
+                .passages
+                .get_or_init(|| Arc::new(baton_index::PassageFinder::new(self.e.embedder()))),
+        )
     }
 
     /// Conversion options with the OCR engine chosen for this machine
@@ -261,12 +262,13 @@ impl Tools<'_> {
 
 /// The names of Baton's built-in toolboxes, which no MCP server or plugin
 /// may take (a card must never say `MailTool` for a server's tool).
-const BUILTIN_TOOLBOXES: [&str; 6] = [
+const BUILTIN_TOOLBOXES: [&str; 7] = [
     <FileTool as baton_tools::ToolboxDoc>::NAME,
     <baton_sheet::SpreadsheetTool as baton_tools::ToolboxDoc>::NAME,
     <baton_web::WebTool as baton_tools::ToolboxDoc>::NAME,
     <baton_publish::DocumentTool as baton_tools::ToolboxDoc>::NAME,
     <baton_mail::MailTool as baton_tools::ToolboxDoc>::NAME,
+    <baton_memory::MemoryTool as baton_tools::ToolboxDoc>::NAME,
     <crate::Diagnostics as baton_tools::ToolboxDoc>::NAME,
 ];
 

@@ -20,7 +20,7 @@ use crate::error::IndexError;
 use crate::manifest::{Entry, Manifest};
 use crate::schema::{self, Fields, SCHEMA_VERSION};
 use crate::vectors::{Vectors, to_bytes};
-use baton_embed::ModelFiles;
+use baton_embed::SharedEmbedder;
 
 /// How the index reads documents.
 #[derive(Debug, Clone)]
@@ -37,7 +37,7 @@ pub struct IndexOptions {
     pub ocr_images: bool,
     /// The embedding model that gives each chunk a vector (none: search
     /// by words only). Loaded on first use.
-    pub embedding: Option<ModelFiles>,
+    pub embedding: Option<Arc<SharedEmbedder>>,
 }
 
 impl Default for IndexOptions {
@@ -145,7 +145,13 @@ struct Candidate {
 const MIN_LIKENESS: f32 = 0.2;
 
 /// Reciprocal rank fusion's constant (Cormack et al. 2009).
-pub(crate) const RRF_K: f32 = 60.0;
+const RRF_K: f32 = 60.0;
+
+/// What a place in one ranking adds to a fused score (reciprocal rank
+/// fusion): 1 / (60 + rank), ranks from 1.
+pub(crate) fn rrf(rank: usize) -> f32 {
+    1.0 / (RRF_K + rank as f32 + 1.0)
+}
 
 /// Both rankings as one, by reciprocal rank fusion: a chunk's score is
 /// the sum of 1 / (60 + its rank) in each list. Without a ranking by
@@ -157,7 +163,7 @@ fn fuse(words: Vec<Candidate>, meaning: Vec<Candidate>) -> Vec<Candidate> {
     let mut fused: Vec<Candidate> = Vec::new();
     for (list, from_words) in [(words, true), (meaning, false)] {
         for (rank, c) in list.into_iter().enumerate() {
-            let add = 1.0 / (RRF_K + rank as f32 + 1.0);
+            let add = rrf(rank);
             match fused
                 .iter_mut()
                 .find(|f| f.path == c.path && f.offset == c.offset)
@@ -294,7 +300,12 @@ impl WorkspaceIndex {
             fields,
             writer: Mutex::new(None),
             manifest: Mutex::new(manifest),
-            vectors: Vectors::new(options.embedding.clone()),
+            vectors: Vectors::new(
+                options
+                    .embedding
+                    .clone()
+                    .unwrap_or_else(|| SharedEmbedder::new(None)),
+            ),
             options,
         })
     }
@@ -464,7 +475,7 @@ impl WorkspaceIndex {
             w.delete_term(term);
             Ok(())
         })?;
-        if self.options.embedding.is_some() {
+        if self.by_meaning() {
             let searcher = self.reader.searcher();
             self.vectors.put(&searcher, self.fields, agent, Vec::new());
         }
@@ -557,17 +568,7 @@ impl WorkspaceIndex {
         if size > self.options.max_file_bytes {
             let reason = format!("larger than {} bytes", self.options.max_file_bytes);
             self.remove_doc(agent)?;
-            self.record(
-                agent,
-                Entry {
-                    size,
-                    modified,
-                    hash: String::new(),
-                    skipped: Some(reason),
-                    embedded: false,
-                },
-            );
-            return Ok(Update::Skipped);
+            return Ok(self.skip(agent, (size, modified), String::new(), reason));
         }
         let bytes = match std::fs::read(path) {
             Ok(b) => b,
@@ -597,23 +598,44 @@ impl WorkspaceIndex {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let bytes: Arc<[u8]> = bytes.into();
-        let conversion = match baton_convert::convert_bounded(&name, bytes, &self.options.convert) {
-            Ok(c) => c,
+        match baton_convert::convert_bounded(&name, bytes, &self.options.convert) {
+            Ok(conversion) => self.write_chunks(agent, &name, &conversion, (size, modified, hash)),
             Err(e) => {
                 tracing::info!(path = agent, reason = %e, "not indexed");
-                self.record(
-                    agent,
-                    Entry {
-                        size,
-                        modified,
-                        hash,
-                        skipped: Some(e.to_string()),
-                        embedded: false,
-                    },
-                );
-                return Ok(Update::Skipped);
+                Ok(self.skip(agent, (size, modified), hash, e.to_string()))
             }
+        }
+    }
+
+    /// Records a file left out of the index, and why.
+    fn skip(
+        &self,
+        agent: &str,
+        (size, modified): (u64, u64),
+        hash: String,
+        reason: String,
+    ) -> Update {
+        let skipped = Some(reason);
+        let entry = Entry {
+            size,
+            modified,
+            hash,
+            skipped,
+            embedded: false,
         };
+        self.record(agent, entry);
+        Update::Skipped
+    }
+
+    /// Writes a converted file's chunks (with their vectors, when the
+    /// model runs) and records it as read.
+    fn write_chunks(
+        &self,
+        agent: &str,
+        name: &str,
+        conversion: &baton_convert::Conversion,
+        (size, modified, hash): (u64, u64, String),
+    ) -> Result<Update, IndexError> {
         let chunks = chunk_markdown(
             &conversion.markdown,
             self.options.chunk_chars,
@@ -621,7 +643,7 @@ impl WorkspaceIndex {
         );
         let title = match &conversion.title {
             Some(t) if !t.is_empty() => format!("{t} ({name})"),
-            _ => name.clone(),
+            _ => name.to_string(),
         };
         let format = format!("{:?}", conversion.format).to_lowercase();
         let f = self.fields;
@@ -673,7 +695,9 @@ impl WorkspaceIndex {
     /// Each chunk's vector (its heading trail and text), when a model is
     /// set and runs.
     fn chunk_vectors(&self, chunks: &[crate::chunk::Chunk]) -> Option<Vec<Vec<f32>>> {
-        self.options.embedding.as_ref()?;
+        if !self.by_meaning() {
+            return None;
+        }
         let texts: Vec<String> = chunks
             .iter()
             .map(|c| format!("{}\n{}", c.heading, c.text))
@@ -685,10 +709,15 @@ impl WorkspaceIndex {
     /// model (set and loadable) should give them: the setting was turned
     /// on, or embedding failed when it was read.
     fn needs_vectors(&self, known: &Entry) -> bool {
-        self.options.embedding.is_some()
-            && known.skipped.is_none()
-            && !known.embedded
-            && self.vectors.embedder().is_some()
+        self.by_meaning() && known.skipped.is_none() && !known.embedded && self.vectors.has_model()
+    }
+
+    /// Whether chunks get vectors: an embedding model is installed.
+    fn by_meaning(&self) -> bool {
+        self.options
+            .embedding
+            .as_ref()
+            .is_some_and(|e| e.is_installed())
     }
 
     /// Stops embedding, for a process about to exit: waits for the batch
@@ -700,7 +729,7 @@ impl WorkspaceIndex {
 
     /// Chunks with a vector (0 without a model).
     pub fn embedded_chunks(&self) -> usize {
-        if self.options.embedding.is_none() {
+        if !self.by_meaning() {
             return 0;
         }
         self.vectors.count(&self.reader.searcher(), self.fields)
@@ -801,7 +830,7 @@ impl WorkspaceIndex {
         query: &str,
         n: usize,
     ) -> Vec<Candidate> {
-        if self.options.embedding.is_none() {
+        if !self.by_meaning() {
             return Vec::new();
         }
         let Some(q) = self

@@ -8,9 +8,9 @@
 //! order.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
-use baton_embed::{Embedder, ModelFiles};
+use baton_embed::SharedEmbedder;
 use tantivy::collector::TopDocs;
 use tantivy::query::QueryParser;
 use tantivy::schema::{IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value};
@@ -28,16 +28,21 @@ const KEPT_TEXTS: usize = 16;
 
 /// Finds the passages of long texts that answer a question.
 pub struct PassageFinder {
-    files: Option<ModelFiles>,
-    model: OnceLock<Option<Arc<Embedder>>>,
+    model: Arc<SharedEmbedder>,
     vectors: Mutex<KeptVectors>,
     made: std::sync::atomic::AtomicU64,
+    /// The last choice, by text, question and budget: every model call of
+    /// a turn (and each turn about the same file and question) asks again.
+    last: Mutex<Option<(ChoiceKey, Passages)>>,
 }
+
+/// What a choice depends on: the text's key, the question, the budget.
+type ChoiceKey = (String, String, usize);
 
 impl std::fmt::Debug for PassageFinder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PassageFinder")
-            .field("by_meaning", &self.files.is_some())
+            .field("by_meaning", &self.model.is_installed())
             .finish()
     }
 }
@@ -54,35 +59,34 @@ pub struct Passages {
 }
 
 impl PassageFinder {
-    /// A finder ranking by words, and by meaning with the model in
-    /// `embedding` (loaded on first use).
-    pub fn new(embedding: Option<ModelFiles>) -> Self {
+    /// A finder ranking by words, and by meaning with `model` (the
+    /// process's shared embedding model; loaded on first use).
+    pub fn new(model: Arc<SharedEmbedder>) -> Self {
         Self {
-            files: embedding,
-            model: OnceLock::new(),
+            model,
             vectors: Mutex::default(),
             made: Default::default(),
+            last: Mutex::default(),
         }
-    }
-
-    fn embedder(&self) -> Option<&Embedder> {
-        self.model
-            .get_or_init(|| {
-                let files = self.files.as_ref()?;
-                Embedder::load(files, 2)
-                    .inspect_err(
-                        |e| tracing::warn!(error = %e, "attachment passages by words only"),
-                    )
-                    .ok()
-                    .map(Arc::new)
-            })
-            .as_deref()
     }
 
     /// The chunks of `markdown` (known as `key`) that best answer
     /// `question`, as many as fit in `budget` characters, in the text's
     /// order. Without a question the text's start is given.
     pub fn find(&self, key: &str, markdown: &str, question: &str, budget: usize) -> Passages {
+        let asked: ChoiceKey = (key.to_string(), question.to_string(), budget);
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((k, chosen)) = last.as_ref()
+            && *k == asked
+        {
+            return chosen.clone();
+        }
+        let chosen = self.choose(key, markdown, question, budget);
+        *last = Some((asked, chosen.clone()));
+        chosen
+    }
+
+    fn choose(&self, key: &str, markdown: &str, question: &str, budget: usize) -> Passages {
         let chunks = chunk_markdown(markdown, 1200, 150);
         let total_chunks = chunks.len();
         let words = words_ranking(&chunks, question);
@@ -113,9 +117,8 @@ impl PassageFinder {
         if question.trim().is_empty() {
             return None;
         }
-        let model = self.embedder()?;
-        let vectors = self.vectors_of(model, key, chunks)?;
-        let q = model.embed(&[question]).ok()?.pop()?;
+        let vectors = self.vectors_of(key, chunks)?;
+        let q = self.model.embed(&[question])?.pop()?;
         let mut scored: Vec<(usize, f32)> = vectors
             .iter()
             .enumerate()
@@ -125,26 +128,12 @@ impl PassageFinder {
         Some(scored.into_iter().map(|(i, _)| i).collect())
     }
 
-    fn vectors_of(
-        &self,
-        model: &Embedder,
-        key: &str,
-        chunks: &[Chunk],
-    ) -> Option<Arc<Vec<Vec<f32>>>> {
+    fn vectors_of(&self, key: &str, chunks: &[Chunk]) -> Option<Arc<Vec<Vec<f32>>>> {
         if let Some((_, v)) = self.lock().get(key) {
             return Some(Arc::clone(v));
         }
         let texts: Vec<&str> = chunks.iter().map(|c| c.text.as_str()).collect();
-        let mut out = Vec::with_capacity(texts.len());
-        for batch in texts.chunks(32) {
-            out.extend(
-                model
-                    .embed(batch)
-                    .inspect_err(|e| tracing::warn!(error = %e, "attachment not embedded"))
-                    .ok()?,
-            );
-        }
-        let v = Arc::new(out);
+        let v = Arc::new(self.model.embed(&texts)?);
         let n = self.made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut kept = self.lock();
         if kept.len() >= KEPT_TEXTS
@@ -211,7 +200,7 @@ fn fuse_ranks(words: Vec<usize>, meaning: Vec<usize>, n: usize) -> Vec<usize> {
     let mut score = vec![0.0f32; n];
     for list in [words, meaning] {
         for (rank, i) in list.into_iter().enumerate() {
-            score[i] += 1.0 / (crate::index::RRF_K + rank as f32 + 1.0);
+            score[i] += crate::index::rrf(rank);
         }
     }
     let mut order: Vec<usize> = (0..n).collect();
@@ -242,7 +231,7 @@ mod tests {
 
     #[test]
     fn the_passage_with_the_questions_words_is_chosen_whatever_the_page() {
-        let finder = PassageFinder::new(None);
+        let finder = PassageFinder::new(SharedEmbedder::new(None));
         let got = finder.find("k", &long_text(), "pilotage fee", 2000);
         assert!(got.total_chunks > 20, "{}", got.total_chunks);
         assert!(!got.by_meaning);
@@ -259,7 +248,8 @@ mod tests {
 
     #[test]
     fn without_a_matching_word_the_text_starts_the_selection() {
-        let got = PassageFinder::new(None).find("k", &long_text(), "zebra", 1500);
+        let got =
+            PassageFinder::new(SharedEmbedder::new(None)).find("k", &long_text(), "zebra", 1500);
         assert!(
             got.chunks[0].location.contains("page 1"),
             "{:?}",

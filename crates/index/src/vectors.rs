@@ -8,95 +8,46 @@
 //! milliseconds for 10,000 documents; `make bench` measures it).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::{Arc, RwLock};
 
-use baton_embed::{DIMENSIONS, Embedder, ModelFiles};
+use baton_embed::{DIMENSIONS, SharedEmbedder};
 use tantivy::Searcher;
 use tantivy::schema::{TantivyDocument, Value};
 
 use crate::schema::Fields;
 
-/// Texts embedded in one run of the model.
-const BATCH: usize = 32;
-
 /// The vectors of every chunk, by document and chunk offset.
 type Table = HashMap<String, Vec<(u64, Vec<f32>)>>;
 
-/// The embedding model (loaded on first use) and the vectors in memory.
+/// The embedding model (shared, loaded on first use) and the vectors in
+/// memory.
 pub(crate) struct Vectors {
-    files: Option<ModelFiles>,
-    model: OnceLock<Option<Arc<Embedder>>>,
+    model: Arc<SharedEmbedder>,
     table: RwLock<Option<Table>>,
-    /// Set when the process is closing: no model run starts after.
-    stopped: AtomicBool,
-    /// Held while the model runs.
-    running: Mutex<()>,
 }
 
 impl Vectors {
-    /// Vectors made by the model in `files` (none: search by words only).
-    pub fn new(files: Option<ModelFiles>) -> Vectors {
+    /// Vectors made by `model` (none installed: search by words only).
+    pub fn new(model: Arc<SharedEmbedder>) -> Vectors {
         Vectors {
-            files,
-            model: OnceLock::new(),
+            model,
             table: RwLock::new(None),
-            stopped: AtomicBool::new(false),
-            running: Mutex::new(()),
         }
     }
 
-    /// The model, loaded once; none when not installed or unloadable
-    /// (said once in the log), or when the process is closing. Loading
-    /// holds the run lock too: a process must not exit while ONNX Runtime
-    /// is creating its session on another thread.
-    pub fn embedder(&self) -> Option<&Embedder> {
-        if let Some(model) = self.model.get() {
-            return model.as_deref();
-        }
-        let _running = self.running.lock().unwrap_or_else(|e| e.into_inner());
-        if self.stopped.load(Ordering::SeqCst) {
-            return None;
-        }
-        self.model
-            .get_or_init(|| {
-                let files = self.files.as_ref()?;
-                match Embedder::load(files, 2) {
-                    Ok(e) => Some(Arc::new(e)),
-                    Err(e) => {
-                        tracing::warn!(error = %e, "search by meaning is off");
-                        None
-                    }
-                }
-            })
-            .as_deref()
+    /// Whether the model loads (said once in the log when it does not).
+    pub fn has_model(&self) -> bool {
+        self.model.model().is_some()
     }
 
     /// Each text's vector; none if the model is missing or fails.
     pub fn embed(&self, texts: &[String]) -> Option<Vec<Vec<f32>>> {
-        let model = self.embedder()?;
-        let mut out = Vec::with_capacity(texts.len());
-        for batch in texts.chunks(BATCH) {
-            let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
-            let _running = self.running.lock().unwrap_or_else(|e| e.into_inner());
-            if self.stopped.load(Ordering::SeqCst) {
-                return None;
-            }
-            match model.embed(&refs) {
-                Ok(v) => out.extend(v),
-                Err(e) => {
-                    tracing::warn!(error = %e, "chunks not embedded");
-                    return None;
-                }
-            }
-        }
-        Some(out)
+        self.model.embed(texts)
     }
 
-    /// Waits for a model run (or load) in progress; none starts after.
+    /// Waits for a model run in progress; none starts after.
     pub fn stop(&self) {
-        self.stopped.store(true, Ordering::SeqCst);
-        drop(self.running.lock().unwrap_or_else(|e| e.into_inner()));
+        self.model.stop();
     }
 
     /// Reads every stored vector of the index once.

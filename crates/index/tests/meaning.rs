@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use baton_embed::ModelFiles;
+use baton_embed::{ModelFiles, SharedEmbedder};
 use baton_index::{IndexOptions, WorkspaceIndex};
 
 fn options(embedding: bool) -> IndexOptions {
@@ -15,7 +15,7 @@ fn options(embedding: bool) -> IndexOptions {
     );
     IndexOptions {
         convert: baton_convert::ConvertOptions::default().without_ocr(),
-        embedding: if embedding { files } else { None },
+        embedding: embedding.then(|| SharedEmbedder::new(files)),
         ..IndexOptions::default()
     }
 }

@@ -44,14 +44,18 @@ impl Sha256 {
     }
 }
 
-/// How far a download is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How far a download is (streamed to the desktop while it runs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
 pub struct Progress {
     /// Bytes in the part file.
+    #[specta(type = u32)]
     pub received: u64,
     /// Bytes in the whole file.
+    #[specta(type = u32)]
     pub total: u64,
     /// Bytes that were already there from an earlier attempt.
+    #[specta(type = u32)]
     pub resumed_from: u64,
 }
 

@@ -127,6 +127,8 @@ async fn open(
         persist: kept.is_some(),
         confirm: ConfirmMode::Refuse(NO_CONFIRM.into()),
         index: IndexChoice::Given(app.index.index.clone()),
+        // The owner's memory is not an API key's to read or write.
+        memory: false,
         ..ConversationOptions::default()
     };
     let conversations = app.engine.conversations();

@@ -9,11 +9,12 @@
 
 use std::sync::{Arc, Mutex};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A passage a tool gave the model.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
+#[serde(rename = "CitedSource")]
 pub struct Source {
     /// The file's agent path (`/reports/q3.pdf`).
     pub path: String,
@@ -22,11 +23,12 @@ pub struct Source {
     /// The passage as the model read it.
     pub passage: String,
     /// Character offset of the passage in the converted document.
+    #[specta(type = u32)]
     pub offset: u64,
 }
 
 /// A citation in an answer: its number and the passage it points at.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct Citation {
     /// The number the answer uses (`[n]`).

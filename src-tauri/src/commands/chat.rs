@@ -229,7 +229,7 @@ async fn forward(
             let result = &outcome.result;
             if !result.citations.is_empty() || result.dropped_citations > 0 {
                 send(ChatEvent::Cited {
-                    citations: result.citations.iter().map(Into::into).collect(),
+                    citations: result.citations.clone(),
                     dropped: u32::try_from(result.dropped_citations).unwrap_or(u32::MAX),
                     answer: (result.dropped_citations > 0).then(|| result.answer.clone()),
                 });
@@ -249,4 +249,17 @@ async fn forward(
         ErrorCode::Internal,
         "the turn ended without a result",
     ))
+}
+
+/// How the chat view tells why a turn ended.
+impl From<&baton_engine::api::StopReason> for TurnEnd {
+    fn from(stop: &baton_engine::api::StopReason) -> Self {
+        use baton_engine::api::StopReason as S;
+        match stop {
+            S::Answered | S::Asked => TurnEnd::Answered,
+            S::Cancelled => TurnEnd::Stopped,
+            S::Error(_) => TurnEnd::Error,
+            S::MaxIterations | S::Budget | S::LoopGuard(_) => TurnEnd::Limit,
+        }
+    }
 }

@@ -8,6 +8,7 @@ pub mod files;
 pub mod index;
 pub mod mail;
 pub mod mcp;
+pub mod memory;
 pub mod models;
 pub mod server;
 pub mod sessions;

@@ -8,7 +8,9 @@ use tauri::State;
 use tauri::ipc::Channel;
 use tokio_util::sync::CancellationToken;
 
-use crate::dto::{ErrorCode, IpcError, LocalServerView, ModelsOverview, PullProgress};
+use baton_engine::api::models::Progress;
+
+use crate::dto::{ErrorCode, IpcError, LocalServerView, ModelsOverview};
 use crate::error::IpcResult;
 use crate::state::{AppState, lock};
 
@@ -81,7 +83,7 @@ pub async fn rescan_local_servers(state: State<'_, AppState>) -> IpcResult<Model
 pub async fn pull_model(
     state: State<'_, AppState>,
     name: String,
-    on_progress: Channel<PullProgress>,
+    on_progress: Channel<Progress>,
 ) -> IpcResult<PulledModel> {
     let engine = state.engine();
     let name = engine
@@ -105,10 +107,7 @@ pub async fn pull_model(
     let result = engine
         .models()
         .pull(&name, stop, move |p| {
-            let _ = on_progress.send(PullProgress {
-                received_kb: u32::try_from(p.received >> 10).unwrap_or(u32::MAX),
-                total_kb: u32::try_from(p.total >> 10).unwrap_or(u32::MAX),
-            });
+            let _ = on_progress.send(p);
         })
         .await;
     lock(&state.pulls).remove(&name);

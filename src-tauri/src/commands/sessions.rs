@@ -1,7 +1,7 @@
 //! The conversations sidebar over the engine's session store.
 
 use baton_engine::api::{ContentPart, Message};
-use baton_engine::api::{SessionId, VoiceTurn};
+use baton_engine::api::{Session, SessionId, VoiceTurn};
 use tauri::State;
 
 use crate::dto::{IpcError, MessageView, SessionSummary, SessionView, SpokenView, ToolCallView};
@@ -58,11 +58,12 @@ pub fn load_session(state: State<'_, AppState>, id: String) -> IpcResult<Session
         .conversations()
         .store()
         .load(&SessionId::parse(&id)?)?;
+    let messages = view_messages(&session);
     Ok(SessionView {
         id: session.id.into(),
         title: session.title,
         agent: session.agent,
-        messages: view_messages(&session.history, &session.voice),
+        messages,
     })
 }
 
@@ -129,11 +130,12 @@ fn spoken_view(voice: &[VoiceTurn], index: usize) -> Option<SpokenView> {
 
 /// The stored history as chat messages: the user's own words (attachment
 /// blocks become names), and each answer with the tool calls made on the
-/// way, their results paired by call id; spoken messages (`voice`) say
-/// so.
-pub fn view_messages(history: &[Message], voice: &[VoiceTurn]) -> Vec<MessageView> {
+/// way, their results paired by call id, and the passages it cited;
+/// spoken messages say so.
+pub fn view_messages(session: &Session) -> Vec<MessageView> {
+    let voice = session.voice.as_slice();
     let mut out: Vec<MessageView> = Vec::new();
-    for (index, m) in history.iter().enumerate() {
+    for (index, m) in session.history.iter().enumerate() {
         match m {
             Message::System { .. } => {}
             Message::User { content } => {
@@ -152,6 +154,7 @@ pub fn view_messages(history: &[Message], voice: &[VoiceTurn]) -> Vec<MessageVie
                     tool_calls: Vec::new(),
                     attachments: names,
                     spoken: spoken_view(voice, index),
+                    citations: Vec::new(),
                 });
             }
             Message::Assistant {
@@ -167,6 +170,7 @@ pub fn view_messages(history: &[Message], voice: &[VoiceTurn]) -> Vec<MessageVie
                         tool_calls: Vec::new(),
                         attachments: Vec::new(),
                         spoken: None,
+                        citations: Vec::new(),
                     });
                 }
                 let view = out.last_mut().expect("pushed above");
@@ -175,6 +179,8 @@ pub fn view_messages(history: &[Message], voice: &[VoiceTurn]) -> Vec<MessageVie
                         view.text.push_str("\n\n");
                     }
                     view.text.push_str(content);
+                    view.citations
+                        .extend_from_slice(session.citations_of(content));
                 }
                 view.tool_calls
                     .extend(tool_calls.iter().map(|c| ToolCallView {
@@ -214,6 +220,26 @@ mod tests {
     use baton_engine::api::ToolCall;
 
     #[test]
+    fn a_reopened_answer_shows_the_passages_it_cited() {
+        let mut session = Session::new();
+        session.history = vec![
+            Message::user("What did we pay the pilots?"),
+            Message::assistant("4,200 EUR [1]."),
+        ];
+        let source = baton_engine::api::Source {
+            path: "/harbour.pdf".into(),
+            location: "page 3".into(),
+            passage: "Pilotage fees: 4,200 EUR.".into(),
+            offset: 0,
+        };
+        let cited = baton_engine::api::Citation { number: 1, source };
+        session.note_citations("4,200 EUR [1].", vec![cited.clone()]);
+        let view = view_messages(&session);
+        assert!(view[0].citations.is_empty());
+        assert_eq!(view[1].citations, vec![cited]);
+    }
+
+    #[test]
     fn tool_rounds_fold_into_one_answer_with_results_paired() {
         let history = vec![
             Message::system("be brief"),
@@ -245,7 +271,9 @@ mod tests {
             },
         );
         history.insert(5, Message::tool("c1", "read_file", "no such file", true));
-        let view = view_messages(&history, &[]);
+        let mut session = Session::new();
+        session.history = history;
+        let view = view_messages(&session);
         assert_eq!(view.len(), 2);
         assert_eq!(view[1].tool_calls.len(), 2);
         assert!(!view[1].tool_calls[0].is_error);

@@ -47,6 +47,7 @@ fn settings_view(engine: &baton_engine::Engine) -> SettingsView {
         anonymize_terms: s.anonymize_terms.clone(),
         attachment_context_chars: s.attachment_context_chars.min(u32::MAX as usize) as u32,
         skip_indexing_on_startup: s.skip_indexing_on_startup,
+        memory: s.memory,
         ocr_provider: s.ocr_provider.clone(),
     }
 }
@@ -113,6 +114,7 @@ pub async fn save_settings(
                 .collect();
             s.attachment_context_chars = settings.attachment_context_chars as usize;
             s.skip_indexing_on_startup = settings.skip_indexing_on_startup;
+            s.memory = settings.memory;
             s.ocr_provider = settings.ocr_provider.clone();
             Ok(())
         })

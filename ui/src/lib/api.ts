@@ -21,9 +21,10 @@ import {
   type KeyStatus,
   type MailSettingsView,
   type McpOverview,
+  type Memory,
   type ModelsOverview,
   type PulledModel,
-  type PullProgress,
+  type Progress,
   type McpPromptView,
   type NewMcpServer,
   type OrchestrationEvent,
@@ -182,6 +183,11 @@ export const api = {
   testMail: (): Promise<MailTest> => call(commands.testMail()),
   // plugins & MCP
   mcpServers: (): Promise<McpOverview> => call(commands.mcpServers()),
+  /** What Baton remembers about the user across chats, oldest first. */
+  listMemories: (): Promise<Memory[]> => call(commands.listMemories()),
+  addMemory: (text: string): Promise<Memory[]> => call(commands.addMemory(text)),
+  updateMemory: (id: string, text: string): Promise<Memory[]> => call(commands.updateMemory(id, text)),
+  forgetMemory: (id: string): Promise<Memory[]> => call(commands.forgetMemory(id)),
   setMcpServerEnabled: (name: string, enabled: boolean): Promise<McpOverview> => call(commands.setMcpServerEnabled(name, enabled)),
   setMcpServerTrusted: (name: string, trusted: boolean): Promise<McpOverview> => call(commands.setMcpServerTrusted(name, trusted)),
   addMcpServer: (name: string, server: NewMcpServer): Promise<McpOverview> => call(commands.addMcpServer(name, server)),
@@ -190,8 +196,8 @@ export const api = {
   modelsOverview: (): Promise<ModelsOverview> => call(commands.modelsOverview()),
   rescanLocalServers: (): Promise<ModelsOverview> => call(commands.rescanLocalServers()),
   /** Downloads a catalog model; progress arrives on `onProgress` while it runs. */
-  pullModel: (name: string, onProgress: (p: PullProgress) => void): Promise<PulledModel> =>
-    call(commands.pullModel(name, new Channel<PullProgress>(onProgress))),
+  pullModel: (name: string, onProgress: (p: Progress) => void): Promise<PulledModel> =>
+    call(commands.pullModel(name, new Channel<Progress>(onProgress))),
   cancelPull: (name: string): Promise<boolean> => call(commands.cancelPull(name)),
   removeModel: (name: string): Promise<boolean> => call(commands.removeModel(name)),
   // team mode

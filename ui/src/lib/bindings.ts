@@ -48,6 +48,14 @@ export const commands = {
 	removeAttachment: (id: string) => typedError<AttachmentView[], IpcError>(__TAURI_INVOKE("remove_attachment", { id })),
 	/**  What is attached now. */
 	listAttachments: () => typedError<AttachmentView[], IpcError>(__TAURI_INVOKE("list_attachments")),
+	/**  Everything remembered, oldest first. */
+	listMemories: () => typedError<Memory[], IpcError>(__TAURI_INVOKE("list_memories")),
+	/**  Remembers `text`; the list after. */
+	addMemory: (text: string) => typedError<Memory[], IpcError>(__TAURI_INVOKE("add_memory", { text })),
+	/**  Replaces the text of entry `id`; the list after. */
+	updateMemory: (id: string, text: string) => typedError<Memory[], IpcError>(__TAURI_INVOKE("update_memory", { id, text })),
+	/**  Forgets entry `id`; the list after. */
+	forgetMemory: (id: string) => typedError<Memory[], IpcError>(__TAURI_INVOKE("forget_memory", { id })),
 	/**  Saved conversations, newest first. */
 	listSessions: () => typedError<SessionSummary[], IpcError>(__TAURI_INVOKE("list_sessions")),
 	/**  One conversation as the chat view shows it. */
@@ -117,7 +125,7 @@ export const commands = {
 	 *  Downloads a catalog model (resuming an interrupted one), streaming
 	 *  progress; it then is a provider.
 	 */
-	pullModel: (name: string, onProgress: Channel<PullProgress>) => typedError<PulledModel, IpcError>(__TAURI_INVOKE("pull_model", { name, onProgress })),
+	pullModel: (name: string, onProgress: Channel<Progress>) => typedError<PulledModel, IpcError>(__TAURI_INVOKE("pull_model", { name, onProgress })),
 	/**  Stops a download (what arrived is kept for a resume); whether one ran. */
 	cancelPull: (name: string) => typedError<boolean, IpcError>(__TAURI_INVOKE("cancel_pull", { name })),
 	/**
@@ -528,7 +536,7 @@ message: string } |
  */
 { type: "cited"; 
 /**  Each citation, in the order first cited. */
-citations: CitationView[]; 
+citations: Citation[]; 
 /**  Citations to passages the model was never given (taken out). */
 dropped: number; 
 /**  The answer with those taken out; absent when nothing was. */
@@ -549,16 +557,22 @@ export type ChoiceReason =
 /**  Nothing better: the embedded model. */
 "embedded";
 
-/**  A passage an answer cites as `[number]`. */
-export type CitationView = {
-	/**  The number in the answer. */
+/**  A citation in an answer: its number and the passage it points at. */
+export type Citation = {
+	/**  The number the answer uses (`[n]`). */
 	number: number,
-	/**  The file (workspace path, for `openWorkspaceFile`). */
+} & CitedSource;
+
+/**  A passage a tool gave the model. */
+export type CitedSource = {
+	/**  The file's agent path (`/reports/q3.pdf`). */
 	path: string,
-	/**  Where in it (`page 3 · Financials`), or empty. */
+	/**  Where in it: `page 3 · Financials`, or empty. */
 	location: string,
-	/**  The passage the model was given. */
+	/**  The passage as the model read it. */
 	passage: string,
+	/**  Character offset of the passage in the converted document. */
+	offset: number,
 };
 
 /**  A sound device, for pickers and settings. */
@@ -811,6 +825,27 @@ export type McpPromptView = {
 	command: string,
 };
 
+/**  One thing remembered. */
+export type Memory = {
+	/**  Its id. */
+	id: string,
+	/**  What to remember, in one or two sentences. */
+	text: string,
+	/**  Who added it. */
+	source: MemorySource,
+	/**  The conversation it was added in, if any. */
+	session?: string | null,
+	/**  When it was added, seconds since the Unix epoch. */
+	created: number,
+};
+
+/**  Who put an entry there. */
+export type MemorySource = 
+/**  The user, directly (`baton memory add`, the Memory page). */
+"user" | 
+/**  The model's `remember` tool, in the user's words or with their yes. */
+"chat";
+
 /**  One message shown in the chat. */
 export type MessageView = {
 	/**  `user` or `assistant`. */
@@ -826,6 +861,8 @@ export type MessageView = {
 	 *  the answer was heard.
 	 */
 	spoken: SpokenView | null,
+	/**  The passages the answer cites as `[n]` (assistant messages). */
+	citations: Citation[],
 };
 
 /**  Sent while the embedded model loads into memory (its first answer). */
@@ -929,6 +966,16 @@ export type Phase =
 /**  It ended (with its outcome in the event). */
 "stopped";
 
+/**  How far a download is (streamed to the desktop while it runs). */
+export type Progress = {
+	/**  Bytes in the part file. */
+	received: number,
+	/**  Bytes in the whole file. */
+	total: number,
+	/**  Bytes that were already there from an earlier attempt. */
+	resumedFrom: number,
+};
+
 /**  The provider picked on a first run. */
 export type ProviderChoice = {
 	/**  The entry's name. */
@@ -968,14 +1015,6 @@ export type ProviderInfo = {
 	isDefault: boolean,
 	/**  The entry in use. */
 	selected: boolean,
-};
-
-/**  How far a model download is (streamed while it runs). */
-export type PullProgress = {
-	/**  KB received. */
-	receivedKb: number,
-	/**  KB in all. */
-	totalKb: number,
 };
 
 /**  A model that was downloaded and made a provider. */
@@ -1150,6 +1189,8 @@ export type SettingsView = {
 	attachmentContextChars: number,
 	/**  Skip the workspace index refresh at start-up. */
 	skipIndexingOnStartup: boolean,
+	/**  Memory across chats: recall and the `remember` tool. */
+	memory: boolean,
 	/**  Provider entry used for OCR (`null`: automatic). */
 	ocrProvider: string | null,
 };

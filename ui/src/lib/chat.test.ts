@@ -257,10 +257,13 @@ describe("subagents' questions", () => {
 
 describe('message helpers', () => {
   it('maps stored messages (tools before text)', () => {
-    const m = fromView({ role: 'assistant', text: 'Answer', toolCalls: [{ id: '1', name: 't', arguments: '{}', result: null, isError: false }], attachments: [], spoken: null });
+    const m = fromView({ role: 'assistant', text: 'Answer', toolCalls: [{ id: '1', name: 't', arguments: '{}', result: null, isError: false }], attachments: [], spoken: null, citations: [] });
     expect(m.parts.map((p) => p.kind)).toEqual(['tool', 'text']);
     expect(m.streaming).toBe(false);
-    expect(fromView({ role: 'user', text: 'q', toolCalls: [], attachments: ['a.pdf'], spoken: null }).attachments).toEqual(['a.pdf']);
+    expect(m.citations).toBeUndefined();
+    expect(fromView({ role: 'user', text: 'q', toolCalls: [], attachments: ['a.pdf'], spoken: null, citations: [] }).attachments).toEqual(['a.pdf']);
+    const cited = { number: 1, path: '/harbour.pdf', location: 'page 3', passage: 'Pilotage fees', offset: 0 };
+    expect(fromView({ role: 'assistant', text: 'Paid [1].', toolCalls: [], attachments: [], spoken: null, citations: [cited] }).citations).toEqual([cited]);
   });
 
   it('text, roles, system-only', () => {
@@ -284,12 +287,12 @@ describe('spoken messages', () => {
   it('say how fast the answer was heard and whether it was cut', () => {
     expect(spokenNote({ firstAudioMs: 640, interrupted: false })).toBe('spoken · answer heard after 0.6 s');
     expect(spokenNote({ firstAudioMs: null, interrupted: true })).toBe('spoken · interrupted');
-    expect(fromView({ role: 'user', text: 'q', toolCalls: [], attachments: [], spoken: { firstAudioMs: 700, interrupted: false } }).spoken?.firstAudioMs).toBe(700);
+    expect(fromView({ role: 'user', text: 'q', toolCalls: [], attachments: [], spoken: { firstAudioMs: 700, interrupted: false }, citations: [] }).spoken?.firstAudioMs).toBe(700);
   });
 });
 
 describe('citations', () => {
-  const passage = { number: 1, path: '/harbour.md', location: 'Harbour costs', passage: 'Pilotage fees came to 4,200 EUR.' };
+  const passage = { number: 1, path: '/harbour.md', location: 'Harbour costs', passage: 'Pilotage fees came to 4,200 EUR.', offset: 0 };
   it('keeps the cited passages and the answer without invented ones', () => {
     const s = fold([
       { type: 'textDelta', text: 'Paid 4,200 EUR [1]. Tugs [4].' },

@@ -1,6 +1,6 @@
 // The chat message model and the reducer that folds streamed ChatEvents into
 // it. Pure functions; no DOM.
-import type { ChatEvent, CitationView, MessageView, SpokenView, TurnEnd } from './bindings';
+import type { ChatEvent, Citation, MessageView, SpokenView, TurnEnd } from './bindings';
 
 export type ToolPart = {
   kind: 'tool';
@@ -70,7 +70,7 @@ export interface ChatMessage {
   /** Said aloud in a voice conversation (user messages). */
   spoken?: SpokenView | null;
   /** The workspace passages the answer cites as `[n]` (assistant messages). */
-  citations?: CitationView[];
+  citations?: Citation[];
   /** Citations to passages the model was never given, taken out of the answer. */
   droppedCitations?: number;
 }
@@ -118,6 +118,7 @@ export function fromView(v: MessageView): ChatMessage {
     reason: null,
     usage: null,
     spoken: v.spoken,
+    citations: v.citations.length ? v.citations : undefined,
   };
 }
 

@@ -9,11 +9,13 @@ import type {
   MailSettingsView,
   MailTest,
   McpOverview,
+  Memory,
   McpPromptView,
   NewMcpServer,
   OrchestrationEvent,
   OrchestrationResult,
   ChatEvent,
+  Citation,
   IndexStatus,
   IpcError,
   KeyStatus,
@@ -129,8 +131,14 @@ export class MockBackend {
     anonymizeTerms: [],
     attachmentContextChars: 60000,
     skipIndexingOnStartup: false,
+    memory: true,
     ocrProvider: null,
   };
+  /** What Baton remembers (Settings → Memory). */
+  memories: Memory[] = [
+    { id: 'm1a2b3c4d', text: 'Prefers metric units', source: 'chat', session: 's-lisbon', created: 1764950400 },
+    { id: 'm5e6f7a8b', text: 'The invoice folder is /Finance/Invoices', source: 'user', created: 1765036800 },
+  ];
   sessions = new Map<string, Session>();
   /** The named agents (as `agents.json` ships them). */
   agents: AgentInfo[] = [
@@ -266,7 +274,7 @@ export class MockBackend {
         m.partialBytes = Math.round((m.size * step) / 10);
         throw ipcError('download', `the download of ${name} was stopped at ${Math.round((sizeMb(m) * step) / 10)} MB; run it again to resume`);
       }
-      internals().runCallback(ch.id, { index: index++, message: { receivedKb: Math.round((total * step) / 10), totalKb: total } });
+      internals().runCallback(ch.id, { index: index++, message: { received: Math.round((total * step) / 10) * 1024, total: total * 1024, resumedFrom: 0 } });
       await sleep(this.pullStepMs);
     }
     internals().runCallback(ch.id, { index: index++, end: true });
@@ -389,17 +397,18 @@ export class MockBackend {
   constructor() {
     const now = Date.now();
     this.addSession('Rust ownership basics', now - 3_600_000, [
-      { role: 'user', text: 'Explain ownership in Rust in two sentences.', toolCalls: [], attachments: [], spoken: null },
+      { role: 'user', text: 'Explain ownership in Rust in two sentences.', toolCalls: [], attachments: [], spoken: null, citations: [] },
       {
         role: 'assistant',
         text: 'Every value in Rust has a single **owner**; when the owner goes out of scope the value is dropped.\n\nBorrowing (`&T`, `&mut T`) lets code use a value without taking ownership.\n\n```rust\nfn len(s: &String) -> usize { s.len() }\n```',
         toolCalls: [],
         attachments: [],
         spoken: null,
+        citations: [],
       },
     ]);
     this.addSession('Trip planning: Lisbon', now - 86_400_000, [
-      { role: 'user', text: 'Find the notes about my Lisbon trip.', toolCalls: [], attachments: ['itinerary.pdf'], spoken: null },
+      { role: 'user', text: 'Find the notes about my Lisbon trip.', toolCalls: [], attachments: ['itinerary.pdf'], spoken: null, citations: [] },
       {
         role: 'assistant',
         text: 'Here is what I found in your workspace:\n\n| Day | Plan |\n|---|---|\n| 1 | Alfama walk |\n| 2 | Sintra |\n| 3 | Belém |',
@@ -408,6 +417,7 @@ export class MockBackend {
         ],
         attachments: [],
         spoken: null,
+        citations: [],
       },
     ], 'researcher');
   }
@@ -424,10 +434,10 @@ export class MockBackend {
     const messages: MessageView[] = [];
     for (let i = 0; i < n; i++) {
       if (i % 2 === 0) {
-        messages.push({ role: 'user', text: `Question ${i / 2 + 1}: how does part ${i} of the index work?`, toolCalls: [], attachments: [], spoken: null });
+        messages.push({ role: 'user', text: `Question ${i / 2 + 1}: how does part ${i} of the index work?`, toolCalls: [], attachments: [], spoken: null, citations: [] });
       } else {
         const tools: ToolCallView[] = i % 7 === 1 ? [{ id: `t${i}`, name: 'workspace.search', arguments: `{"query":"part ${i}"}`, result: '{"hits":2}', isError: false }] : [];
-        messages.push({ role: 'assistant', text: markdownDoc(40 + Math.floor(r() * 120), i), toolCalls: tools, attachments: [], spoken: null });
+        messages.push({ role: 'assistant', text: markdownDoc(40 + Math.floor(r() * 120), i), toolCalls: tools, attachments: [], spoken: null, citations: [] });
       }
     }
     return this.addSession(title, Date.now(), messages);
@@ -635,7 +645,7 @@ export class MockBackend {
         {
           events: [{
             type: 'cited',
-            citations: [{ number: 1, path: '/harbour.pdf', location: 'page 3 · Costs', passage }],
+            citations: [{ number: 1, path: '/harbour.pdf', location: 'page 3 · Costs', passage, offset: 1200 }],
             dropped: 1,
             answer: 'The harbour pilots were paid 4,200 EUR in March [1]. The tugs cost more.',
           }],
@@ -722,6 +732,25 @@ export class MockBackend {
         return this.attachments;
       case 'list_attachments':
         return this.attachments;
+      case 'list_memories':
+        return structuredClone(this.memories);
+      case 'add_memory': {
+        const text = (args.text as string).trim();
+        if (!text) throw ipcError('invalid_input', 'there is nothing to remember');
+        if (!this.memories.some((m) => m.text.toLowerCase() === text.toLowerCase())) {
+          this.memories.push({ id: `m${(0x10000000 + this.memories.length * 7919).toString(16)}`, text, source: 'user', created: Math.floor(Date.now() / 1000) });
+        }
+        return structuredClone(this.memories);
+      }
+      case 'update_memory': {
+        const m = this.memories.find((m) => m.id === args.id);
+        if (!m) throw ipcError('not_found', `no memory has the id ${args.id as string}`);
+        m.text = (args.text as string).trim();
+        return structuredClone(this.memories);
+      }
+      case 'forget_memory':
+        this.memories = this.memories.filter((m) => m.id !== args.id);
+        return structuredClone(this.memories);
       case 'list_sessions':
         return [...this.sessions.values()].filter((s) => !s.deleted).map((s) => this.summary(s));
       case 'load_session': {
@@ -1204,8 +1233,8 @@ export class MockBackend {
       s = { id: run.session, title: sc.transcript.slice(0, 48), updatedMs: Date.now(), messages: [], deleted: false, agent: run.agent };
       this.sessions.set(run.session, s);
     }
-    s.messages.push({ role: 'user', text: sc.transcript, toolCalls: [], attachments: [], spoken: { firstAudioMs, interrupted } });
-    s.messages.push({ role: 'assistant', text: answer, toolCalls: [], attachments: [], spoken: null });
+    s.messages.push({ role: 'user', text: sc.transcript, toolCalls: [], attachments: [], spoken: { firstAudioMs, interrupted }, citations: [] });
+    s.messages.push({ role: 'assistant', text: answer, toolCalls: [], attachments: [], spoken: null, citations: [] });
     s.updatedMs = Date.now();
   }
 
@@ -1280,7 +1309,7 @@ export class MockBackend {
     const names = this.attachments.filter((a) => req.attachmentIds.includes(a.id)).map((a) => a.name);
     this.attachments = this.attachments.filter((a) => !req.attachmentIds.includes(a.id));
     if (req.attachmentIds.length) void this.emitAttachments();
-    s.messages.push({ role: 'user', text: req.text, toolCalls: [], attachments: names, spoken: null });
+    s.messages.push({ role: 'user', text: req.text, toolCalls: [], attachments: names, spoken: null, citations: [] });
     if (agent !== null) s.agent = agent;
     // Slash commands never reach the model (nothing to load).
     return this.run(s, this.scriptFor(req), ch, !req.text.trim().startsWith('/'));
@@ -1295,6 +1324,7 @@ export class MockBackend {
     if (usesModel) await this.loadModel();
     let text = '';
     const tools = new Map<string, ToolCallView>();
+    let citations: Citation[] = [];
     // Widened: `track` changes it, which narrowing cannot see.
     let reason = 'answered' as TurnEnd;
     const track = (ev: ChatEvent) => {
@@ -1304,6 +1334,9 @@ export class MockBackend {
       else if (ev.type === 'toolFinished') {
         const t = tools.get(ev.id);
         if (t) Object.assign(t, { result: ev.result, isError: ev.isError });
+      } else if (ev.type === 'cited') {
+        citations = ev.citations;
+        if (ev.answer !== null) text = ev.answer;
       } else if (ev.type === 'commandReply') reason = 'command';
       else if (ev.type === 'error') reason = 'error';
     };
@@ -1341,7 +1374,7 @@ export class MockBackend {
     send({ type: 'usage', inputTokens: 640, outputTokens: Math.ceil(text.length / 4) });
     send({ type: 'done', reason });
     internals().runCallback(ch.id, { index: index++, end: true });
-    if (reason !== 'command') s.messages.push({ role: 'assistant', text, toolCalls: [...tools.values()], attachments: [], spoken: null });
+    if (reason !== 'command') s.messages.push({ role: 'assistant', text, toolCalls: [...tools.values()], attachments: [], spoken: null, citations });
     s.updatedMs = Date.now();
     this.turnActive = false;
     return { sessionId: s.id, title: s.title, reason };

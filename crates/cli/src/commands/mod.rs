@@ -8,6 +8,7 @@ mod config;
 mod convert;
 mod index;
 mod mcp;
+mod memory;
 mod model_catalog;
 mod models;
 mod orchestrate;
@@ -50,6 +51,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Providers { json } => providers::run(&ctx, json).await,
         Command::Config(c) => config::run(&ctx, c),
         Command::Secret(c) => secret::run(&ctx, c),
+        Command::Memory(c) => memory::run(&ctx, c),
         Command::Convert(a) => convert::run(&ctx, a),
         Command::Sheet(c) => sheet::run(c),
         Command::Index(a) => index::run(&ctx, a).await,

@@ -18,6 +18,7 @@ mod config;
 mod documents;
 mod mail;
 mod mcp;
+mod memory;
 mod models;
 mod orchestrate;
 mod search;

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use baton_embed::ModelFiles;
+use baton_embed::{ModelFiles, SharedEmbedder};
 use baton_index::{IndexOptions, SearchMode, WorkspaceIndex};
 use serde::Deserialize;
 
@@ -137,9 +137,9 @@ fn main() {
 fn embedding_options(models: &std::path::Path) -> IndexOptions {
     IndexOptions {
         convert: baton_convert::ConvertOptions::default().without_ocr(),
-        embedding: Some(
+        embedding: Some(SharedEmbedder::new(Some(
             ModelFiles::in_models_dir(models).expect("the embedding model (make setup)"),
-        ),
+        ))),
         ..IndexOptions::default()
     }
 }

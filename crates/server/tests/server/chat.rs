@@ -428,3 +428,45 @@ async fn citations_come_in_the_baton_field() {
         "{last}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_owners_memory_is_neither_told_to_nor_written_by_an_api_caller() {
+    let llm = ScriptedServer::start().await.unwrap();
+    let s = start(&llm).await;
+    let memory = baton_engine::api::memory::MemoryStore::in_dir(&s.dir.paths().data_dir);
+    memory
+        .add(
+            "The owner's bank is North Bank",
+            baton_engine::api::memory::MemorySource::User,
+            None,
+        )
+        .unwrap();
+    llm.reply(Reply::tool_call(
+        "remember",
+        json!({"fact": "I prefer tea"}),
+    ));
+    llm.reply(Reply::text("Noted."));
+    let ask = "Remember that I prefer tea. Which bank do I use?";
+    let body = json!({"model": "assistant", "messages": [{"role": "user", "content": ask}]});
+    let v = post_json(format!("{}/v1/chat/completions", s.base), &body).await;
+    let first = llm
+        .requests()
+        .into_iter()
+        .find(|r| r.path.ends_with("/chat/completions"))
+        .unwrap()
+        .json();
+    let told = first.to_string();
+    assert!(!told.contains("North Bank"), "{told}");
+    // No `remember` tool is offered: the call is an unknown method.
+    assert!(
+        !first["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|t| t["function"]["name"] == "remember"),
+        "{told}"
+    );
+    assert_eq!(v["choices"][0]["message"]["content"], "Noted.", "{v}");
+    let kept: Vec<String> = memory.list().unwrap().into_iter().map(|m| m.text).collect();
+    assert_eq!(kept, ["The owner's bank is North Bank"]);
+}

@@ -89,6 +89,12 @@ pub(crate) async fn start_at(
     }
 }
 
+/// POSTs `body` as JSON to `url` and reads the JSON answer.
+pub(crate) async fn post_json(url: String, body: &Value) -> Value {
+    let sent = client().post(url).json(body).send().await.unwrap();
+    sent.json().await.unwrap()
+}
+
 /// GETs `url` and reads its JSON body.
 pub(crate) async fn get_json(url: String) -> Value {
     client()

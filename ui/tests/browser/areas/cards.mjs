@@ -213,4 +213,10 @@ test('citations: an answer from the workspace shows its sources as chips; a chip
   await preview.locator(sel('citation-open')).click();
   const opened = await page.evaluate(() => window.__mock.calls.filter((c) => c.cmd === 'open_workspace_file').map((c) => c.args));
   assert.deepEqual(opened, [{ path: '/harbour.pdf' }]);
+  // Reopened later, the answer still shows where it came from.
+  await page.locator(sel('session-item'), { hasText: 'Rust ownership' }).locator('button.open').click();
+  await page.locator(sel('session-item'), { hasText: 'harbour pilots' }).locator('button.open').click();
+  const reopened = page.locator(lastAssistant).locator(sel('citation-chip'));
+  await reopened.first().waitFor();
+  assert.match(await reopened.first().textContent(), /1\s*harbour\.pdf\s*· page 3 · Costs/);
 });

@@ -61,6 +61,7 @@ test('settings: choose provider, save key (masked, not kept), save settings', as
     anonymizeTerms: ['Ada Lovelace', 'ACME', 'Project X'],
     attachmentContextChars: 20000,
     skipIndexingOnStartup: true,
+    memory: true,
     ocrProvider: null,
   });
   // Index rebuild shows progress from index-progress events.
@@ -233,4 +234,30 @@ test('plugins & MCP: servers and plugins with their state and tools, turned off 
   await page.click(`${sel('prompt-item')}:first-child`);
   assert.equal(await page.inputValue(sel('composer')), '/prompt everything:args-prompt city= state=');
   assert.equal(await page.locator(sel('prompts-menu')).count(), 0, 'the menu closes');
+});
+
+test('memory: what Baton remembers is listed with where it came from, corrected, forgotten and added; turning it off says so', async ({ page, out }) => {
+  await page.click(sel('open-settings'));
+  await page.waitForSelector(sel('memory-item'));
+  const texts = () => page.locator(sel('memory-text')).allTextContents();
+  assert.deepEqual(await texts(), ['Prefers metric units', 'The invoice folder is /Finance/Invoices']);
+  assert.match(await page.locator(sel('memory-item')).first().textContent(), /from a chat/);
+  await page.locator(sel('memory-item')).nth(1).getByRole('button', { name: /^Edit/ }).click();
+  await page.fill(sel('memory-edit'), 'The invoice folder is /Finance/2026');
+  await page.click(sel('memory-save'));
+  await page.waitForSelector(`${sel('memory-text')}:has-text("/Finance/2026")`);
+  await page.locator(sel('memory-forget')).first().click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="memory-item"]').length === 1);
+  await page.fill(sel('memory-new'), 'Drinks tea, not coffee');
+  await page.press(sel('memory-new'), 'Enter');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="memory-item"]').length === 2);
+  assert.deepEqual(await texts(), ['The invoice folder is /Finance/2026', 'Drinks tea, not coffee']);
+  const kept = await page.evaluate(() => window.__mock.memories.map((m) => m.text));
+  assert.deepEqual(kept, ['The invoice folder is /Finance/2026', 'Drinks tea, not coffee']);
+  await page.locator(sel('memory-settings')).screenshot({ path: join(out, 'memory.png') });
+  await page.uncheck(sel('memory-enabled'));
+  await page.waitForSelector(sel('memory-off'));
+  await page.click(sel('save-settings'));
+  await page.waitForSelector(sel('settings-saved'));
+  assert.equal(await page.evaluate(() => window.__mock.settings.memory), false);
 });

@@ -1,0 +1,151 @@
+//! Which entries go with a model call: everything when it fits the
+//! budget; otherwise those that share the most words with the question,
+//! then the newest, as many as fit.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use crate::{Memory, MemoryStore};
+
+/// Words too common to tell memories apart.
+const STOP_WORDS: &[&str] = &[
+    "the", "and", "for", "are", "but", "not", "you", "your", "with", "that", "this", "from",
+    "have", "has", "was", "were", "what", "when", "where", "which", "who", "how", "why", "can",
+    "could", "would", "should", "will", "does", "did", "about", "into", "than", "then", "them",
+    "they", "their", "there", "its", "our", "out", "all", "any", "some", "more", "most", "also",
+    "just", "like", "please", "user", "prefers", "want", "wants",
+];
+
+/// The memory recalled for each model call, within a character budget.
+#[derive(Debug, Clone)]
+pub struct MemoryContext {
+    store: Arc<MemoryStore>,
+    budget: usize,
+}
+
+impl MemoryContext {
+    /// Recalls from `store`, at most `budget` characters a call.
+    pub fn new(store: Arc<MemoryStore>, budget: usize) -> MemoryContext {
+        MemoryContext { store, budget }
+    }
+
+    /// The entries for `question`, most relevant first (none when the
+    /// file cannot be read: said in the log, the chat goes on).
+    pub fn recall(&self, question: &str) -> Vec<Memory> {
+        match self.store.list() {
+            Ok(all) => choose(all, question, self.budget),
+            Err(e) => {
+                tracing::warn!(error = %e, "memory not recalled");
+                Vec::new()
+            }
+        }
+    }
+
+    /// The text added to the call for `question`, if anything is
+    /// remembered.
+    pub fn render(&self, question: &str) -> Option<String> {
+        render(&self.recall(question))
+    }
+}
+
+/// The entries as the model reads them (`None` for none).
+pub fn render(memories: &[Memory]) -> Option<String> {
+    if memories.is_empty() {
+        return None;
+    }
+    let mut text = String::from(
+        "What the user asked you to remember from earlier conversations (use it where it applies; do not repeat it back unasked):",
+    );
+    for m in memories {
+        text.push_str("\n- ");
+        text.push_str(&m.text);
+    }
+    Some(text)
+}
+
+/// The entries for `question` within `budget` characters.
+fn choose(mut all: Vec<Memory>, question: &str, budget: usize) -> Vec<Memory> {
+    let total: usize = all.iter().map(|m| m.text.chars().count()).sum();
+    if total <= budget {
+        return all;
+    }
+    let asked = words(question);
+    let mut scored: Vec<(usize, Memory)> = all
+        .drain(..)
+        .map(|m| (words(&m.text).intersection(&asked).count(), m))
+        .collect();
+    // Most shared words first; among equals the newest.
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.created.cmp(&a.1.created)));
+    let mut used = 0;
+    let mut chosen = Vec::new();
+    for (_, m) in scored {
+        let n = m.text.chars().count();
+        if used + n <= budget {
+            used += n;
+            chosen.push(m);
+        }
+    }
+    chosen
+}
+
+/// The distinct words of `text` that say something: lower case, three
+/// letters or more, not a stop word, a plural's `s` taken off.
+pub(crate) fn words(text: &str) -> HashSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3)
+        .map(str::to_lowercase)
+        .filter(|w| !STOP_WORDS.contains(&w.as_str()))
+        .map(|w| match w.strip_suffix('s') {
+            Some(stem) if stem.chars().count() >= 3 && !stem.ends_with('s') => stem.to_string(),
+            _ => w,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{MemoryId, MemorySource};
+
+    fn memory(text: &str, created: u64) -> Memory {
+        Memory {
+            id: MemoryId::new(),
+            text: text.into(),
+            source: MemorySource::User,
+            session: None,
+            created,
+        }
+    }
+
+    #[test]
+    fn everything_is_given_while_it_fits() {
+        let all = vec![memory("Prefers metric units.", 1), memory("Has a cat.", 2)];
+        let got = choose(all.clone(), "How far is Paris from Berlin?", 100);
+        assert_eq!(got, all);
+        let text = render(&got).unwrap();
+        assert!(
+            text.ends_with("\n- Prefers metric units.\n- Has a cat."),
+            "{text}"
+        );
+        assert_eq!(render(&[]), None);
+    }
+
+    #[test]
+    fn beyond_the_budget_the_questions_words_then_the_newest_win() {
+        let all = vec![
+            memory("The invoice folder is /Finance/Invoices.", 1),
+            memory("Works at the port of Gdynia.", 2),
+            memory("Has two cats called Ada and Bit.", 3),
+            memory("Likes short answers.", 4),
+        ];
+        let got = choose(all, "Where do I keep the invoices?", 60);
+        let texts: Vec<&str> = got.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "The invoice folder is /Finance/Invoices.",
+                "Likes short answers."
+            ]
+        );
+    }
+}
