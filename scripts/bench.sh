@@ -191,6 +191,14 @@ echo "== search quality and search by meaning at scale: nDCG@10/recall@10 of BM2
 "$CARGO_TARGET_DIR/release/baton-search-quality" tests/fixtures/paraphrase "$BATON_MODELS_DIR" 10000 | grep -v '^{'
 
 echo
+echo "== memory recall per model call: 10,000 memories vs 10 (goal < 20 ms) =="
+cargo bench -p baton-memory --bench recall 2>/dev/null | grep -v '^{' || true
+
+echo
+echo "== import of a 2,000-conversation ChatGPT export vs parsing its JSON alone (goal < 30 s) =="
+cargo bench -p baton-transfer --bench import 2>/dev/null | grep -v '^{' || true
+
+echo
 echo "== desktop app vs a minimal Tauri window (same tauri, features and release profile) =="
 make --no-print-directory ui >/dev/null
 cargo build --release -p baton-desktop -p baton-bench-minimal-window 2>&1 | tail -1

@@ -68,7 +68,8 @@ impl From<baton_engine::EngineError> for IpcError {
             E::VoiceEnded => ErrorCode::InvalidInput,
             E::Session(baton_engine::api::SessionError::NotFound(_)) => ErrorCode::NotFound,
             E::Session(baton_engine::api::SessionError::BadName(_)) => ErrorCode::InvalidInput,
-            E::Session(_) => ErrorCode::Io,
+            E::Session(_) | E::TransferFile { .. } => ErrorCode::Io,
+            E::Transfer(_) => ErrorCode::InvalidInput,
         };
         from_error(code, &e)
     }

@@ -56,6 +56,13 @@ pub enum Command {
     /// Manage API keys and passwords in the OS keychain.
     #[command(subcommand)]
     Secret(SecretCommand),
+    /// Write conversations out as Baton JSON (lossless) or Markdown.
+    Export(ExportArgs),
+    /// Bring conversations in: a Baton export, or ChatGPT's or Claude's conversations.json.
+    Import {
+        /// The export file (its format is told from its content).
+        file: std::path::PathBuf,
+    },
     /// What Baton remembers about you across chats: list, add, remove, clear.
     #[command(subcommand)]
     Memory(MemoryCommand),
@@ -588,6 +595,29 @@ pub enum ConfigCommand {
         /// New value (JSON, or plain text; `null` clears).
         value: String,
     },
+}
+
+/// `baton export …`.
+#[derive(clap::Args, Debug)]
+pub struct ExportArgs {
+    /// `json` (Baton's own, lossless: `baton import` reads it back) or `markdown` (one file a conversation).
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: ExportFormat,
+    /// Only this conversation (repeatable); none named: every one.
+    #[arg(long = "session")]
+    pub sessions: Vec<SessionId>,
+    /// The folder to write into (made if missing).
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+}
+
+/// What `baton export` writes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// `baton-conversations.json`.
+    Json,
+    /// `ID.md` for each conversation.
+    Markdown,
 }
 
 /// `baton memory …`.

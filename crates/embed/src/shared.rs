@@ -76,17 +76,22 @@ impl SharedEmbedder {
     /// Each text's vector, in batches; none if the model is missing,
     /// fails, or the process is closing. Blocks: call it off the async
     /// runtime.
+    /// Texts of about the same length go in one batch (each batch is
+    /// padded to its longest text: less padding, less time and memory);
+    /// the vectors come back in the texts' order.
     pub fn embed<S: AsRef<str>>(&self, texts: &[S]) -> Option<Vec<Vec<f32>>> {
         let model = self.model()?;
-        let mut out = Vec::with_capacity(texts.len());
-        for batch in texts.chunks(BATCH) {
-            let refs: Vec<&str> = batch.iter().map(AsRef::as_ref).collect();
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| texts[i].as_ref().len());
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        for batch in order.chunks(BATCH) {
+            let refs: Vec<&str> = batch.iter().map(|&i| texts[i].as_ref()).collect();
             let _running = self.lock();
             if self.stopped.load(Ordering::SeqCst) {
                 return None;
             }
             match model.embed(&refs) {
-                Ok(v) => out.extend(v),
+                Ok(v) => batch.iter().zip(v).for_each(|(&i, v)| out[i] = v),
                 Err(e) => {
                     tracing::warn!(error = %e, "texts not embedded");
                     return None;
@@ -113,6 +118,22 @@ mod tests {
         assert!(!shared.is_installed());
         assert!(shared.embed(&["a question"]).is_none());
         assert!(shared.model().is_none());
+    }
+
+    #[test]
+    fn vectors_come_back_in_the_texts_order_whatever_their_lengths() {
+        let files = ModelFiles::in_models_dir(&baton_test_support::models_dir());
+        let shared = SharedEmbedder::new(files);
+        let long =
+            "The harbour authority charged pilotage fees for every ship that entered in March. "
+                .repeat(4);
+        let texts = [long.as_str(), "Pilots", "A cat sat on the mat."];
+        let together = shared.embed(&texts).expect("the model (make setup)");
+        for (i, t) in texts.iter().enumerate() {
+            let alone = shared.embed(&[*t]).unwrap().pop().unwrap();
+            let same = crate::similarity(&alone, &together[i]);
+            assert!(same > 0.999, "text {i}: {same}");
+        }
     }
 
     #[test]

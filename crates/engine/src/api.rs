@@ -102,6 +102,12 @@ pub mod mcp {
     }
 }
 
+/// Conversations out of and into Baton (`baton export`, `baton import`).
+pub mod transfer {
+    pub use crate::ImportReport;
+    pub use baton_transfer::{Dated, Format, TransferError, baton_json, markdown};
+}
+
 /// Memory across chats: what the user asked Baton to remember.
 pub mod memory {
     pub use baton_memory::{

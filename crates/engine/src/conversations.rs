@@ -65,6 +65,61 @@ impl Conversations<'_> {
         session_store(self.e)
     }
 
+    /// The saved conversations (every one, or those in `only`), each with
+    /// when it was last changed, for `baton export`.
+    pub fn export(
+        &self,
+        only: Option<&[SessionId]>,
+    ) -> Result<Vec<baton_transfer::Dated>, EngineError> {
+        let store = self.store();
+        let ids: Vec<SessionId> = match only {
+            Some(ids) => ids.to_vec(),
+            None => store.summaries().into_iter().map(|s| s.id).collect(),
+        };
+        ids.iter()
+            .map(|id| {
+                let session = store.load(id)?;
+                let when = std::fs::metadata(store.path(id))
+                    .and_then(|m| m.modified())
+                    .unwrap_or(std::time::UNIX_EPOCH);
+                Ok(baton_transfer::Dated::new(session, when))
+            })
+            .collect()
+    }
+
+    /// Brings in the conversations of an export (Baton JSON, ChatGPT's
+    /// or Claude's `conversations.json`): read whole first, so a damaged
+    /// file imports nothing; one already here (the same id) is left as it
+    /// is, so importing twice adds nothing; each keeps its date.
+    pub fn import(&self, bytes: &[u8]) -> Result<ImportReport, EngineError> {
+        let read = baton_transfer::read_export(bytes)?;
+        let store = self.store();
+        let mut report = ImportReport {
+            format: read.format,
+            imported: Vec::new(),
+            already_here: Vec::new(),
+            left_out: read.left_out,
+        };
+        for dated in read.sessions {
+            let id = dated.session.id.clone();
+            if store.path(&id).exists() {
+                report.already_here.push(id);
+                continue;
+            }
+            let path = store.save(&dated.session)?;
+            let dated_file = std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .and_then(|f| f.set_modified(dated.when()));
+            dated_file.map_err(|e| EngineError::TransferFile {
+                path,
+                reason: e.to_string(),
+            })?;
+            report.imported.push(id);
+        }
+        Ok(report)
+    }
+
     /// Converts attachments (in parallel, cached) into the budgeted
     /// context block (a file too long for its share gives the passages
     /// that bear on `question`); each item says whether it was cut or not
@@ -117,4 +172,17 @@ impl Conversations<'_> {
 /// Where `engine` saves sessions.
 pub(crate) fn session_store(engine: &Engine) -> SessionStore {
     SessionStore::new(engine.paths.data_dir.join("sessions"))
+}
+
+/// What [`Conversations::import`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportReport {
+    /// The export's format.
+    pub format: baton_transfer::Format,
+    /// The conversations brought in.
+    pub imported: Vec<SessionId>,
+    /// Those already here (imported before), left as they were.
+    pub already_here: Vec<SessionId>,
+    /// What could not come over, in words.
+    pub left_out: Vec<String>,
 }

@@ -48,6 +48,17 @@ pub enum EngineError {
     /// A saved conversation could not be loaded or saved.
     #[error(transparent)]
     Session(#[from] baton_agent::SessionError),
+    /// An export that could not be read (nothing was imported).
+    #[error(transparent)]
+    Transfer(#[from] baton_transfer::TransferError),
+    /// A conversation file that could not be written on export or import.
+    #[error("{path}: {reason}")]
+    TransferFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The system's words.
+        reason: String,
+    },
     /// An attachment could not be read.
     #[error("cannot read the attachment {path}: {source}")]
     Attachment {

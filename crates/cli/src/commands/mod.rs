@@ -20,6 +20,7 @@ mod serve;
 mod sheet;
 mod tools;
 mod transcribe;
+mod transfer;
 mod voice;
 
 use baton_engine::api::LlmError;
@@ -52,6 +53,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Config(c) => config::run(&ctx, c),
         Command::Secret(c) => secret::run(&ctx, c),
         Command::Memory(c) => memory::run(&ctx, c),
+        Command::Export(a) => transfer::export(&ctx, a),
+        Command::Import { file } => transfer::import(&ctx, &file),
         Command::Convert(a) => convert::run(&ctx, a),
         Command::Sheet(c) => sheet::run(c),
         Command::Index(a) => index::run(&ctx, a).await,

@@ -30,3 +30,4 @@ mod speech;
 mod speech_loop;
 mod support;
 mod tools;
+mod transfer;

@@ -1,0 +1,210 @@
+//! Conversations out of and into Baton.
+//!
+//! Out: Baton's own JSON (every session whole, with when it was last
+//! changed: importing it and exporting again gives the same bytes) and
+//! Markdown (one file a conversation, to read or share). In: Baton JSON,
+//! ChatGPT's `conversations.json` and Claude's `conversations.json`, the
+//! format told from the content. A file is read whole before anything is
+//! written; what cannot come over (other branches of an edited ChatGPT
+//! conversation, empty or non-text messages) is counted in the report.
+
+mod foreign;
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use baton_agent::Session;
+use baton_llm::Message;
+use serde::{Deserialize, Serialize};
+
+/// Why an export could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum TransferError {
+    /// Not JSON at all, or JSON of a shape none of the formats has.
+    #[error("{0}")]
+    Unrecognised(String),
+    /// The format was recognised but the file is damaged.
+    #[error("this {format} export is damaged: {reason}; nothing was imported")]
+    Damaged {
+        /// Which format.
+        format: Format,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Where an export comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Format {
+    /// Baton's own JSON.
+    Baton,
+    /// ChatGPT's data export (`conversations.json`).
+    ChatGpt,
+    /// Claude's data export (`conversations.json`).
+    Claude,
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Format::Baton => "Baton",
+            Format::ChatGpt => "ChatGPT",
+            Format::Claude => "Claude",
+        })
+    }
+}
+
+/// One conversation and when it was last changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dated {
+    /// Last changed, seconds since the Unix epoch.
+    pub updated: u64,
+    /// The conversation.
+    pub session: Session,
+}
+
+impl Dated {
+    /// `session`, last changed at `when`.
+    pub fn new(session: Session, when: SystemTime) -> Dated {
+        let updated = when.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        Dated { updated, session }
+    }
+
+    /// When it was last changed.
+    pub fn when(&self) -> SystemTime {
+        UNIX_EPOCH + Duration::from_secs(self.updated)
+    }
+}
+
+/// What an export held.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imported {
+    /// Its format.
+    pub format: Format,
+    /// The conversations, in the file's order.
+    pub sessions: Vec<Dated>,
+    /// What could not come over, in words (one line each).
+    pub left_out: Vec<String>,
+}
+
+/// Baton's export file.
+#[derive(Serialize, Deserialize)]
+struct BatonExport {
+    format: String,
+    version: u32,
+    sessions: Vec<Dated>,
+}
+
+const BATON_FORMAT: &str = "baton-conversations";
+
+/// `sessions` as Baton's JSON (sorted by id, so the same conversations
+/// always give the same bytes).
+pub fn baton_json(sessions: &[Dated]) -> Vec<u8> {
+    let mut sessions = sessions.to_vec();
+    sessions.sort_by(|a, b| a.session.id.as_str().cmp(b.session.id.as_str()));
+    let file = BatonExport {
+        format: BATON_FORMAT.into(),
+        version: 1,
+        sessions,
+    };
+    let mut out = serde_json::to_vec_pretty(&file).expect("sessions serialize");
+    out.push(b'\n');
+    out
+}
+
+/// Reads an export of any known format (told from its content).
+pub fn read_export(bytes: &[u8]) -> Result<Imported, TransferError> {
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        TransferError::Unrecognised(format!(
+            "this is not a conversation export (Baton JSON, ChatGPT's or Claude's conversations.json): it is not JSON ({e})"
+        ))
+    })?;
+    if value.get("format").and_then(|f| f.as_str()) == Some(BATON_FORMAT) {
+        let file: BatonExport =
+            serde_json::from_value(value).map_err(|e| TransferError::Damaged {
+                format: Format::Baton,
+                reason: e.to_string(),
+            })?;
+        return Ok(Imported {
+            format: Format::Baton,
+            sessions: file.sessions,
+            left_out: Vec::new(),
+        });
+    }
+    foreign::read(&value)
+}
+
+/// One conversation as Markdown: the title, then each message under who
+/// said it (tool traffic left out).
+pub fn markdown(dated: &Dated) -> String {
+    let s = &dated.session;
+    let title = if s.title.is_empty() {
+        "Conversation"
+    } else {
+        &s.title
+    };
+    let when = chrono::DateTime::from_timestamp(dated.updated as i64, 0)
+        .map_or_else(String::new, |d| d.format("%Y-%m-%d %H:%M UTC").to_string());
+    let mut out = format!(
+        "# {title}\n\n_Baton conversation `{}`, last changed {when}_\n",
+        s.id
+    );
+    for m in &s.history {
+        let (who, text) = match m {
+            Message::User { .. } => ("You", m.text()),
+            Message::Assistant { content, .. } if !content.trim().is_empty() => {
+                ("Baton", content.clone())
+            }
+            _ => continue,
+        };
+        out.push_str(&format!("\n## {who}\n\n{}\n", text.trim()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(id: &str, title: &str) -> Session {
+        let mut s = Session::with_id(baton_agent::SessionId::parse(id).unwrap());
+        s.title = title.into();
+        s.history.push(Message::user("What is 2 + 2?"));
+        s.history.push(Message::assistant("4."));
+        s
+    }
+
+    #[test]
+    fn baton_json_reads_back_whole_and_writes_the_same_bytes() {
+        let when = UNIX_EPOCH + Duration::from_secs(1_764_950_400);
+        let all = vec![
+            Dated::new(session("b-chat", "Sums"), when),
+            Dated::new(session("a-chat", "More sums"), when),
+        ];
+        let bytes = baton_json(&all);
+        let back = read_export(&bytes).unwrap();
+        assert_eq!(back.format, Format::Baton);
+        assert_eq!(back.sessions[0].session.id.as_str(), "a-chat");
+        assert_eq!(back.sessions[1].when(), when);
+        assert_eq!(baton_json(&back.sessions), bytes);
+        let md = markdown(&back.sessions[1]);
+        assert!(md.starts_with("# Sums\n"), "{md}");
+        assert!(
+            md.contains("## You\n\nWhat is 2 + 2?\n\n## Baton\n\n4.\n"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn damaged_and_foreign_files_are_refused_in_words() {
+        let e = read_export(b"not json").unwrap_err();
+        assert!(e.to_string().contains("not a conversation export"), "{e}");
+        let e = read_export(
+            br#"{"format":"baton-conversations","version":1,"sessions":[{"updated":1}]}"#,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("Baton export is damaged"), "{e}");
+        let e = read_export(br#"{"hello":"world"}"#).unwrap_err();
+        assert!(e.to_string().contains("not a conversation export"), "{e}");
+    }
+}
