@@ -3,7 +3,7 @@
 //! then the newest, as many as fit.
 
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::{Memory, MemoryStore};
 
@@ -21,24 +21,50 @@ const STOP_WORDS: &[&str] = &[
 pub struct MemoryContext {
     store: Arc<MemoryStore>,
     budget: usize,
+    /// Each entry's words, for the snapshot they were worked out for.
+    words: Arc<Mutex<Option<Indexed>>>,
+}
+
+/// A snapshot of the entries with their words and total length.
+#[derive(Debug)]
+struct Indexed {
+    memories: Arc<Vec<Memory>>,
+    words: Vec<HashSet<String>>,
+    chars: usize,
 }
 
 impl MemoryContext {
     /// Recalls from `store`, at most `budget` characters a call.
     pub fn new(store: Arc<MemoryStore>, budget: usize) -> MemoryContext {
-        MemoryContext { store, budget }
+        MemoryContext {
+            store,
+            budget,
+            words: Arc::default(),
+        }
     }
 
     /// The entries for `question`, most relevant first (none when the
     /// file cannot be read: said in the log, the chat goes on).
     pub fn recall(&self, question: &str) -> Vec<Memory> {
-        match self.store.list() {
-            Ok(all) => choose(all, question, self.budget),
+        let memories = match self.store.snapshot() {
+            Ok(m) => m,
             Err(e) => {
                 tracing::warn!(error = %e, "memory not recalled");
-                Vec::new()
+                return Vec::new();
             }
+        };
+        let mut cached = self.words.lock().unwrap_or_else(|e| e.into_inner());
+        let fresh = cached
+            .as_ref()
+            .is_some_and(|c| Arc::ptr_eq(&c.memories, &memories));
+        if !fresh {
+            *cached = Some(Indexed {
+                words: memories.iter().map(|m| words(&m.text)).collect(),
+                chars: memories.iter().map(|m| m.text.chars().count()).sum(),
+                memories,
+            });
         }
+        choose(cached.as_ref().expect("set above"), question, self.budget)
     }
 
     /// The text added to the call for `question`, if anything is
@@ -64,25 +90,30 @@ pub fn render(memories: &[Memory]) -> Option<String> {
 }
 
 /// The entries for `question` within `budget` characters.
-fn choose(mut all: Vec<Memory>, question: &str, budget: usize) -> Vec<Memory> {
-    let total: usize = all.iter().map(|m| m.text.chars().count()).sum();
-    if total <= budget {
-        return all;
+fn choose(indexed: &Indexed, question: &str, budget: usize) -> Vec<Memory> {
+    let all = &indexed.memories;
+    if indexed.chars <= budget {
+        return all.as_ref().clone();
     }
     let asked = words(question);
-    let mut scored: Vec<(usize, Memory)> = all
-        .drain(..)
-        .map(|m| (words(&m.text).intersection(&asked).count(), m))
+    let mut scored: Vec<(usize, usize)> = indexed
+        .words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (asked.iter().filter(|a| w.contains(*a)).count(), i))
         .collect();
     // Most shared words first; among equals the newest.
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.created.cmp(&a.1.created)));
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(all[b.1].created.cmp(&all[a.1].created)));
     let mut used = 0;
     let mut chosen = Vec::new();
-    for (_, m) in scored {
-        let n = m.text.chars().count();
+    for (_, i) in scored {
+        let n = all[i].text.chars().count();
         if used + n <= budget {
             used += n;
-            chosen.push(m);
+            chosen.push(all[i].clone());
+        }
+        if budget - used < 8 {
+            break;
         }
     }
     chosen
@@ -107,6 +138,14 @@ mod tests {
     use super::*;
     use crate::{MemoryId, MemorySource};
 
+    fn indexed(all: Vec<Memory>) -> Indexed {
+        Indexed {
+            words: all.iter().map(|m| words(&m.text)).collect(),
+            chars: all.iter().map(|m| m.text.chars().count()).sum(),
+            memories: Arc::new(all),
+        }
+    }
+
     fn memory(text: &str, created: u64) -> Memory {
         Memory {
             id: MemoryId::new(),
@@ -120,7 +159,7 @@ mod tests {
     #[test]
     fn everything_is_given_while_it_fits() {
         let all = vec![memory("Prefers metric units.", 1), memory("Has a cat.", 2)];
-        let got = choose(all.clone(), "How far is Paris from Berlin?", 100);
+        let got = choose(&indexed(all.clone()), "How far is Paris from Berlin?", 100);
         assert_eq!(got, all);
         let text = render(&got).unwrap();
         assert!(
@@ -138,7 +177,7 @@ mod tests {
             memory("Has two cats called Ada and Bit.", 3),
             memory("Likes short answers.", 4),
         ];
-        let got = choose(all, "Where do I keep the invoices?", 60);
+        let got = choose(&indexed(all), "Where do I keep the invoices?", 60);
         let texts: Vec<&str> = got.iter().map(|m| m.text.as_str()).collect();
         assert_eq!(
             texts,

@@ -3,7 +3,7 @@
 //! it), read again only when it changed.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -149,7 +149,7 @@ struct MemoryFile {
 #[derive(Default)]
 struct Cached {
     stamp: Option<(u64, SystemTime)>,
-    memories: Vec<Memory>,
+    memories: Arc<Vec<Memory>>,
 }
 
 /// The memory file of one Baton data folder.
@@ -183,15 +183,21 @@ impl MemoryStore {
 
     /// Every entry, oldest first.
     pub fn list(&self) -> Result<Vec<Memory>, MemoryError> {
+        Ok(self.snapshot()?.as_ref().clone())
+    }
+
+    /// Every entry, oldest first, shared: the same `Arc` until the file
+    /// changes (recall keeps what it worked out per snapshot).
+    pub fn snapshot(&self) -> Result<Arc<Vec<Memory>>, MemoryError> {
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         let stamp = std::fs::metadata(&self.path)
             .ok()
             .map(|m| (m.len(), m.modified().unwrap_or(UNIX_EPOCH)));
         if stamp.is_none() || cache.stamp != stamp {
-            cache.memories = self.read()?;
+            cache.memories = Arc::new(self.read()?);
             cache.stamp = stamp;
         }
-        Ok(cache.memories.clone())
+        Ok(Arc::clone(&cache.memories))
     }
 
     /// Keeps `text` (the same text again returns the entry already kept).
