@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolPart } from './chat';
-import { cellText, columnLetters, effectOf, labelledPreview, savedLater, toolEffect, topLeft } from './toolresult';
+import { cellText, columnLetters, effectOf, labelledPreview, rememberedOf, savedLater, toolEffect, topLeft } from './toolresult';
 
 const pretty = (v: unknown) => JSON.stringify(v, null, 2);
 
@@ -121,5 +121,21 @@ describe('preview labels', () => {
 
   it('cell texts as a spreadsheet shows them', () => {
     expect([null, undefined, 'x', 4.5, 0, true, false, Number.NaN, { a: 1 }].map(cellText)).toEqual(['', '', 'x', '4.5', '0', 'TRUE', 'FALSE', '', '{"a":1}']);
+  });
+});
+
+describe('remembered', () => {
+  const part = (over: Partial<ToolPart>): ToolPart => ({
+    kind: 'tool', id: 'c1', name: 'remember', arguments: '{}', result: '{"id":"m0badc0de","text":"Prefers metric units"}',
+    isError: false, durationMs: 3, running: false, ...over,
+  });
+
+  it('a kept fact gives its id and text for the undo line; anything else gives none', () => {
+    expect(rememberedOf(part({}))).toEqual({ id: 'm0badc0de', text: 'Prefers metric units' });
+    expect(rememberedOf(part({ isError: true }))).toBeNull();
+    expect(rememberedOf(part({ running: true, result: null }))).toBeNull();
+    expect(rememberedOf(part({ name: 'MemoryTool.remember' }))?.id).toBe('m0badc0de');
+    expect(rememberedOf(part({ name: 'read_file' }))).toBeNull();
+    expect(rememberedOf(part({ result: 'held back: needs the user\u2019s confirmation' }))).toBeNull();
   });
 });

@@ -160,3 +160,18 @@ export function labelledPreview(changed: string, preview: readonly unknown[]): {
   const columns = at ? Array.from({ length: width }, (_, c) => columnLetters(at.col + c)) : null;
   return { columns, rows };
 }
+
+/** What a finished `remember` call kept (its id, for undo), if it is one. */
+export function rememberedOf(part: CallLike & { name?: string }): { id: string; text: string } | null {
+  const named = part.name === 'remember' || part.name?.endsWith('.remember');
+  if (part.kind !== 'tool' || !named || part.running || part.isError || part.result == null) return null;
+  try {
+    const v: unknown = JSON.parse(part.result);
+    if (v && typeof v === 'object' && 'id' in v && 'text' in v && typeof v.id === 'string' && typeof v.text === 'string') {
+      return { id: v.id, text: v.text };
+    }
+  } catch {
+    // Not JSON: not a kept memory.
+  }
+  return null;
+}

@@ -636,6 +636,13 @@ export class MockBackend {
         { type: 'toolStarted', id: 'call-1', name: 'workspace.search', arguments: '{"query":"lisbon","limit":5}' },
       ], this.pace, [{ type: 'toolFinished', id: 'call-1', name: 'workspace.search', result: '{"hits":[{"path":"notes/lisbon.md","score":0.92}]}', isError: false, durationMs: 184 }]);
     }
+    if (/\bremember\b/i.test(t)) {
+      const kept = { id: 'm0badc0de', text: 'Prefers metric units', source: 'chat' as const, created: 1765000000 };
+      this.memories.push(kept);
+      return textScript('I will remember that.', [
+        { type: 'toolStarted', id: 'call-1', name: 'remember', arguments: '{"fact":"Prefers metric units"}' },
+      ], this.pace, [{ type: 'toolFinished', id: 'call-1', name: 'remember', result: JSON.stringify({ id: kept.id, text: kept.text }), isError: false, durationMs: 3 }]);
+    }
     if (/\bpilots?\b/i.test(t)) {
       const passage = 'Pilotage fees for March came to 4,200 EUR, paid to the harbour authority.';
       return [

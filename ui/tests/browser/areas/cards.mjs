@@ -220,3 +220,15 @@ test('citations: an answer from the workspace shows its sources as chips; a chip
   await reopened.first().waitFor();
   assert.match(await reopened.first().textContent(), /1\s*harbour\.pdf\s*· page 3 · Costs/);
 });
+
+test('memory: a fact the model kept is said under its call, and Undo forgets it', async ({ page, out }) => {
+  await send(page, 'Please remember that I prefer metric units.');
+  await waitDone(page);
+  const line = page.locator(lastAssistant).locator(sel('remembered'));
+  assert.match(await line.textContent(), /Remembered for later chats: “Prefers metric units”/);
+  assert.ok(await page.evaluate(() => window.__mock.memories.some((m) => m.id === 'm0badc0de')));
+  await page.screenshot({ path: join(out, 'remembered.png') });
+  await line.locator(sel('remembered-undo')).click();
+  await line.locator('text=Forgotten').waitFor();
+  assert.ok(!(await page.evaluate(() => window.__mock.memories.some((m) => m.id === 'm0badc0de'))));
+});
