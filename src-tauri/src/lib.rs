@@ -36,6 +36,8 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             attachments::attach_bytes,
             attachments::remove_attachment,
             attachments::list_attachments,
+            transfer::export_conversations,
+            transfer::import_conversations,
             memory::list_memories,
             memory::add_memory,
             memory::update_memory,

@@ -108,7 +108,6 @@ impl Embedder {
             // a memory plan kept per shape added up to gigabytes over a
             // scan (peak 1.8 GB for 2,000 documents, 0.85 GB without).
             .and_then(|b| b.with_memory_pattern(false).map_err(Into::into))
-
             .and_then(|mut b| b.commit_from_file(&files.model))
             .map_err(|e| unavailable(&files.model, &e))?;
         let mut tokenizer = Tokenizer::from_file(&files.tokenizer)

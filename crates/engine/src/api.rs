@@ -105,7 +105,7 @@ pub mod mcp {
 /// Conversations out of and into Baton (`baton export`, `baton import`).
 pub mod transfer {
     pub use crate::ImportReport;
-    pub use baton_transfer::{Dated, Format, TransferError, baton_json, markdown};
+    pub use baton_transfer::{Dated, ExportFormat, Format, TransferError, baton_json, markdown};
 }
 
 /// Memory across chats: what the user asked Baton to remember.

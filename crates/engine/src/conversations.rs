@@ -87,6 +87,22 @@ impl Conversations<'_> {
             .collect()
     }
 
+    /// Writes the saved conversations (every one, or those in `only`)
+    /// into the folder `dir` as `format`; how many.
+    pub fn export_to(
+        &self,
+        only: Option<&[SessionId]>,
+        format: baton_transfer::ExportFormat,
+        dir: &std::path::Path,
+    ) -> Result<usize, EngineError> {
+        let all = self.export(only)?;
+        baton_transfer::write_export(&all, format, dir).map_err(|e| EngineError::TransferFile {
+            path: dir.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        Ok(all.len())
+    }
+
     /// Brings in the conversations of an export (Baton JSON, ChatGPT's
     /// or Claude's `conversations.json`): read whole first, so a damaged
     /// file imports nothing; one already here (the same id) is left as it
@@ -175,13 +191,16 @@ pub(crate) fn session_store(engine: &Engine) -> SessionStore {
 }
 
 /// What [`Conversations::import`] did.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
 pub struct ImportReport {
     /// The export's format.
     pub format: baton_transfer::Format,
     /// The conversations brought in.
+    #[specta(type = Vec<String>)]
     pub imported: Vec<SessionId>,
     /// Those already here (imported before), left as they were.
+    #[specta(type = Vec<String>)]
     pub already_here: Vec<SessionId>,
     /// What could not come over, in words.
     pub left_out: Vec<String>,

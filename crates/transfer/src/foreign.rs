@@ -103,7 +103,7 @@ fn chatgpt(c: &Value, left_out: &mut Vec<String>) -> Result<Dated, String> {
         .sum();
     if forks > 0 {
         left_out.push(format!(
-            "\u{201c}{title}\u{201d}: {forks} other branch{} (edited messages) not brought over; the one last shown is",
+            "\u{201c}{title}\u{201d}: {forks} other branch{} of edited messages left out (the branch last shown came in)",
             if forks == 1 { "" } else { "es" }
         ));
     }
@@ -161,7 +161,7 @@ fn claude(c: &Value, left_out: &mut Vec<String>) -> Result<Dated, String> {
     }
     if files > 0 {
         left_out.push(format!(
-            "\u{201c}{title}\u{201d}: {files} attached file{} not brought over (the export holds their names only)",
+            "\u{201c}{title}\u{201d}: {files} attached file{} left out (the export holds their names only)",
             if files == 1 { "" } else { "s" }
         ));
     }

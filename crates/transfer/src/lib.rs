@@ -33,7 +33,7 @@ pub enum TransferError {
 }
 
 /// Where an export comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub enum Format {
     /// Baton's own JSON.
@@ -52,6 +52,41 @@ impl std::fmt::Display for Format {
             Format::Claude => "Claude",
         })
     }
+}
+
+/// What an export is written as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub enum ExportFormat {
+    /// Baton's own JSON, lossless (`baton-conversations.json`).
+    Json,
+    /// One Markdown file a conversation (`ID.md`).
+    Markdown,
+}
+
+/// Writes `sessions` into the folder `dir` (made if missing) as
+/// `format`; the files written.
+pub fn write_export(
+    sessions: &[Dated],
+    format: ExportFormat,
+    dir: &std::path::Path,
+) -> std::io::Result<Vec<std::path::PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let files: Vec<(String, Vec<u8>)> = match format {
+        ExportFormat::Json => vec![("baton-conversations.json".into(), baton_json(sessions))],
+        ExportFormat::Markdown => sessions
+            .iter()
+            .map(|d| (format!("{}.md", d.session.id), markdown(d).into_bytes()))
+            .collect(),
+    };
+    files
+        .into_iter()
+        .map(|(name, bytes)| {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes)?;
+            Ok(path)
+        })
+        .collect()
 }
 
 /// One conversation and when it was last changed.

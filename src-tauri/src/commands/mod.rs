@@ -14,4 +14,5 @@ pub mod server;
 pub mod sessions;
 pub mod settings;
 pub mod team;
+pub mod transfer;
 pub mod voice;

@@ -22,6 +22,8 @@ import {
   type MailSettingsView,
   type McpOverview,
   type Memory,
+  type ExportFormat,
+  type ImportReport,
   type ModelsOverview,
   type PulledModel,
   type Progress,
@@ -183,6 +185,10 @@ export const api = {
   testMail: (): Promise<MailTest> => call(commands.testMail()),
   // plugins & MCP
   mcpServers: (): Promise<McpOverview> => call(commands.mcpServers()),
+  /** Writes every saved conversation into `dir`; how many. */
+  exportConversations: (dir: string, format: ExportFormat): Promise<number> => call(commands.exportConversations(dir, format)),
+  /** Brings in a Baton, ChatGPT or Claude export. */
+  importConversations: (path: string): Promise<ImportReport> => call(commands.importConversations(path)),
   /** What Baton remembers about the user across chats, oldest first. */
   listMemories: (): Promise<Memory[]> => call(commands.listMemories()),
   addMemory: (text: string): Promise<Memory[]> => call(commands.addMemory(text)),

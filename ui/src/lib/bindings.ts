@@ -48,6 +48,13 @@ export const commands = {
 	removeAttachment: (id: string) => typedError<AttachmentView[], IpcError>(__TAURI_INVOKE("remove_attachment", { id })),
 	/**  What is attached now. */
 	listAttachments: () => typedError<AttachmentView[], IpcError>(__TAURI_INVOKE("list_attachments")),
+	/**  Writes every saved conversation into the folder `dir`; how many. */
+	exportConversations: (dir: string, format: ExportFormat) => typedError<number, IpcError>(__TAURI_INVOKE("export_conversations", { dir, format })),
+	/**
+	 *  Brings in the conversations of the export at `path` (read whole first:
+	 *  a damaged file imports nothing).
+	 */
+	importConversations: (path: string) => typedError<ImportReport, IpcError>(__TAURI_INVOKE("import_conversations", { path })),
 	/**  Everything remembered, oldest first. */
 	listMemories: () => typedError<Memory[], IpcError>(__TAURI_INVOKE("list_memories")),
 	/**  Remembers `text`; the list after. */
@@ -621,6 +628,13 @@ export type ErrorCode =
 /**  Anything else. */
 "internal";
 
+/**  What an export is written as. */
+export type ExportFormat = 
+/**  Baton's own JSON, lossless (`baton-conversations.json`). */
+"json" | 
+/**  One Markdown file a conversation (`ID.md`). */
+"markdown";
+
 /**  Whether a model fits this computer. */
 export type Fit = 
 /**  Fits in the GPU's memory. */
@@ -631,6 +645,15 @@ export type Fit =
 "tight" | 
 /**  Needs more memory than this computer has. */
 "tooBig";
+
+/**  Where an export comes from. */
+export type Format = 
+/**  Baton's own JSON. */
+"baton" | 
+/**  ChatGPT's data export (`conversations.json`). */
+"chatGpt" | 
+/**  Claude's data export (`conversations.json`). */
+"claude";
 
 /**  A browser found on this computer. */
 export type FoundBrowser = {
@@ -658,6 +681,18 @@ export type HttpApiStatus = {
 	keys: number,
 	/**  Why it stopped or could not start, in plain words. */
 	error: string | null,
+};
+
+/**  What [`Conversations::import`] did. */
+export type ImportReport = {
+	/**  The export's format. */
+	format: Format,
+	/**  The conversations brought in. */
+	imported: string[],
+	/**  Those already here (imported before), left as they were. */
+	alreadyHere: string[],
+	/**  What could not come over, in words. */
+	leftOut: string[],
 };
 
 /**  The workspace index (also sent, throttled, while it is scanned). */

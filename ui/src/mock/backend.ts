@@ -134,6 +134,8 @@ export class MockBackend {
     memory: true,
     ocrProvider: null,
   };
+  /** Where conversations were exported to. */
+  exported: { dir: string; format: string }[] = [];
   /** What Baton remembers (Settings → Memory). */
   memories: Memory[] = [
     { id: 'm1a2b3c4d', text: 'Prefers metric units', source: 'chat', session: 's-lisbon', created: 1764950400 },
@@ -907,9 +909,15 @@ export class MockBackend {
         if (this.voiceRun) this.endVoice(this.voiceRun);
         return null;
       case 'plugin:dialog|open': {
-        const o = (args.options ?? {}) as { directory?: boolean };
-        return o.directory ? '/home/ada/Projects/new-workspace' : ['/home/ada/Downloads/report.pdf', '/home/ada/notes.md'];
+        const o = (args.options ?? {}) as { directory?: boolean; multiple?: boolean };
+        if (o.directory) return '/home/ada/Projects/new-workspace';
+        return o.multiple === false ? '/home/ada/Downloads/conversations.json' : ['/home/ada/Downloads/report.pdf', '/home/ada/notes.md'];
       }
+      case 'export_conversations':
+        this.exported.push({ dir: args.dir as string, format: args.format as string });
+        return [...this.sessions.values()].filter((s) => !s.deleted).length;
+      case 'import_conversations':
+        return { format: 'chatGpt', imported: ['chatgpt-6f1c2a7e'], alreadyHere: [], leftOut: ['“Trip to Lisbon”: 1 other branch of edited messages left out (the branch last shown came in)'] };
       case 'plugin:opener|open_url':
         this.opened.push(args.url as string);
         return null;

@@ -4,32 +4,21 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use baton_engine::api::transfer::{baton_json, markdown};
+use baton_engine::api::transfer::ExportFormat;
 
-use crate::args::{ExportArgs, ExportFormat};
+use crate::args::ExportArgs;
 use crate::context::Context;
 
 pub fn export(ctx: &Context, args: ExportArgs) -> anyhow::Result<ExitCode> {
     let only = (!args.sessions.is_empty()).then_some(args.sessions.as_slice());
-    let all = ctx.conversations().export(only)?;
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot make the folder {}", args.out.display()))?;
-    let write = |name: String, bytes: &[u8]| {
-        let path = args.out.join(name);
-        std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))
+    let format = match args.format {
+        crate::args::ExportFormat::Json => ExportFormat::Json,
+        crate::args::ExportFormat::Markdown => ExportFormat::Markdown,
     };
-    match args.format {
-        ExportFormat::Json => write("baton-conversations.json".into(), &baton_json(&all))?,
-        ExportFormat::Markdown => {
-            for d in &all {
-                write(format!("{}.md", d.session.id), markdown(d).as_bytes())?;
-            }
-        }
-    }
+    let n = ctx.conversations().export_to(only, format, &args.out)?;
     println!(
-        "Exported {} conversation{} to {}",
-        all.len(),
-        if all.len() == 1 { "" } else { "s" },
+        "Exported {n} conversation{} to {}",
+        if n == 1 { "" } else { "s" },
         args.out.display()
     );
     Ok(ExitCode::SUCCESS)
@@ -46,7 +35,7 @@ pub fn import(ctx: &Context, file: &Path) -> anyhow::Result<ExitCode> {
         report.already_here.len()
     );
     for line in &report.left_out {
-        println!("not brought over: {line}");
+        println!("left out: {line}");
     }
     Ok(ExitCode::SUCCESS)
 }

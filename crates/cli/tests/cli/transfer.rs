@@ -131,7 +131,7 @@ async fn a_chatgpt_export_comes_in_with_its_branch_and_date_and_a_damaged_file_b
         "{said}"
     );
     assert!(
-        said.contains("not brought over: “Trip to Lisbon”: 1 other branch"),
+        said.contains("left out: “Trip to Lisbon”: 1 other branch of edited messages"),
         "{said}"
     );
     let id = "chatgpt-6f1c2a7e-0000-4000-8000-1234567890ab";

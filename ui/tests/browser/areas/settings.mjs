@@ -261,3 +261,18 @@ test('memory: what Baton remembers is listed with where it came from, corrected,
   await page.waitForSelector(sel('settings-saved'));
   assert.equal(await page.evaluate(() => window.__mock.settings.memory), false);
 });
+
+test('conversations: every chat exported as JSON or Markdown to a chosen folder; a ChatGPT export imported with what did not come over', async ({ page, out }) => {
+  await page.click(sel('open-settings'));
+  await page.click(sel('export-json'));
+  await page.waitForSelector(sel('conversations-note'));
+  assert.match(await page.textContent(sel('conversations-note')), /Exported 2 conversations to \/home\/ada\/Projects\/new-workspace\./);
+  await page.click(sel('export-markdown'));
+  await page.waitForFunction(() => window.__mock.exported.length === 2);
+  assert.deepEqual(await page.evaluate(() => window.__mock.exported.map((e) => e.format)), ['json', 'markdown']);
+  await page.click(sel('import-conversations'));
+  await page.waitForSelector(`${sel('conversations-note')}:has-text("ChatGPT export")`);
+  assert.match(await page.textContent(sel('conversations-note')), /ChatGPT export: 1 conversation imported, 0 already here\./);
+  assert.match(await page.textContent(sel('conversations-left-out')), /Left out: “Trip to Lisbon”: 1 other branch of edited messages/);
+  await page.locator(sel('conversations-settings')).screenshot({ path: join(out, 'conversations.png') });
+});
