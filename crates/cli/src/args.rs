@@ -600,7 +600,7 @@ pub enum ConfigCommand {
 /// `baton export …`.
 #[derive(clap::Args, Debug)]
 pub struct ExportArgs {
-    /// `json` (Baton's own, lossless: `baton import` reads it back) or `markdown` (one file a conversation).
+    /// `json` (Baton's own, lossless: `baton import` reads it back), `markdown` or `pdf` (one file a conversation).
     #[arg(long, value_enum, default_value = "json")]
     pub format: ExportFormat,
     /// Only this conversation (repeatable); none named: every one.
@@ -618,6 +618,8 @@ pub enum ExportFormat {
     Json,
     /// `ID.md` for each conversation.
     Markdown,
+    /// `ID.pdf` for each conversation (printed by headless Chromium).
+    Pdf,
 }
 
 /// `baton memory …`.

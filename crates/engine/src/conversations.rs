@@ -88,18 +88,41 @@ impl Conversations<'_> {
     }
 
     /// Writes the saved conversations (every one, or those in `only`)
-    /// into the folder `dir` as `format`; how many.
-    pub fn export_to(
+    /// into the folder `dir` as `format` (PDFs through the document
+    /// printer, headless); how many.
+    pub async fn export_to(
         &self,
         only: Option<&[SessionId]>,
         format: baton_transfer::ExportFormat,
         dir: &std::path::Path,
     ) -> Result<usize, EngineError> {
         let all = self.export(only)?;
-        baton_transfer::write_export(&all, format, dir).map_err(|e| EngineError::TransferFile {
+        let failed = |e: &dyn std::fmt::Display| EngineError::TransferFile {
             path: dir.to_path_buf(),
             reason: e.to_string(),
-        })?;
+        };
+        match format.text() {
+            Some(text) => {
+                baton_transfer::write_export(&all, text, dir).map_err(|e| failed(&e))?;
+            }
+            None => {
+                std::fs::create_dir_all(dir).map_err(|e| failed(&e))?;
+                let printer = self.e.tools().printer();
+                for d in &all {
+                    let title = if d.session.title.is_empty() {
+                        "Conversation"
+                    } else {
+                        &d.session.title
+                    };
+                    let pdf = printer
+                        .markdown_pdf(title, &baton_transfer::markdown(d))
+                        .await
+                        .map_err(|e| failed(&e))?;
+                    let path = dir.join(format!("{}.pdf", d.session.id));
+                    std::fs::write(&path, pdf).map_err(|e| failed(&e))?;
+                }
+            }
+        }
         Ok(all.len())
     }
 

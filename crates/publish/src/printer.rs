@@ -88,6 +88,14 @@ impl Printer {
         Ok((pdf?, open.drawn))
     }
 
+    /// `markdown` as a PDF document titled `title` (pictures left out:
+    /// nothing is fetched), for exports.
+    pub async fn markdown_pdf(&self, title: &str, markdown: &str) -> Result<Vec<u8>, PublishError> {
+        let body = crate::markdown::to_html(markdown, &|_| None);
+        let html = crate::page::document(title, None, &body, crate::page::Scripts::Beside);
+        Ok(self.pdf(&html).await?.0)
+    }
+
     /// The page `html` with its diagrams drawn as static HTML (inline SVG,
     /// no scripts).
     pub async fn drawn_html(&self, html: &str) -> Result<(String, Drawn), PublishError> {

@@ -62,19 +62,42 @@ pub enum ExportFormat {
     Json,
     /// One Markdown file a conversation (`ID.md`).
     Markdown,
+    /// One PDF a conversation (`ID.pdf`, printed from its Markdown by the
+    /// document printer).
+    Pdf,
+}
+
+/// The formats written as text here (a PDF needs the printer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextFormat {
+    /// Baton's own JSON.
+    Json,
+    /// Markdown.
+    Markdown,
+}
+
+impl ExportFormat {
+    /// The text format, or `None` for PDF.
+    pub fn text(self) -> Option<TextFormat> {
+        match self {
+            ExportFormat::Json => Some(TextFormat::Json),
+            ExportFormat::Markdown => Some(TextFormat::Markdown),
+            ExportFormat::Pdf => None,
+        }
+    }
 }
 
 /// Writes `sessions` into the folder `dir` (made if missing) as
 /// `format`; the files written.
 pub fn write_export(
     sessions: &[Dated],
-    format: ExportFormat,
+    format: TextFormat,
     dir: &std::path::Path,
 ) -> std::io::Result<Vec<std::path::PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let files: Vec<(String, Vec<u8>)> = match format {
-        ExportFormat::Json => vec![("baton-conversations.json".into(), baton_json(sessions))],
-        ExportFormat::Markdown => sessions
+        TextFormat::Json => vec![("baton-conversations.json".into(), baton_json(sessions))],
+        TextFormat::Markdown => sessions
             .iter()
             .map(|d| (format!("{}.md", d.session.id), markdown(d).into_bytes()))
             .collect(),

@@ -20,11 +20,7 @@ pub async fn export_conversations(
 ) -> IpcResult<u32> {
     let engine = state.engine();
     let dir = PathBuf::from(dir.trim());
-    let n = tauri::async_runtime::spawn_blocking(move || {
-        engine.conversations().export_to(None, format, &dir)
-    })
-    .await
-    .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))??;
+    let n = engine.conversations().export_to(None, format, &dir).await?;
     Ok(u32::try_from(n).unwrap_or(u32::MAX))
 }
 

@@ -633,7 +633,12 @@ export type ExportFormat =
 /**  Baton's own JSON, lossless (`baton-conversations.json`). */
 "json" | 
 /**  One Markdown file a conversation (`ID.md`). */
-"markdown";
+"markdown" | 
+/**
+ *  One PDF a conversation (`ID.pdf`, printed from its Markdown by the
+ *  document printer).
+ */
+"pdf";
 
 /**  Whether a model fits this computer. */
 export type Fit = 

@@ -53,7 +53,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Config(c) => config::run(&ctx, c),
         Command::Secret(c) => secret::run(&ctx, c),
         Command::Memory(c) => memory::run(&ctx, c),
-        Command::Export(a) => transfer::export(&ctx, a),
+        Command::Export(a) => transfer::export(&ctx, a).await,
         Command::Import { file } => transfer::import(&ctx, &file),
         Command::Convert(a) => convert::run(&ctx, a),
         Command::Sheet(c) => sheet::run(c),

@@ -9,13 +9,17 @@ use baton_engine::api::transfer::ExportFormat;
 use crate::args::ExportArgs;
 use crate::context::Context;
 
-pub fn export(ctx: &Context, args: ExportArgs) -> anyhow::Result<ExitCode> {
+pub async fn export(ctx: &Context, args: ExportArgs) -> anyhow::Result<ExitCode> {
     let only = (!args.sessions.is_empty()).then_some(args.sessions.as_slice());
     let format = match args.format {
         crate::args::ExportFormat::Json => ExportFormat::Json,
         crate::args::ExportFormat::Markdown => ExportFormat::Markdown,
+        crate::args::ExportFormat::Pdf => ExportFormat::Pdf,
     };
-    let n = ctx.conversations().export_to(only, format, &args.out)?;
+    let n = ctx
+        .conversations()
+        .export_to(only, format, &args.out)
+        .await?;
     println!(
         "Exported {n} conversation{} to {}",
         if n == 1 { "" } else { "s" },

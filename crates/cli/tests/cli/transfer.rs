@@ -113,6 +113,20 @@ async fn conversations_go_out_and_come_back_byte_for_byte_and_twice_adds_nothing
         "{text}"
     );
     assert_eq!(std::fs::read_dir(&md).unwrap().count(), 1);
+    // And as a PDF, printed by headless Chromium.
+    let pdf = b.path().join("pdf");
+    let args = [
+        "export",
+        "--format",
+        "pdf",
+        "--session",
+        &id,
+        "--out",
+        pdf.to_str().unwrap(),
+    ];
+    ok(baton(&b, &server), &args).await;
+    let bytes = std::fs::read(pdf.join(format!("{id}.pdf"))).unwrap();
+    assert!(bytes.starts_with(b"%PDF"), "not a PDF");
 }
 
 #[tokio::test(flavor = "multi_thread")]
