@@ -114,6 +114,11 @@ impl Session {
     /// Keeps `citations` for the answer whose text is `answer`, and forgets
     /// those of answers no longer in the history.
     pub fn note_citations(&mut self, answer: &str, citations: Vec<baton_tools::Citation>) {
+        // Most answers cite nothing: then, with nothing kept, there is
+        // nothing to do (no hashing of the whole history every turn).
+        if citations.is_empty() && self.cited.is_empty() {
+            return;
+        }
         let kept: std::collections::HashSet<String> = self
             .history
             .iter()

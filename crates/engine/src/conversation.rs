@@ -336,7 +336,7 @@ impl Conversation {
 
     /// `/memory` (list), `/memory add TEXT`, `/memory forget ID`.
     fn memory_command(&self, line: &str) -> String {
-        if !self.options.memory || !self.engine.settings.memory {
+        if !memory_on(&self.engine, &self.options) {
             return "Memory is off here (`baton config set memory true` turns it on; the HTTP API never uses it).".into();
         }
         let store = self.engine.memory();
@@ -701,6 +701,12 @@ pub(crate) async fn agent_for(
     Ok(agent)
 }
 
+/// Whether memory is used: the setting is on and the front door is the
+/// user's (the HTTP API turns it off).
+fn memory_on(engine: &Engine, options: &ConversationOptions) -> bool {
+    options.memory && engine.settings.memory
+}
+
 /// A new agent for `def` on `cfg`: its toolboxes (when tools are on),
 /// subagents, per-call context and attachment rendering.
 fn new_agent(
@@ -719,7 +725,7 @@ fn new_agent(
         (IndexChoice::Refreshed, true) => engine.tools().refreshed_index(),
         (IndexChoice::Given(i), true) => i.clone(),
     };
-    let memory_on = options.memory && engine.settings.memory;
+    let memory_on = memory_on(engine, options);
     let mut kit = engine.tools().kit(index)?;
     if !memory_on {
         kit = kit.without_memory();

@@ -89,41 +89,67 @@ impl Conversations<'_> {
 
     /// Writes the saved conversations (every one, or those in `only`)
     /// into the folder `dir` as `format` (PDFs through the document
-    /// printer, headless); how many.
+    /// printer, headless); how many. Files are read and written on a
+    /// blocking thread.
     pub async fn export_to(
         &self,
         only: Option<&[SessionId]>,
         format: baton_transfer::ExportFormat,
         dir: &std::path::Path,
     ) -> Result<usize, EngineError> {
-        let all = self.export(only)?;
         let failed = |e: &dyn std::fmt::Display| EngineError::TransferFile {
             path: dir.to_path_buf(),
             reason: e.to_string(),
         };
-        match format.text() {
-            Some(text) => {
-                baton_transfer::write_export(&all, text, dir).map_err(|e| failed(&e))?;
-            }
-            None => {
-                std::fs::create_dir_all(dir).map_err(|e| failed(&e))?;
-                let printer = self.e.tools().printer();
-                for d in &all {
-                    let title = if d.session.title.is_empty() {
-                        "Conversation"
-                    } else {
-                        &d.session.title
-                    };
-                    let pdf = printer
-                        .markdown_pdf(title, &baton_transfer::markdown(d))
-                        .await
-                        .map_err(|e| failed(&e))?;
-                    let path = dir.join(format!("{}.pdf", d.session.id));
-                    std::fs::write(&path, pdf).map_err(|e| failed(&e))?;
-                }
-            }
+        let (engine, only) = (Arc::clone(self.e), only.map(<[SessionId]>::to_vec));
+        let (out, text) = (dir.to_path_buf(), format.text());
+        let all = tokio::task::spawn_blocking(move || {
+            let all = engine.conversations().export(only.as_deref())?;
+            let written = match text {
+                Some(t) => baton_transfer::write_export(&all, t, &out).map(drop),
+                None => std::fs::create_dir_all(&out),
+            };
+            written.map_err(|e| EngineError::TransferFile {
+                path: out,
+                reason: e.to_string(),
+            })?;
+            Ok::<_, EngineError>(all)
+        })
+        .await
+        .map_err(|e| failed(&e))??;
+        if text.is_none() {
+            self.print_pdfs(&all, dir).await.map_err(|e| failed(&e))?;
         }
         Ok(all.len())
+    }
+
+    /// Each conversation printed to `dir/ID.pdf` from its Markdown.
+    async fn print_pdfs(
+        &self,
+        all: &[baton_transfer::Dated],
+        dir: &std::path::Path,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let printer = self.e.tools().printer();
+        for d in all {
+            let title = match d.session.title.as_str() {
+                "" => "Conversation",
+                t => t,
+            };
+            let pdf = printer
+                .markdown_pdf(title, &baton_transfer::markdown(d))
+                .await?;
+            tokio::fs::write(dir.join(format!("{}.pdf", d.session.id)), pdf).await?;
+        }
+        Ok(())
+    }
+
+    /// [`import`](Self::import) of the export file at `path`.
+    pub fn import_file(&self, path: &std::path::Path) -> Result<ImportReport, EngineError> {
+        let bytes = std::fs::read(path).map_err(|e| EngineError::TransferFile {
+            path: path.to_path_buf(),
+            reason: format!("cannot be read ({e})"),
+        })?;
+        self.import(&bytes)
     }
 
     /// Brings in the conversations of an export (Baton JSON, ChatGPT's

@@ -34,16 +34,9 @@ pub async fn import_conversations(
 ) -> IpcResult<ImportReport> {
     let engine = state.engine();
     let path = PathBuf::from(path.trim());
-    let report = tauri::async_runtime::spawn_blocking(move || {
-        let bytes = std::fs::read(&path).map_err(|e| {
-            IpcError::new(
-                ErrorCode::Io,
-                format!("cannot read {}: {e}", path.display()),
-            )
-        })?;
-        Ok::<_, IpcError>(engine.conversations().import(&bytes)?)
-    })
-    .await
-    .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))??;
+    let report =
+        tauri::async_runtime::spawn_blocking(move || engine.conversations().import_file(&path))
+            .await
+            .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))??;
     Ok(report)
 }

@@ -3,7 +3,6 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Context as _;
 use baton_engine::api::transfer::ExportFormat;
 
 use crate::args::ExportArgs;
@@ -29,8 +28,7 @@ pub async fn export(ctx: &Context, args: ExportArgs) -> anyhow::Result<ExitCode>
 }
 
 pub fn import(ctx: &Context, file: &Path) -> anyhow::Result<ExitCode> {
-    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let report = ctx.conversations().import(&bytes)?;
+    let report = ctx.conversations().import_file(file)?;
     println!(
         "{} export: {} conversation{} imported, {} already here",
         report.format,
