@@ -11,6 +11,11 @@ use serde::{Deserialize, Serialize};
 use specta::Type;
 use specta_typescript::Number;
 
+mod sessions;
+pub use sessions::{
+    BranchView, MessageView, SessionSummary, SessionView, SpokenView, ToolCallView,
+};
+
 /// A failure the UI can show: a stable code to branch on, a sentence for
 /// the user and optional details (the underlying error chain).
 #[derive(Debug, Clone, Serialize, Type, thiserror::Error)]
@@ -221,12 +226,20 @@ pub struct SendRequest {
     pub text: String,
     /// Pending attachments to send with it (ids from `attachPaths`/`attachBytes`).
     pub attachment_ids: Vec<String>,
-    /// Edit-and-resend: replace the last user message (and what followed it).
+    /// Edit-and-resend: replace the last user message (and what followed
+    /// it, kept as a branch).
     pub replace_last: bool,
+    /// Edit user message number `n` (0: the first) and send it as a new
+    /// branch; what followed it stays as a branch to switch back to.
+    #[serde(default)]
+    pub edit: Option<u32>,
     /// The named agent to talk to (`listAgents`); `null`: the
     /// conversation's own, else the default. The conversation remembers it.
     #[serde(default)]
     pub agent: Option<String>,
+    /// A new conversation's project (its id; `null`: none).
+    #[serde(default)]
+    pub project: Option<String>,
 }
 
 /// What a finished turn left behind.
@@ -239,86 +252,6 @@ pub struct TurnResult {
     pub title: String,
     /// Why the turn ended.
     pub reason: TurnEnd,
-}
-
-/// A conversation in the sidebar.
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionSummary {
-    /// Id.
-    pub id: String,
-    /// Title (from the first message, or renamed).
-    pub title: String,
-    /// Last change, milliseconds since the Unix epoch.
-    #[specta(type = Number)]
-    pub updated_ms: f64,
-    /// Number of stored messages.
-    pub message_count: u32,
-    /// The named agent it talks to (`None`: the default).
-    pub agent: Option<String>,
-    /// How many of its exchanges were spoken (a voice conversation).
-    pub voice_turns: u32,
-}
-
-/// A whole conversation, as the chat view shows it.
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionView {
-    /// Id.
-    pub id: String,
-    /// Title.
-    pub title: String,
-    /// The named agent it talks to (`null`: the default one).
-    pub agent: Option<String>,
-    /// Messages in order (system messages and tool results folded into
-    /// the assistant message that made the calls).
-    pub messages: Vec<MessageView>,
-}
-
-/// One message shown in the chat.
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct MessageView {
-    /// `user` or `assistant`.
-    pub role: String,
-    /// Markdown text.
-    pub text: String,
-    /// Tool calls made while producing it, with their results.
-    pub tool_calls: Vec<ToolCallView>,
-    /// Names of files attached to it (user messages).
-    pub attachments: Vec<String>,
-    /// Said aloud in a voice conversation (user messages), and how fast
-    /// the answer was heard.
-    pub spoken: Option<SpokenView>,
-    /// The passages the answer cites as `[n]` (assistant messages).
-    pub citations: Vec<Citation>,
-}
-
-/// How a spoken message was answered.
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct SpokenView {
-    /// From the end of speech to the answer's first sound (ms), when it
-    /// was played.
-    pub first_audio_ms: Option<u32>,
-    /// Whether the user talked over the answer.
-    pub interrupted: bool,
-}
-
-/// One finished tool call.
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolCallView {
-    /// Call id.
-    pub id: String,
-    /// Method.
-    pub name: String,
-    /// Arguments as pretty JSON text.
-    pub arguments: String,
-    /// Result as pretty JSON text (`null` while running or if never answered).
-    pub result: Option<String>,
-    /// Whether it failed.
-    pub is_error: bool,
 }
 
 /// A file waiting in the composer.

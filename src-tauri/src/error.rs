@@ -70,8 +70,25 @@ impl From<baton_engine::EngineError> for IpcError {
             E::Session(baton_engine::api::SessionError::BadName(_)) => ErrorCode::InvalidInput,
             E::Session(_) | E::TransferFile { .. } => ErrorCode::Io,
             E::Transfer(_) => ErrorCode::InvalidInput,
+            E::Project(p) => project_code(p),
+            E::Branch(_) => ErrorCode::NotFound,
+            E::Memory(baton_engine::api::memory::MemoryError::NotFound(_)) => ErrorCode::NotFound,
+            E::Memory(baton_engine::api::memory::MemoryError::BadText(_)) => {
+                ErrorCode::InvalidInput
+            }
+            E::Memory(_) => ErrorCode::Io,
         };
         from_error(code, &e)
+    }
+}
+
+/// How the UI tells a project's failure.
+fn project_code(e: &baton_engine::api::projects::ProjectError) -> ErrorCode {
+    use baton_engine::api::projects::ProjectError as P;
+    match e {
+        P::NotFound(_) => ErrorCode::NotFound,
+        P::NameTaken(_) | P::BadName(_) | P::BadFolder(_) => ErrorCode::InvalidInput,
+        P::Io { .. } | P::Damaged { .. } => ErrorCode::Io,
     }
 }
 

@@ -510,6 +510,74 @@ try {
     await app.click('[data-testid=voice-close]');
   });
 
+  await step('a project made in Settings chats in its own folder with its instructions, and the chat can move out', async () => {
+    const folder = path.join(tmp, 'port-project');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(path.join(folder, 'berths.md'), 'The tug Hector waits at quay 4.\n');
+    await app.click('[data-testid=open-settings]');
+    const form = '[data-testid=new-project-form]';
+    await app.type(`${form} [data-testid=project-name-input]`, 'Port');
+    await app.type(`${form} [data-testid=project-folder]`, folder);
+    await app.type(`${form} [data-testid=project-instructions]`, 'Answer as the harbour master.');
+    await app.click(`${form} [data-testid=project-create]`);
+    await until('the project listed', () => js(`return [...document.querySelectorAll('[data-testid=project-item-name]')].some(e => e.textContent.trim() === 'Port')`));
+    await app.click('[data-testid=close-settings]');
+    // The "+" shows on hover; a script click needs none.
+    await js(`document.querySelector('[data-testid=project-group] [data-testid=project-new-chat]').click()`);
+    await until('the empty chat in the project', () => js(`return !!document.querySelector('[data-testid=empty-project]')`));
+    await script([
+      { kind: 'reply', toolCalls: [['list_directory', { path: '/' }]] },
+      { kind: 'reply', text: 'The project holds berths.md.' },
+    ]);
+    const before = (await received()).length;
+    await send('What is in this project?');
+    await until('the answer', async () => (await assistantTexts()).some((t) => t.includes('The project holds berths.md.')));
+    await until('the turn to end', idle);
+    const calls = await completions(before);
+    const system = textOf(calls[0].messages[0]);
+    if (!system.includes('Answer as the harbour master.')) throw new Error("the project's instructions are not in the system message: " + system.slice(-400));
+    const listed = JSON.stringify(calls[1].messages.filter((m) => m.role === 'tool'));
+    if (!listed.includes('berths.md') || listed.includes('notes.txt')) throw new Error('the tools did not work in the project folder: ' + listed);
+    const header = await js(`return document.querySelector('[data-testid=chat-project]')?.textContent.trim() ?? ''`);
+    if (header !== 'in project Port') throw new Error('the header says: ' + header);
+    const grouped = await js(`return document.querySelectorAll('[data-testid=project-group] [data-testid=session-item]').length`);
+    if (grouped !== 1) throw new Error(`${grouped} chats under the project`);
+    await screenshot('07a-project-chat');
+    // Moved out of the project: the sidebar lists it with the other chats.
+    await js(`document.querySelector('[data-testid=project-group] [data-testid=session-item] [data-testid=move-session]').click()`);
+    await until('the move menu', () => js(`return !!document.querySelector('[data-testid=move-menu]')`));
+    await js(`document.querySelector('[data-testid=move-choice][data-project=""]').click()`);
+    await until('the chat out of the project', () => js(`return document.querySelectorAll('[data-testid=project-group] [data-testid=session-item]').length === 0`));
+  });
+
+  await step('an earlier question edited is a branch, and the old one comes back whole', async () => {
+    await app.click('[data-testid=new-chat]');
+    for (const [q, a] of [['Which berths are free on Monday?', 'Berths 3 and 7.'], ['Who pilots on Monday?', 'Captain Nowak.']]) {
+      await script([{ kind: 'reply', text: a }]);
+      await send(q);
+      await until(`the answer "${a}"`, async () => (await assistantTexts()).some((t) => t.includes(a)));
+      await until('the turn to end', idle);
+    }
+    const users = `[data-testid=message][data-role=user]`;
+    await js(`document.querySelector('${users} [data-testid=edit-message]').click()`);
+    await until('the composer to hold the first question', () => js(`return document.querySelector('[data-testid=composer]').value === 'Which berths are free on Monday?'`));
+    await app.clear('[data-testid=composer]');
+    await script([{ kind: 'reply', text: 'Berths 2 and 5.' }]);
+    const before = (await received()).length;
+    await app.type('[data-testid=composer]', 'Which berths are free on Wednesday?');
+    await app.click('[data-testid=send]');
+    await until('the switcher on the first question', () => js(`return !!document.querySelector('${users} [data-testid=branch-switcher]')`));
+    const asked = (await completions(before))[0].messages.filter((m) => m.role === 'user').map((m) => textOf(m).split('\n\nNow: ')[0]);
+    if (JSON.stringify(asked) !== JSON.stringify(['Which berths are free on Wednesday?'])) throw new Error('the model was asked: ' + JSON.stringify(asked));
+    const count = () => js(`return document.querySelector('[data-testid=branch-count]').textContent.trim()`);
+    if ((await count()) !== '2 / 2') throw new Error('the switcher says ' + (await count()));
+    await screenshot('07b-branch');
+    await js(`document.querySelector('[data-testid=branch-prev]').click()`);
+    await until('the first branch back whole', async () => (await assistantTexts()).some((t) => t.includes('Captain Nowak.')));
+    if ((await count()) !== '1 / 2') throw new Error('after switching the switcher says ' + (await count()));
+    if ((await assistantTexts()).some((t) => t.includes('Berths 2 and 5.'))) throw new Error('the edited branch is still shown');
+  });
+
   await step('the embedded local model answers', async () => {
     const saved = await app.jsAsync(
       `const done = arguments[arguments.length - 1];

@@ -21,6 +21,19 @@ pub enum CommandOutcome {
     /// `/document WHAT`: the document-preparer writes WHAT as a document
     /// from the conversation and its files (a turn of its own).
     Document(String),
+    /// `/edit N TEXT`: user message N sent again as TEXT, a new branch
+    /// (a turn: `send` reads the line with [`edit_request`]).
+    Edit,
+}
+
+/// The user message (0: the first) and new words of an `/edit N TEXT`
+/// line (N counts from 1, as `/branch` shows it).
+pub fn edit_request(line: &str) -> Option<(usize, &str)> {
+    let rest = line.trim().strip_prefix('/')?;
+    let (cmd, rest) = rest.split_once(char::is_whitespace)?;
+    let (n, text) = rest.trim_start().split_once(char::is_whitespace)?;
+    let n: usize = n.parse().ok().filter(|n| *n >= 1)?;
+    (cmd.eq_ignore_ascii_case("edit") && !text.trim().is_empty()).then(|| (n - 1, text.trim()))
 }
 
 /// The agent `/document` hands the request to.
@@ -60,6 +73,9 @@ pub const HELP: &str = "\
 /session list            saved conversations
 /document WHAT           have the document-preparer write WHAT (a report, a letter…) as a
                          Word, PDF or web document from this conversation and its files
+/edit N TEXT             send user message N again as TEXT: a new branch (the old one is kept)
+/branch                  the branches of edited messages, and which is shown
+/branch N M              show branch M of user message N
 /model NAME              use another model for this session
 /instructions TEXT       extra instructions for this session (empty clears)";
 
@@ -101,6 +117,11 @@ pub async fn handle_command(
             })
         }
         "session" => session_command(line, arg, session, repo, policy).await,
+        "edit" => match edit_request(line) {
+            Some(_) => CommandOutcome::Edit,
+            None => reply("usage: /edit N TEXT (N: the user message, 1 the first)".into()),
+        },
+        "branch" | "branches" => reply(branch_command(arg, session)),
         "document" => match document_request(line) {
             Some(what) => CommandOutcome::Document(what.to_string()),
             None => reply(
@@ -111,6 +132,48 @@ pub async fn handle_command(
         other => reply(format!(
             "unknown command /{other}; /help lists the commands"
         )),
+    }
+}
+
+/// `/branch` (list) and `/branch N M` (show branch M of user message N;
+/// both count from 1).
+fn branch_command(arg: &str, session: &mut Session) -> String {
+    let numbers: Vec<Option<usize>> = arg.split_whitespace().map(|w| w.parse().ok()).collect();
+    match numbers.as_slice() {
+        [] => branch_list(session),
+        [Some(n), Some(m)] if *n >= 1 && *m >= 1 => {
+            let Session { history, forks, .. } = session;
+            match crate::switch(history, forks, n - 1, m - 1) {
+                Ok(()) => format!("user message {n}: branch {m} shown"),
+                Err(e) => e.to_string(),
+            }
+        }
+        _ => "usage: /branch (list) or /branch N M (show branch M of user message N)".into(),
+    }
+}
+
+/// Each edited user message, its branches and the one shown.
+fn branch_list(session: &Session) -> String {
+    let mut forks: Vec<&crate::Fork> = session.forks.iter().collect();
+    forks.sort_by_key(|f| f.at);
+    let lines: Vec<String> = forks
+        .iter()
+        .map(|f| {
+            let said = crate::user_message_index(&session.history, f.at)
+                .map(|i| session.history[i].text())
+                .unwrap_or_default();
+            let said: String = said.chars().take(60).collect();
+            format!(
+                "user message {} (\"{said}\"): branch {} of {} shown",
+                f.at + 1,
+                f.current + 1,
+                f.branches.len()
+            )
+        })
+        .collect();
+    match lines.is_empty() {
+        true => "no message has been edited: there are no branches (/edit N TEXT makes one)".into(),
+        false => lines.join("\n"),
     }
 }
 
@@ -133,11 +196,15 @@ async fn session_command(
         "reset" => {
             let n = session.history.len();
             session.history.clear();
+            session.forks.clear();
             session.title.clear();
             reply(format!("conversation cleared ({n} messages)"))
         }
         "compact" => {
+            let users = crate::user_messages(&session.history);
             let r = compact(&mut session.history, policy.keep_exchanges);
+            let gone = users - crate::user_messages(&session.history);
+            crate::shift_forks(&mut session.forks, gone);
             reply(format!(
                 "compacted: {} → {} messages ({} tool messages dropped, {} older messages trimmed)",
                 r.before, r.after, r.tool_messages_dropped, r.window_trimmed

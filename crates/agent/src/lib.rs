@@ -4,6 +4,7 @@
 //! ask, sessions on disk, slash commands and history compaction.
 
 mod agent;
+mod branches;
 mod calls;
 mod commands;
 mod compact;
@@ -22,8 +23,13 @@ mod turn;
 pub use agent::{
     ActionResult, Agent, AgentConfig, DynamicContext, FileRenderer, TokenBudget, TurnContext,
 };
+pub use branches::{
+    Branch, BranchError, Fork, branch_of, fork, shift_forks, switch, user_message_index,
+    user_messages,
+};
 pub use commands::{
-    CommandOutcome, DOCUMENT_AGENT, HELP, bypass_prompt, document_request, handle_command,
+    CommandOutcome, DOCUMENT_AGENT, HELP, bypass_prompt, document_request, edit_request,
+    handle_command,
 };
 pub use compact::{CompactionPolicy, CompactionReport, compact};
 pub use confirm::{ConfirmPolicy, Confirmations, Pending, Questions};

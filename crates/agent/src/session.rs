@@ -37,6 +37,14 @@ pub struct Session {
     /// The passages answers cited, so a reopened conversation shows them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cited: Vec<CitedAnswer>,
+    /// The project it belongs to (`None`: none); its folder is the
+    /// conversation's workspace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<baton_config::ProjectId>,
+    /// The branches kept where an earlier user message was edited and
+    /// sent again (the one in view is in `history`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forks: Vec<crate::Fork>,
 }
 
 /// The citations of one answer. The answer is known by its text's SHA-256,
@@ -108,6 +116,8 @@ impl Session {
             history_enabled: true,
             voice: Vec::new(),
             cited: Vec::new(),
+            project: None,
+            forks: Vec::new(),
         }
     }
 
@@ -177,6 +187,8 @@ pub struct SessionInfo {
     pub agent: Option<String>,
     /// How many exchanges were spoken ([`Session::voice`]).
     pub voice_turns: usize,
+    /// The project it belongs to.
+    pub project: Option<baton_config::ProjectId>,
 }
 
 impl SessionInfo {
@@ -189,6 +201,7 @@ impl SessionInfo {
             messages: session.history.len(),
             agent: session.agent.clone(),
             voice_turns: session.voice.len(),
+            project: session.project.clone(),
         }
     }
 }
@@ -204,6 +217,8 @@ struct SessionHead {
     agent: Option<String>,
     #[serde(default)]
     voice: Count,
+    #[serde(default)]
+    project: Option<baton_config::ProjectId>,
 }
 
 /// The length of a JSON array, its elements skipped.
@@ -356,6 +371,7 @@ impl SessionStore {
                     messages: s.history.0,
                     agent: s.agent,
                     voice_turns: s.voice.0,
+                    project: s.project,
                 })
             })
             .collect();

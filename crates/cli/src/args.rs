@@ -64,8 +64,10 @@ pub enum Command {
         file: std::path::PathBuf,
     },
     /// What Baton remembers about you across chats: list, add, remove, clear.
+    Memory(MemoryArgs),
+    /// Projects: chats grouped with their own folder, instructions, agent and memory.
     #[command(subcommand)]
-    Memory(MemoryCommand),
+    Projects(ProjectsCommand),
     /// Print the tool catalog, or run a raw tool call the way the model would.
     Tools(ToolsArgs),
     /// The models folder (GGUF files and which entries use them), or the model catalog: `catalog`, `pull NAME`, `rm NAME`.
@@ -442,6 +444,9 @@ pub struct IndexArgs {
     /// After indexing, keep watching the workspace and index changes as they happen (Ctrl-C stops).
     #[arg(long)]
     pub watch: bool,
+    /// The folder of this project (name or id) instead of the workspace.
+    #[arg(long)]
+    pub project: Option<String>,
 }
 
 /// `baton search`.
@@ -456,6 +461,9 @@ pub struct SearchArgs {
     /// Show each hit's scores: words (BM25), meaning (likeness) and fused.
     #[arg(long)]
     pub explain: bool,
+    /// Search the folder of this project (name or id) instead of the workspace.
+    #[arg(long)]
+    pub project: Option<String>,
     /// Words, "exact phrases", title:word, heading:word, format:pdf.
     #[arg(required = true, num_args = 1.., value_name = "QUERY")]
     pub query: Vec<String>,
@@ -545,6 +553,9 @@ pub struct AskArgs {
     /// Attach a file (any format; converted to Markdown and put before the question). Repeatable.
     #[arg(long = "attach", short = 'a', value_name = "FILE")]
     pub attach: Vec<PathBuf>,
+    /// Ask in this project (name or id): its folder, instructions, agent and memory.
+    #[arg(long)]
+    pub project: Option<String>,
     /// Allow tools that send something off this machine (an e-mail, a form, an HTTP post) without asking; without it they are refused.
     #[arg(long, short = 'y')]
     pub yes: bool,
@@ -574,6 +585,9 @@ pub struct ChatArgs {
     /// Continue a saved session (name or id).
     #[arg(long)]
     pub session: Option<SessionId>,
+    /// A new chat in this project (name or id): its folder, instructions, agent and memory.
+    #[arg(long, conflicts_with = "session")]
+    pub project: Option<String>,
     /// Allow tools that send something off this machine without asking (by default each one is put to you first).
     #[arg(long, short = 'y')]
     pub yes: bool,
@@ -604,8 +618,11 @@ pub struct ExportArgs {
     #[arg(long, value_enum, default_value = "json")]
     pub format: ExportFormat,
     /// Only this conversation (repeatable); none named: every one.
-    #[arg(long = "session")]
+    #[arg(long = "session", conflicts_with = "project")]
     pub sessions: Vec<SessionId>,
+    /// Only the conversations of this project (name or id).
+    #[arg(long)]
+    pub project: Option<String>,
     /// The folder to write into (made if missing).
     #[arg(long)]
     pub out: std::path::PathBuf,
@@ -620,6 +637,64 @@ pub enum ExportFormat {
     Markdown,
     /// `ID.pdf` for each conversation (printed by headless Chromium).
     Pdf,
+}
+
+/// `baton memory [--project NAME] …`.
+#[derive(Args, Debug)]
+pub struct MemoryArgs {
+    /// The memory of this project (name or id) instead of yours.
+    #[arg(long, global = true)]
+    pub project: Option<String>,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: MemoryCommand,
+}
+
+/// `baton projects …`.
+#[derive(Subcommand, Debug)]
+pub enum ProjectsCommand {
+    /// Every project with its folder and how many chats it has.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Make a project (`baton projects new "Port of Gdynia" --folder ~/Port`).
+    New {
+        /// Its name.
+        name: String,
+        /// Its folder: the workspace of its chats (made if missing).
+        #[arg(long)]
+        folder: PathBuf,
+        /// Instructions every chat in it gets.
+        #[arg(long)]
+        instructions: Option<String>,
+        /// The named agent its chats talk to.
+        #[arg(long)]
+        agent: Option<String>,
+        /// The provider entry its chats use.
+        #[arg(long)]
+        provider: Option<String>,
+    },
+    /// Remove a project: its chats go to the trash, its folder stays.
+    Rm {
+        /// Its name or id.
+        name: String,
+        /// Do not ask.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Move a saved chat into a project (or out of one with `--none`).
+    Move {
+        /// The chat's session id.
+        session: SessionId,
+        /// The project's name or id.
+        #[arg(required_unless_present = "none")]
+        project: Option<String>,
+        /// Out of any project.
+        #[arg(long, conflicts_with = "project")]
+        none: bool,
+    },
 }
 
 /// `baton memory …`.

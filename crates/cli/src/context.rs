@@ -48,3 +48,11 @@ pub fn note_first_run(ctx: &Context, named: Option<&str>) {
         );
     }
 }
+
+/// The engine of project `name` (a name or id), or `ctx` itself for none.
+pub fn in_project(ctx: &Context, name: Option<&str>) -> anyhow::Result<Context> {
+    match name {
+        Some(n) => Ok(ctx.projects().engine(&ctx.projects().find(n)?.id)?),
+        None => Ok(std::sync::Arc::clone(ctx)),
+    }
+}

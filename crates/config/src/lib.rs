@@ -10,6 +10,7 @@
 
 mod agents;
 mod paths;
+mod projects;
 mod secrets;
 mod settings;
 mod watch;
@@ -19,6 +20,10 @@ pub use agents::{
     ToolboxRef, parse_agents,
 };
 pub use paths::{BatonPaths, PathsError};
+pub use projects::{
+    BadProjectId, MAX_NAME_CHARS as MAX_PROJECT_NAME_CHARS, NewProject, PROJECTS_FILE, Project,
+    ProjectError, ProjectId, ProjectStore,
+};
 pub use secrets::{
     KEYCHAIN_SERVICE, KeySource, ResolvedKey, SecretError, SecretName, Secrets, conventional_env,
 };

@@ -9,9 +9,9 @@
 //! sessions, confirmations); each concern has a module of its own.
 
 pub use baton_agent::{
-    ActionResult, AgentEvent, BadSessionId, Confirmations, MemorySessions, Questions,
-    SESSION_ID_MAX, Session, SessionError, SessionId, SessionInfo, SessionRepo, SessionStore,
-    StopReason, TurnEvent, TurnId, TurnOutcome, VoiceTurn,
+    ActionResult, AgentEvent, BadSessionId, BranchError, Confirmations, Fork, MemorySessions,
+    Questions, SESSION_ID_MAX, Session, SessionError, SessionId, SessionInfo, SessionRepo,
+    SessionStore, StopReason, TurnEvent, TurnId, TurnOutcome, VoiceTurn, branch_of,
 };
 pub use baton_docs::{FileAttachment, split_prompt};
 pub use baton_stdx::{error_chain, excerpt, mask};
@@ -113,6 +113,13 @@ pub mod memory {
     pub use baton_memory::{
         BadMemoryId, Memory, MemoryError, MemoryId, MemorySource, MemoryStore, render,
     };
+}
+
+/// Projects: chats grouped with their own folder, instructions, agent,
+/// provider and memory.
+pub mod projects {
+    pub use crate::{Projects, RemovedProject};
+    pub use baton_config::{NewProject, Project, ProjectError, ProjectId};
 }
 
 /// Local models: the catalog, this computer's fit, the models folder.

@@ -90,6 +90,10 @@ pub struct ConversationOptions {
     /// asked to remember is recalled and the `remember` tool offered. The
     /// HTTP API turns it off: memory is the owner's, not an API key's.
     pub memory: bool,
+    /// The project the conversation works in (its folder, instructions,
+    /// agent, provider and memory); a saved chat's own project is used
+    /// when this is `None`.
+    pub project: Option<baton_config::ProjectId>,
 }
 
 impl Default for ConversationOptions {
@@ -109,6 +113,7 @@ impl Default for ConversationOptions {
             answer_json: false,
             web_search: true,
             memory: true,
+            project: None,
         }
     }
 }
@@ -127,8 +132,12 @@ pub struct UserMessage {
     /// Attached files (original bytes).
     pub files: Vec<FileAttachment>,
     /// Replace the last exchange (edit and resend): the files the edited
-    /// message carried are kept.
+    /// message carried are kept, and the old exchange stays as a branch.
     pub replace_last: bool,
+    /// Edit user message number `n` (0: the first) and send it again as
+    /// a new branch: what followed it stays as a branch to switch back to
+    /// ([`Conversation::switch_branch`]); the files it carried are kept.
+    pub edit: Option<usize>,
 }
 
 impl UserMessage {
@@ -201,9 +210,16 @@ impl Conversation {
     pub(crate) fn new(
         engine: Arc<Engine>,
         repo: Arc<dyn SessionRepo>,
-        session: Session,
-        options: ConversationOptions,
+        mut session: Session,
+        mut options: ConversationOptions,
     ) -> Self {
+        let routed = crate::projects::engine_for(&engine, &mut session, &options);
+        if !Arc::ptr_eq(&routed, &engine) {
+            // The front door's index is of another folder: the project's
+            // engine keeps the project's own.
+            options.index = IndexChoice::Refreshed;
+        }
+        let engine = routed;
         Self {
             engine,
             repo,
@@ -214,6 +230,17 @@ impl Conversation {
 }
 
 impl Conversation {
+    /// The project the conversation works in (`None`: the user's
+    /// workspace).
+    pub fn project(&self) -> Option<&baton_config::Project> {
+        self.engine.project()
+    }
+
+    /// The folder its tools work in: the project's, else the workspace.
+    pub fn workspace(&self) -> &std::path::Path {
+        self.engine.workspace()
+    }
+
     /// The session's id.
     pub async fn session_id(&self) -> SessionId {
         self.session.lock().await.id.clone()
@@ -278,6 +305,16 @@ impl Conversation {
         Ok(true)
     }
 
+    /// Shows branch `to` of the branches at user message `at` (0: the
+    /// first), as [`UserMessage::edit`] made them; saved. Waits for a
+    /// running turn to end.
+    pub async fn switch_branch(&self, at: usize, to: usize) -> Result<(), EngineError> {
+        let mut session = self.session.lock().await;
+        let Session { history, forks, .. } = &mut *session;
+        baton_agent::switch(history, forks, at, to)?;
+        self.keep(&session).await
+    }
+
     /// Builds the agent now, so a provider that cannot be opened (a
     /// missing key) is reported before the first message.
     pub async fn ready(&self) -> Result<(), EngineError> {
@@ -323,7 +360,8 @@ impl Conversation {
             // Answered by `send` (a turn of its own, outside the history).
             CommandOutcome::NotACommand
             | CommandOutcome::Bypass(_)
-            | CommandOutcome::Document(_) => {
+            | CommandOutcome::Document(_)
+            | CommandOutcome::Edit => {
                 return Ok(None);
             }
         };
@@ -334,38 +372,49 @@ impl Conversation {
         Ok(Some(reply))
     }
 
-    /// `/memory` (list), `/memory add TEXT`, `/memory forget ID`.
+    /// `/memory` (list), `/memory add TEXT`, `/memory forget ID`; in a
+    /// project, what is added goes to the project's memory.
     fn memory_command(&self, line: &str) -> String {
         if !memory_on(&self.engine, &self.options) {
             return "Memory is off here (`baton config set memory true` turns it on; the HTTP API never uses it).".into();
         }
-        let store = self.engine.memory();
         let rest = line.trim_start_matches("/memory").trim();
         let (verb, arg) = rest.split_once(' ').unwrap_or((rest, ""));
         let done = match verb {
-            "" => store.list().map(|all| {
-                let lines: Vec<String> = all
-                    .iter()
-                    .map(|m| format!("{}  {}", m.id, m.text))
-                    .collect();
-                if lines.is_empty() {
-                    "Nothing is remembered yet.".to_string()
-                } else {
-                    lines.join("\n")
-                }
-            }),
-            "add" => store
+            "" => self.memory_list(),
+            "add" => self
+                .engine
+                .memory_here()
                 .add(arg, baton_memory::MemorySource::User, None)
-                .map(|m| format!("Remembered as {}: {}", m.id, m.text)),
+                .map(|m| format!("Remembered as {}: {}", m.id, m.text))
+                .map_err(EngineError::from),
             "forget" => match baton_memory::MemoryId::parse(arg) {
-                Ok(id) => store
-                    .remove(&id)
+                Ok(id) => self
+                    .engine
+                    .forget_memory(&id)
                     .map(|m| format!("Forgot {}: {}", m.id, m.text)),
                 Err(e) => return e.to_string(),
             },
             _ => return MEMORY_HELP.to_string(),
         };
         done.unwrap_or_else(|e| e.to_string())
+    }
+
+    /// What `/memory` lists: the user's entries, then the project's.
+    fn memory_list(&self) -> Result<String, EngineError> {
+        let line = |m: &baton_memory::Memory| format!("{}  {}", m.id, m.text);
+        let mut lines: Vec<String> = self.engine.memory().list()?.iter().map(line).collect();
+        if let (Some(p), Some(store)) = (self.engine.project(), self.engine.project_memory()) {
+            let own = store.list()?;
+            if !own.is_empty() {
+                lines.push(format!("In the project {}:", p.name));
+                lines.extend(own.iter().map(line));
+            }
+        }
+        Ok(match lines.is_empty() {
+            true => "Nothing is remembered yet.".to_string(),
+            false => lines.join("\n"),
+        })
     }
 
     fn start(&self, input: TurnInput) -> Turn {
@@ -425,8 +474,14 @@ impl Conversation {
                         user_words: user_words(history, &content),
                         ..ctx.clone()
                     };
+                    let users = baton_agent::user_messages(history);
                     let result = agent.execute_turn(history, content, &ctx).await;
                     if kept {
+                        // The turn adds one user message; any fewer were
+                        // compacted away at its start.
+                        let gone = (users + 1)
+                            .saturating_sub(baton_agent::user_messages(&session.history));
+                        baton_agent::shift_forks(&mut session.forks, gone);
                         session.note_citations(&result.answer, result.citations.clone());
                     }
                     result
@@ -493,24 +548,38 @@ impl Conversation {
         if let Some(command) = prompt_command(&message.text) {
             message.text = self.engine.tools().expand_prompt(command).await?;
         }
+        if let Some((n, text)) = baton_agent::edit_request(&message.text) {
+            (message.edit, message.text) = (Some(n), text.to_string());
+        }
         let bypass = bypass_prompt(&message.text).map(str::to_string);
         if let Some(prompt) = &bypass {
             message.text = prompt.clone();
             message.replace_last = false;
+            message.edit = None;
         }
         let document = document_request(&message.text).map(str::to_string);
         if let Some(what) = &document {
             message.text = format!("Write this document: {what}");
         }
         let mut content = Vec::new();
-        if message.replace_last {
-            let old = drop_last_exchange(&mut session.history).ok_or_else(|| {
+        let last = baton_agent::user_messages(&session.history).checked_sub(1);
+        let edited = match (message.edit, message.replace_last) {
+            (Some(n), _) => Some(n),
+            (None, true) => Some(last.ok_or_else(|| {
                 "there is no earlier message to edit in this conversation".to_string()
-            })?;
-            content.extend(
-                old.into_iter()
-                    .filter(|p| matches!(p, ContentPart::File(_))),
-            );
+            })?),
+            (None, false) => None,
+        };
+        if let Some(n) = edited {
+            let old = baton_agent::fork(&mut session.history, &mut session.forks, n)
+                .map_err(|e| e.to_string())?;
+            if let Message::User { content: parts } = old {
+                content.extend(
+                    parts
+                        .into_iter()
+                        .filter(|p| matches!(p, ContentPart::File(_))),
+                );
+            }
         }
         let files = self.store_files(message.files, &message.text, ctx).await;
         content.extend(files.into_iter().map(ContentPart::File));
@@ -648,12 +717,21 @@ pub(crate) async fn agent_for(
     session: &Session,
     options: &ConversationOptions,
 ) -> Result<Arc<Agent>, EngineError> {
-    let def = engine
-        .agents()
-        .def(options.agent.as_deref().or(session.agent.as_deref()))?;
-    let mut cfg = engine
-        .agents()
-        .provider_for(&def, options.provider.as_deref())?;
+    let project = engine.project();
+    let def = engine.agents().def(
+        options
+            .agent
+            .as_deref()
+            .or(session.agent.as_deref())
+            .or(project.and_then(|p| p.agent.as_deref())),
+    )?;
+    let mut cfg = engine.agents().provider_for(
+        &def,
+        options
+            .provider
+            .as_deref()
+            .or(project.and_then(|p| p.provider.as_deref())),
+    )?;
     if let Some(m) = session.model.as_ref().or(options.model.as_ref()) {
         cfg.model = Some(m.clone());
     }
@@ -664,6 +742,7 @@ pub(crate) async fn agent_for(
                 reason: e.to_string(),
             })?
             .as_deref(),
+        project.map(|p| p.instructions.as_str()),
         options.instructions.as_deref(),
         session.instructions.as_deref(),
     ]);
@@ -738,8 +817,14 @@ fn new_agent(
     // The time and workspace matter to agents with tools; a bare chat
     // model (the small embedded one) is better off without them. What the
     // user asked to remember goes to every model.
-    let memory = memory_on
-        .then(|| baton_memory::MemoryContext::new(engine.memory(), baton_memory::RECALL_CHARS));
+    let mut memory = Vec::new();
+    if memory_on {
+        let budget = baton_memory::RECALL_CHARS;
+        memory.push(baton_memory::MemoryContext::new(engine.memory(), budget));
+        if let (Some(p), Some(store)) = (engine.project(), engine.project_memory()) {
+            memory.push(baton_memory::MemoryContext::new(store, budget).in_project(&p.name));
+        }
+    }
     let dynamic = crate::now::PerCall::of(tools.then(|| engine.now_context()), memory);
     let bp = crate::agents::Blueprint {
         def,

@@ -45,6 +45,15 @@ pub enum EngineError {
         /// What is wrong.
         reason: String,
     },
+    /// A project could not be found, made or changed.
+    #[error(transparent)]
+    Project(#[from] baton_config::ProjectError),
+    /// What the user asked to remember could not be read or changed.
+    #[error(transparent)]
+    Memory(#[from] baton_memory::MemoryError),
+    /// A branch that is not there.
+    #[error(transparent)]
+    Branch(#[from] baton_agent::BranchError),
     /// A saved conversation could not be loaded or saved.
     #[error(transparent)]
     Session(#[from] baton_agent::SessionError),

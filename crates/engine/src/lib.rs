@@ -17,6 +17,7 @@ mod index;
 pub mod keys;
 mod models;
 mod now;
+mod projects;
 mod prompts;
 mod providers;
 mod readiness;
@@ -51,6 +52,7 @@ pub use first_run::{
 pub use index::{IndexListener, IndexState, refresh_in_background};
 pub use models::{CatalogModel, Models, PulledModel};
 pub use now::{Clock, NowContext};
+pub use projects::{Projects, RemovedProject};
 pub use providers::{ProviderInfo, Providers};
 pub use readiness::local_readiness;
 pub use restore::{RestoreFileError, RestoredFile};
@@ -100,32 +102,14 @@ impl Overrides {
     }
 }
 
-/// Loaded configuration and the shared parts made from it.
-pub struct Engine {
-    /// Baton's folders.
-    paths: BatonPaths,
-    /// The settings.
-    settings: Settings,
-    /// The merged providers.
-    providers: ProvidersFile,
-    /// Keychain access (opened lazily).
-    secrets: Secrets,
-    /// The workspace root after overrides.
-    workspace: PathBuf,
-    /// Warnings from loading settings and providers, for the user.
-    warnings: Vec<String>,
-    overrides: Overrides,
+/// What an engine makes on first use: one of each for the process,
+/// shared by the engines of its projects.
+#[derive(Default)]
+struct Shared {
     conversions: OnceLock<Arc<ConversionCache>>,
     convert: OnceLock<ConvertOptions>,
     /// Picks the passages of attachments too long for the prompt.
     passages: OnceLock<Arc<baton_index::PassageFinder>>,
-    /// The named agents.
-    agents_file: baton_config::LoadedAgents,
-    /// Where conversations get the time (the system clock unless a test
-    /// sets one).
-    clock: Option<Clock>,
-    /// The agents kept between turns, and what each was built for.
-    kept_agents: tokio::sync::Mutex<Vec<(String, Arc<baton_agent::Agent>)>>,
     /// The browser every browser toolbox shares (connected on first use).
     browser: OnceLock<Arc<baton_web::BrowserHub>>,
     /// The headless browser documents are printed and drawn in (started
@@ -141,6 +125,37 @@ pub struct Engine {
     embedder: OnceLock<Arc<baton_embed::SharedEmbedder>>,
     /// What the user asked Baton to remember (`memory.json`).
     memory: OnceLock<Arc<baton_memory::MemoryStore>>,
+}
+
+/// Loaded configuration and the shared parts made from it.
+pub struct Engine {
+    /// Baton's folders.
+    paths: BatonPaths,
+    /// The settings.
+    settings: Settings,
+    /// The merged providers.
+    providers: ProvidersFile,
+    /// Keychain access (opened lazily).
+    secrets: Secrets,
+    /// The workspace root after overrides.
+    workspace: PathBuf,
+    /// Warnings from loading settings and providers, for the user.
+    warnings: Vec<String>,
+    overrides: Overrides,
+    /// The parts made on first use, shared with the engines of its
+    /// projects.
+    shared: Arc<Shared>,
+    /// The named agents.
+    agents_file: baton_config::LoadedAgents,
+    /// Where conversations get the time (the system clock unless a test
+    /// sets one).
+    clock: Option<Clock>,
+    /// The agents kept between turns, and what each was built for.
+    kept_agents: tokio::sync::Mutex<Vec<(String, Arc<baton_agent::Agent>)>>,
+    /// The project this engine works in (`None`: the user's workspace).
+    project: Option<baton_config::Project>,
+    /// The engines of the projects opened so far (each keeps its agents).
+    project_engines: std::sync::Mutex<Vec<Arc<Engine>>>,
     /// Model servers found running on this computer; `None` until
     /// [`Engine::discover`] looked.
     found_servers: Option<Vec<baton_models::FoundServer>>,
@@ -190,18 +205,12 @@ impl Engine {
             workspace,
             warnings,
             overrides,
-            conversions: OnceLock::new(),
-            convert: OnceLock::new(),
-            passages: OnceLock::new(),
+            shared: Arc::default(),
             agents_file,
             clock: None,
             kept_agents: tokio::sync::Mutex::new(Vec::new()),
-            browser: OnceLock::new(),
-            printer: OnceLock::new(),
-            mail: OnceLock::new(),
-            mcp: OnceLock::new(),
-            embedder: OnceLock::new(),
-            memory: OnceLock::new(),
+            project: None,
+            project_engines: std::sync::Mutex::new(Vec::new()),
             found_servers: None,
             choice: None,
             default_chosen: providers.default_chosen,
@@ -217,6 +226,7 @@ impl Engine {
         if let Some(found) = &self.found_servers {
             first_run::apply_discovery(&mut engine, found.clone());
         }
+        engine.project = self.project.clone();
         Ok(engine)
     }
 
@@ -277,6 +287,37 @@ impl Engine {
         &self.workspace
     }
 
+    /// The project this engine works in (`None`: the user's workspace);
+    /// see [`Projects::engine`].
+    pub fn project(&self) -> Option<&baton_config::Project> {
+        self.project.as_ref()
+    }
+
+    /// This engine over `project`'s folder, sharing its settings and the
+    /// parts made on first use.
+    fn in_project(&self, project: baton_config::Project) -> Engine {
+        let mut overrides = self.overrides.clone();
+        overrides.workspace = Some(project.folder.clone());
+        Engine {
+            paths: self.paths.clone(),
+            settings: self.settings.clone(),
+            providers: self.providers.clone(),
+            secrets: self.secrets.clone(),
+            workspace: project.folder.clone(),
+            warnings: Vec::new(),
+            overrides,
+            shared: Arc::clone(&self.shared),
+            agents_file: self.agents_file.clone(),
+            clock: self.clock.clone(),
+            kept_agents: tokio::sync::Mutex::new(Vec::new()),
+            project: Some(project),
+            project_engines: std::sync::Mutex::new(Vec::new()),
+            found_servers: self.found_servers.clone(),
+            choice: self.choice.clone(),
+            default_chosen: self.default_chosen,
+        }
+    }
+
     /// Warnings from loading settings, providers and agents, for the user.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
@@ -322,23 +363,32 @@ impl Engine {
     /// and plugins; the next turn builds a new agent, and the browser and
     /// servers start again when needed.
     pub async fn close(&self) {
-        let kept: Vec<_> = self.kept_agents.lock().await.drain(..).collect();
+        let mut kept: Vec<_> = self.kept_agents.lock().await.drain(..).collect();
+        let projects: Vec<_> = std::mem::take(
+            &mut *self
+                .project_engines
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+        for engine in projects {
+            kept.extend(engine.kept_agents.lock().await.drain(..));
+        }
         for (_, agent) in kept {
             agent.close().await;
         }
-        for hub in [self.browser.get(), self.printer.get()]
+        for hub in [self.shared.browser.get(), self.shared.printer.get()]
             .into_iter()
             .flatten()
         {
             hub.shutdown().await;
         }
         // The MCP servers and plugins it started stop too.
-        if let Some(mcp) = self.mcp.get() {
+        if let Some(mcp) = self.shared.mcp.get() {
             mcp.close().await;
         }
         // Background indexers finish the chunk batch they are embedding
         // and embed no more (a later scan embeds what they left).
-        if let Some(embedder) = self.embedder.get().cloned() {
+        if let Some(embedder) = self.shared.embedder.get().cloned() {
             let _ = tokio::task::spawn_blocking(move || embedder.stop()).await;
         }
     }
@@ -348,7 +398,8 @@ impl Engine {
     /// turn while the `memory` setting is on).
     pub fn memory(&self) -> Arc<baton_memory::MemoryStore> {
         Arc::clone(
-            self.memory
+            self.shared
+                .memory
                 .get_or_init(|| Arc::new(baton_memory::MemoryStore::in_dir(&self.paths.data_dir))),
         )
     }
@@ -356,7 +407,7 @@ impl Engine {
     /// The local embedding model (none installed, or `searchByMeaning`
     /// off: nothing is embedded), one for the process.
     pub(crate) fn embedder(&self) -> Arc<baton_embed::SharedEmbedder> {
-        Arc::clone(self.embedder.get_or_init(|| {
+        Arc::clone(self.shared.embedder.get_or_init(|| {
             baton_embed::SharedEmbedder::new(
                 self.settings
                     .search_by_meaning
@@ -369,6 +420,44 @@ impl Engine {
     /// Conversations: opening, sessions and attached files.
     pub fn conversations(self: &Arc<Self>) -> Conversations<'_> {
         Conversations { e: self }
+    }
+
+    /// Projects: groups of chats with their own folder, instructions,
+    /// agent, provider and memory.
+    pub fn projects(self: &Arc<Self>) -> Projects<'_> {
+        Projects { e: self }
+    }
+
+    /// The project's own memory, in a project.
+    pub(crate) fn project_memory(&self) -> Option<Arc<baton_memory::MemoryStore>> {
+        let p = self.project.as_ref()?;
+        Some(Arc::new(baton_memory::MemoryStore::in_dir(
+            &projects::data_dir(&self.paths, &p.id),
+        )))
+    }
+
+    /// Where what is remembered here goes: the project's memory in a
+    /// project, else the user's.
+    pub fn memory_here(&self) -> Arc<baton_memory::MemoryStore> {
+        self.project_memory().unwrap_or_else(|| self.memory())
+    }
+
+    /// Forgets memory `id`, the user's or any project's (ids are unique).
+    pub fn forget_memory(
+        self: &Arc<Self>,
+        id: &baton_memory::MemoryId,
+    ) -> Result<baton_memory::Memory, EngineError> {
+        let not_found = |r: &Result<_, baton_memory::MemoryError>| {
+            matches!(r, Err(baton_memory::MemoryError::NotFound(_)))
+        };
+        let mut done = self.memory().remove(id);
+        for p in self.projects().list()? {
+            if !not_found(&done) {
+                break;
+            }
+            done = self.projects().memory(&p.id).remove(id);
+        }
+        Ok(done?)
     }
 
     /// The named agents and what each resolves to.

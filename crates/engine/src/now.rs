@@ -103,29 +103,28 @@ impl DynamicContext for NowContext {
 /// the user asked Baton to remember that bears on the question.
 pub(crate) struct PerCall {
     now: Option<Arc<NowContext>>,
-    memory: Option<baton_memory::MemoryContext>,
+    /// The user's memory, and the project's in a project.
+    memory: Vec<baton_memory::MemoryContext>,
 }
 
 impl PerCall {
     /// The parts given; `None` when there are none.
     pub(crate) fn of(
         now: Option<Arc<NowContext>>,
-        memory: Option<baton_memory::MemoryContext>,
+        memory: Vec<baton_memory::MemoryContext>,
     ) -> Option<Arc<dyn DynamicContext>> {
-        (now.is_some() || memory.is_some())
+        (now.is_some() || !memory.is_empty())
             .then(|| Arc::new(PerCall { now, memory }) as Arc<dyn DynamicContext>)
     }
 }
 
 impl DynamicContext for PerCall {
     fn render(&self, question: &str) -> Option<String> {
-        let parts: Vec<String> = [
-            self.now.as_ref().and_then(|n| n.render(question)),
-            self.memory.as_ref().and_then(|m| m.render(question)),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
+        let parts: Vec<String> =
+            std::iter::once(self.now.as_ref().and_then(|n| n.render(question)))
+                .chain(self.memory.iter().map(|m| m.render(question)))
+                .flatten()
+                .collect();
         (!parts.is_empty()).then(|| parts.join("\n\n"))
     }
 }

@@ -39,7 +39,7 @@ impl Tools<'_> {
             printer: self.printer(),
             mail: self.mail(),
             mcp: not_posing(self.mcp().started()),
-            memory: self.e.settings.memory.then(|| self.e.memory()),
+            memory: self.e.settings.memory.then(|| self.e.memory_here()),
         })
     }
 
@@ -105,7 +105,7 @@ impl Tools<'_> {
     /// Conversions cached by content hash in the data folder, shared by
     /// FileTool and attachments.
     pub fn conversion_cache(&self) -> Arc<ConversionCache> {
-        Arc::clone(self.e.conversions.get_or_init(|| {
+        Arc::clone(self.e.shared.conversions.get_or_init(|| {
             Arc::new(ConversionCache::on_disk(
                 self.e.paths.data_dir.join("cache").join("conversions"),
             ))
@@ -118,6 +118,7 @@ impl Tools<'_> {
     pub fn passage_finder(&self) -> Arc<baton_index::PassageFinder> {
         Arc::clone(
             self.e
+                .shared
                 .passages
                 .get_or_init(|| Arc::new(baton_index::PassageFinder::new(self.e.embedder()))),
         )
@@ -127,6 +128,7 @@ impl Tools<'_> {
     /// (made once, then shared).
     pub fn convert_options(&self) -> ConvertOptions {
         self.e
+            .shared
             .convert
             .get_or_init(|| {
                 let mut options = ConvertOptions::default();
@@ -141,7 +143,7 @@ impl Tools<'_> {
     /// The browser the browser toolboxes share: nothing starts until a
     /// tool needs it; Baton's own profile lives in the data folder.
     pub fn browser(&self) -> Arc<baton_web::BrowserHub> {
-        Arc::clone(self.e.browser.get_or_init(|| {
+        Arc::clone(self.e.shared.browser.get_or_init(|| {
             Arc::new(
                 baton_web::BrowserHub::new(
                     self.e.settings.browser.clone(),
@@ -157,7 +159,7 @@ impl Tools<'_> {
     /// The printer documents use: a headless browser of Baton's own (the
     /// `browser.path` program when set), started on first use.
     pub fn printer(&self) -> Arc<baton_publish::Printer> {
-        let hub = self.e.printer.get_or_init(|| {
+        let hub = self.e.shared.printer.get_or_init(|| {
             let settings = baton_config::BrowserSettings {
                 mode: Some(baton_config::BrowserMode::Headless),
                 path: self.e.settings.browser.path.clone(),
@@ -174,7 +176,7 @@ impl Tools<'_> {
     /// The user's mail account (the `imap`, `smtp` and `email` settings,
     /// passwords from the keychain when a connection is made).
     pub fn mail(&self) -> Arc<baton_mail::MailClient> {
-        Arc::clone(self.e.mail.get_or_init(|| {
+        Arc::clone(self.e.shared.mail.get_or_init(|| {
             Arc::new(baton_mail::MailClient::new(
                 baton_mail::MailAccount::from_settings(&self.e.settings, &self.e.secrets),
             ))
@@ -187,7 +189,7 @@ impl Tools<'_> {
     /// Tokio runtime both are watched, and read again once they have been
     /// quiet for the `pluginsReloadSecs` setting after a change.
     pub fn mcp(&self) -> Arc<baton_mcp::McpHub> {
-        Arc::clone(self.e.mcp.get_or_init(|| {
+        Arc::clone(self.e.shared.mcp.get_or_init(|| {
             let secrets = self.e.secrets.clone();
             let lookup: baton_mcp::config::SecretLookup =
                 Arc::new(move |name: &str| match secrets.api_key(name, None) {

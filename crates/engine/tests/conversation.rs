@@ -112,6 +112,7 @@ async fn attachments_reloaded_after_a_restart_send_the_same_bytes() {
             text: "What is the largest item?".into(),
             files: vec![notes, csv],
             replace_last: false,
+            edit: None,
         }))
         .await;
         assert_eq!(outcome.stop, StopReason::Answered);
@@ -161,6 +162,7 @@ async fn attachments_reloaded_after_a_restart_send_the_same_bytes() {
         text: "And the second largest?".into(),
         files: Vec::new(),
         replace_last: true,
+        edit: None,
     }))
     .await;
     assert_eq!(outcome.result.answer, "Food is second.");
@@ -324,4 +326,108 @@ async fn a_provider_that_cannot_be_opened_ends_the_turn_with_its_error() {
         outcome.stop.message()
     );
     assert!(events.iter().any(|e| matches!(e, AgentEvent::Error { .. })));
+}
+
+/// The user messages' texts of the last request the model got.
+fn asked(server: &ScriptedServer) -> Vec<String> {
+    let b = bodies(server);
+    b.last().unwrap()["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| {
+            let text = m["content"].as_str().unwrap_or_default();
+            text.split("\n\nNow: ").next().unwrap().to_string()
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_earlier_message_edited_is_a_branch_and_the_old_one_comes_back_whole() {
+    let server = ScriptedServer::start().await.unwrap();
+    let setup = Setup::new(&server);
+    let engine = setup.engine();
+    let conversation = engine
+        .conversations()
+        .open(None, ConversationOptions::default())
+        .unwrap();
+    for (q, a) in [
+        ("Plan a trip", "Where to?"),
+        ("To Rome", "Rome it is."),
+        ("By train", "Trains booked."),
+    ] {
+        server.reply(Reply::text(a));
+        collect(conversation.send(UserMessage::text(q))).await;
+    }
+    // Edit the second message: the model sees the history up to it and
+    // the new words, nothing of the old branch.
+    server.reply(Reply::text("Lisbon it is."));
+    let (outcome, _) = collect(conversation.send(UserMessage {
+        edit: Some(1),
+        ..UserMessage::text("To Lisbon")
+    }))
+    .await;
+    assert_eq!(outcome.result.answer, "Lisbon it is.");
+    assert_eq!(asked(&server), ["Plan a trip", "To Lisbon"]);
+    let id = conversation.session_id().await;
+
+    // Reopened from its file: both branches are there; switching back
+    // brings the old one whole (its third message too).
+    let reopened = engine
+        .conversations()
+        .open(Some(&id), ConversationOptions::default())
+        .unwrap();
+    let s = reopened.session().await;
+    assert_eq!(baton_agent::branch_of(&s.forks, 1), Some((1, 2)));
+    reopened.switch_branch(1, 0).await.unwrap();
+    let texts: Vec<String> = reopened
+        .session()
+        .await
+        .history
+        .iter()
+        .filter(|m| !matches!(m, baton_llm::Message::System { .. }))
+        .map(|m| m.text())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "Plan a trip",
+            "Where to?",
+            "To Rome",
+            "Rome it is.",
+            "By train",
+            "Trains booked."
+        ]
+    );
+    server.reply(Reply::text("Sleeper at 21:00."));
+    collect(reopened.send(UserMessage::text("Which train?"))).await;
+    assert_eq!(
+        asked(&server),
+        ["Plan a trip", "To Rome", "By train", "Which train?"]
+    );
+    // And forward again, to the edited branch.
+    reopened.switch_branch(1, 1).await.unwrap();
+    let last = reopened.session().await.history.last().unwrap().text();
+    assert_eq!(last, "Lisbon it is.");
+    let err = reopened.switch_branch(1, 5).await.unwrap_err();
+    assert_eq!(err.to_string(), "the message has no branch number 5");
+
+    // The same from any front door's text: /branch lists and switches,
+    // /edit N TEXT branches (counting from 1).
+    let listed = reopened.command("/branch").await.unwrap().unwrap();
+    assert!(
+        listed.contains("user message 2 (\"To Lisbon\"): branch 2 of 2 shown"),
+        "{listed}"
+    );
+    server.reply(Reply::text("A cheap plan."));
+    collect(reopened.send(UserMessage::text("/edit 1 Plan a cheap trip"))).await;
+    assert_eq!(asked(&server), ["Plan a cheap trip"]);
+    let switched = reopened.command("/branch 1 1").await.unwrap().unwrap();
+    assert_eq!(switched, "user message 1: branch 1 shown");
+    let last = reopened.session().await.history.last().unwrap().text();
+    assert_eq!(
+        last, "Lisbon it is.",
+        "the branches below came back with it"
+    );
 }

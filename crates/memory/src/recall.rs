@@ -21,6 +21,8 @@ const STOP_WORDS: &[&str] = &[
 pub struct MemoryContext {
     store: Arc<MemoryStore>,
     budget: usize,
+    /// The project whose memory this is (`None`: the user's).
+    project: Option<String>,
     /// Each entry's words, for the snapshot they were worked out for.
     words: Arc<Mutex<Option<Indexed>>>,
 }
@@ -39,8 +41,15 @@ impl MemoryContext {
         MemoryContext {
             store,
             budget,
+            project: None,
             words: Arc::default(),
         }
+    }
+
+    /// The same recall, said to be the memory of project `name`.
+    pub fn in_project(mut self, name: &str) -> MemoryContext {
+        self.project = Some(name.to_string());
+        self
     }
 
     /// The entries for `question`, most relevant first (none when the
@@ -70,18 +79,31 @@ impl MemoryContext {
     /// The text added to the call for `question`, if anything is
     /// remembered.
     pub fn render(&self, question: &str) -> Option<String> {
-        render(&self.recall(question))
+        let recalled = self.recall(question);
+        match &self.project {
+            None => render(&recalled),
+            Some(name) => render_as(
+                &format!("What the user asked you to remember in the project \"{name}\":"),
+                &recalled,
+            ),
+        }
     }
 }
 
 /// The entries as the model reads them (`None` for none).
 pub fn render(memories: &[Memory]) -> Option<String> {
+    render_as(
+        "What the user asked you to remember from earlier conversations (use it where it applies; do not repeat it back unasked):",
+        memories,
+    )
+}
+
+/// The entries under `heading` (`None` for none).
+fn render_as(heading: &str, memories: &[Memory]) -> Option<String> {
     if memories.is_empty() {
         return None;
     }
-    let mut text = String::from(
-        "What the user asked you to remember from earlier conversations (use it where it applies; do not repeat it back unasked):",
-    );
+    let mut text = String::from(heading);
     for m in memories {
         text.push_str("\n- ");
         text.push_str(&m.text);

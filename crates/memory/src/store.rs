@@ -53,21 +53,14 @@ pub struct BadMemoryId(pub String);
 impl MemoryId {
     /// A fresh id.
     pub fn new() -> MemoryId {
-        MemoryId(format!(
-            "m{}",
-            &uuid::Uuid::new_v4().simple().to_string()[..8]
-        ))
+        MemoryId(baton_stdx::short_id('m'))
     }
 
     /// Reads an id as the user typed it.
     pub fn parse(text: &str) -> Result<MemoryId, BadMemoryId> {
         let t = text.trim();
-        let ok = t.len() == 9
-            && t.starts_with('m')
-            && t[1..]
-                .chars()
-                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase());
-        ok.then(|| MemoryId(t.to_string()))
+        baton_stdx::is_short_id(t, 'm')
+            .then(|| MemoryId(t.to_string()))
             .ok_or_else(|| BadMemoryId(text.to_string()))
     }
 

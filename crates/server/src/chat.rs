@@ -14,6 +14,7 @@ use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
+use baton_engine::api::projects::ProjectId;
 use baton_engine::api::{AgentEvent, Session, SessionId, TurnEvent};
 use baton_engine::api::{ContentPart, Message};
 use baton_engine::{
@@ -109,6 +110,18 @@ fn kept_session(headers: &HeaderMap) -> Result<Option<SessionId>, ApiError> {
         .transpose()
 }
 
+/// The project the client asked for (`x-baton-project`: a name or id).
+fn asked_project(app: &Arc<App>, headers: &HeaderMap) -> Result<Option<ProjectId>, ApiError> {
+    let Some(v) = headers.get("x-baton-project") else {
+        return Ok(None);
+    };
+    let name = v.to_str().unwrap_or("");
+    match app.engine.projects().find(name) {
+        Ok(p) => Ok(Some(p.id)),
+        Err(e) => Err(ApiError::invalid(e.to_string(), None)),
+    }
+}
+
 /// The conversation to answer in and the user's new message: the posted
 /// history, or the kept session's (then only the posted system messages
 /// and the last user message count).
@@ -117,6 +130,7 @@ async fn open(
     caller: &Caller,
     req: &ChatRequest,
     kept: Option<&SessionId>,
+    project: Option<ProjectId>,
 ) -> Result<(Conversation, UserMessage), ApiError> {
     let (agent, provider) = app.resolve_model(&req.model)?;
     let (posted, instructions, message) = conversation_from(app, caller, &req.messages).await?;
@@ -126,9 +140,11 @@ async fn open(
         instructions,
         persist: kept.is_some(),
         confirm: ConfirmMode::Refuse(NO_CONFIRM.into()),
+        // A project's chats search its folder instead (the engine's).
         index: IndexChoice::Given(app.index.index.clone()),
         // The owner's memory is not an API key's to read or write.
         memory: false,
+        project,
         ..ConversationOptions::default()
     };
     let conversations = app.engine.conversations();
@@ -168,7 +184,8 @@ pub(crate) async fn completions(
         return crate::team::completions(Arc::clone(&app), req, prompt, place).await;
     }
     let kept = kept_session(&headers)?;
-    let (conversation, message) = open(&app, &caller, &req, kept.as_ref()).await?;
+    let project = asked_project(&app, &headers)?;
+    let (conversation, message) = open(&app, &caller, &req, kept.as_ref(), project).await?;
     let chunks = Chunks::new(&req.model);
     // A slash command on a kept session answers at once (and is saved).
     if kept.is_some() {

@@ -4,12 +4,13 @@
 //! ChatGPT keeps a conversation as a tree (`mapping`: each node has a
 //! message, its parent and its children; an edited message starts a
 //! branch) and `current_node` is the leaf the user saw last: the branch
-//! from the root to it comes over, the others are counted. Claude keeps a
+//! from the root to it is the history, and every other branch comes over
+//! as a Baton branch of the message where it parts. Claude keeps a
 //! list (`chat_messages`, `sender` human or assistant).
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use baton_agent::{Session, SessionId};
+use baton_agent::{Branch, Fork, Session, SessionId};
 use baton_llm::Message;
 use serde_json::Value;
 
@@ -31,7 +32,7 @@ pub(crate) fn read(value: &Value) -> Result<Imported, TransferError> {
     };
     for (i, c) in list.iter().enumerate() {
         let read = match format {
-            Format::ChatGpt => chatgpt(c, &mut imported.left_out),
+            Format::ChatGpt => chatgpt(c),
             _ => claude(c, &mut imported.left_out),
         };
         let dated = read.map_err(|reason| TransferError::Damaged {
@@ -71,8 +72,10 @@ fn secs(s: f64) -> SystemTime {
     UNIX_EPOCH + Duration::from_secs_f64(s.max(0.0))
 }
 
-/// One ChatGPT conversation: the branch that ends at `current_node`.
-fn chatgpt(c: &Value, left_out: &mut Vec<String>) -> Result<Dated, String> {
+/// One ChatGPT conversation: the branch that ends at `current_node` in
+/// view, every other branch kept as a Baton branch of the message where
+/// it parts (an edited question, or an answer asked for again).
+fn chatgpt(c: &Value) -> Result<Dated, String> {
     let title = c["title"].as_str().unwrap_or("ChatGPT conversation");
     let id = c["conversation_id"]
         .as_str()
@@ -80,40 +83,162 @@ fn chatgpt(c: &Value, left_out: &mut Vec<String>) -> Result<Dated, String> {
         .ok_or("it has no id")?;
     let mapping = c["mapping"].as_object().ok_or("its messages are missing")?;
     let mut session = session_for("chatgpt", id, title)?;
-    let mut node = c["current_node"].as_str().map(str::to_string);
-    let mut branch = Vec::new();
-    while let Some(n) = node.take() {
-        let entry = mapping
-            .get(&n)
-            .ok_or_else(|| format!("message {n} is missing"))?;
-        if branch.len() > mapping.len() {
-            return Err("its messages form a loop".into());
-        }
-        branch.push(entry);
-        node = entry["parent"].as_str().map(str::to_string);
-    }
-    branch.reverse();
-    let forks: usize = mapping
-        .values()
-        .map(|e| {
-            e["children"]
-                .as_array()
-                .map_or(0, |c| c.len().saturating_sub(1))
-        })
-        .sum();
-    if forks > 0 {
-        left_out.push(format!(
-            "\u{201c}{title}\u{201d}: {forks} other branch{} of edited messages left out (the branch last shown came in)",
-            if forks == 1 { "" } else { "es" }
-        ));
-    }
-    for entry in branch {
-        if let Some(m) = chatgpt_message(&entry["message"]) {
-            session.history.push(m);
-        }
-    }
+    let tree = Tree::new(mapping, c["current_node"].as_str())?;
+    let Some(root) = tree.root() else {
+        return Err("its messages have no first one".into());
+    };
+    let shown = tree.branch_from(root, 0, 0)?;
+    session.history = shown.messages;
+    session.forks = shown.forks;
     let when = c["update_time"].as_f64().or(c["create_time"].as_f64());
     Ok(Dated::new(session, secs(when.unwrap_or(0.0))))
+}
+
+/// A ChatGPT conversation's tree of messages.
+struct Tree<'a> {
+    mapping: &'a serde_json::Map<String, Value>,
+    /// The nodes from the root to `current_node` (the branch shown).
+    shown: std::collections::HashSet<&'a str>,
+}
+
+impl<'a> Tree<'a> {
+    fn new(
+        mapping: &'a serde_json::Map<String, Value>,
+        current: Option<&'a str>,
+    ) -> Result<Tree<'a>, String> {
+        let mut shown = std::collections::HashSet::new();
+        let mut node = current;
+        while let Some(n) = node {
+            let entry = mapping
+                .get(n)
+                .ok_or_else(|| format!("message {n} is missing"))?;
+            if !shown.insert(n) {
+                return Err("its messages form a loop".into());
+            }
+            node = entry["parent"].as_str();
+        }
+        Ok(Tree { mapping, shown })
+    }
+
+    /// The node without a parent.
+    fn root(&self) -> Option<&'a str> {
+        self.mapping
+            .iter()
+            .find(|(_, e)| e["parent"].as_str().is_none())
+            .map(|(k, _)| k.as_str())
+    }
+
+    fn children(&self, node: &str) -> Vec<&'a str> {
+        self.mapping.get(node).map_or_else(Vec::new, |e| {
+            e["children"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .filter(|c| self.mapping.contains_key(*c))
+                .collect()
+        })
+    }
+
+    /// The role of the first message at or below `node` (down the branch
+    /// it would show).
+    fn first_role(&self, node: &'a str) -> Option<&'a str> {
+        let mut node = node;
+        for _ in 0..=self.mapping.len() {
+            let entry = &self.mapping[node];
+            if chatgpt_message(&entry["message"]).is_some() {
+                return entry["message"]["author"]["role"].as_str();
+            }
+            node = self.pick(&self.children(node))?;
+        }
+        None
+    }
+
+    /// The child on the branch shown, else the newest.
+    fn pick(&self, children: &[&'a str]) -> Option<&'a str> {
+        children
+            .iter()
+            .find(|c| self.shown.contains(*c))
+            .or(children.last())
+            .copied()
+    }
+
+    /// A child that is not on the branch in view, as a branch of the
+    /// user message where it parts: the next one (an edited question) or
+    /// the last one (an answer asked for again: the question comes first).
+    fn alternative(
+        &self,
+        child: &'a str,
+        users: usize,
+        last_user: &Option<(usize, Message)>,
+        depth: usize,
+    ) -> Result<Option<(usize, Branch)>, String> {
+        let mut branch = self.branch_from(child, users, depth + 1)?;
+        if self.first_role(child) == Some("user") {
+            return Ok(Some((users, branch)));
+        }
+        let Some((at, question)) = last_user else {
+            return Ok(None);
+        };
+        branch.messages.insert(0, question.clone());
+        Ok(Some((*at, branch)))
+    }
+
+    /// The messages from `node` down, the shown (else newest) child where
+    /// it forks, with the other children kept as branches; `users` user
+    /// messages come before `node`.
+    fn branch_from(&self, node: &'a str, users: usize, depth: usize) -> Result<Branch, String> {
+        if depth > self.mapping.len() {
+            return Err("its messages form a loop".into());
+        }
+        let mut out = Branch::default();
+        let (mut users, mut last_user) = (users, None::<(usize, Message)>);
+        let mut node = Some(node);
+        let mut steps = 0;
+        while let Some(id) = node {
+            steps += 1;
+            if steps > self.mapping.len() {
+                return Err("its messages form a loop".into());
+            }
+            if let Some(m) = chatgpt_message(&self.mapping[id]["message"]) {
+                if matches!(m, Message::User { .. }) {
+                    last_user = Some((users, m.clone()));
+                    users += 1;
+                }
+                out.messages.push(m);
+            }
+            let children = self.children(id);
+            let chosen = self.pick(&children);
+            if children.len() > 1 {
+                for child in children.iter().filter(|c| Some(**c) != chosen) {
+                    let Some((at, branch)) = self.alternative(child, users, &last_user, depth)?
+                    else {
+                        continue;
+                    };
+                    add_branch(&mut out.forks, at, branch);
+                }
+            }
+            node = chosen;
+        }
+        Ok(out)
+    }
+}
+
+/// Puts `branch` in the fork at user message `at`, made when missing with
+/// the branch in view (its messages are in the history) as its first.
+fn add_branch(forks: &mut Vec<Fork>, at: usize, branch: Branch) {
+    let i = match forks.iter().position(|f| f.at == at) {
+        Some(i) => i,
+        None => {
+            forks.push(Fork {
+                at,
+                current: 0,
+                branches: vec![Branch::default()],
+            });
+            forks.len() - 1
+        }
+    };
+    forks[i].branches.push(branch);
 }
 
 /// A ChatGPT message as Baton's, when it is the user's or the assistant's
@@ -225,12 +350,47 @@ mod tests {
             ]
         );
         assert!(matches!(d.session.history[0], Message::User { .. }));
-        assert_eq!(got.left_out.len(), 1);
-        assert!(
-            got.left_out[0].contains("1 other branch"),
-            "{:?}",
-            got.left_out
+        // The first version of the edited question is a branch of it.
+        assert!(got.left_out.is_empty(), "{:?}", got.left_out);
+        assert_eq!(d.session.forks.len(), 1);
+        let fork = &d.session.forks[0];
+        assert_eq!((fork.at, fork.current, fork.branches.len()), (1, 0, 2));
+        let other: Vec<String> = fork.branches[1]
+            .messages
+            .iter()
+            .map(Message::text)
+            .collect();
+        assert_eq!(other, ["And in the rain?", "Museums."]);
+        let mut history = d.session.history.clone();
+        let mut forks = d.session.forks.clone();
+        baton_agent::switch(&mut history, &mut forks, 1, 1).unwrap();
+        let texts: Vec<String> = history.iter().map(Message::text).collect();
+        assert_eq!(texts[2..], ["And in the rain?", "Museums."]);
+    }
+
+    #[test]
+    fn an_answer_chatgpt_was_asked_for_again_is_a_branch_of_its_question() {
+        let mut export = chatgpt_export();
+        let m = export[0]["mapping"].as_object_mut().unwrap();
+        m["u2b"]["children"] = json!(["a2c", "a2b"]);
+        m.insert(
+            "a2c".into(),
+            json!({"parent": "u2b", "children": [], "message": {"author": {"role": "assistant"}, "content": {"parts": ["Try Cervejaria Ramiro."]}}}),
         );
+        let got = read(&export).unwrap();
+        let forks = &got.sessions[0].session.forks;
+        let at2: Vec<_> = forks.iter().map(|f| (f.at, f.branches.len())).collect();
+        assert_eq!(
+            at2,
+            [(1, 3)],
+            "both kinds of branch part at the second question"
+        );
+        let again: Vec<String> = forks[0].branches[2]
+            .messages
+            .iter()
+            .map(Message::text)
+            .collect();
+        assert_eq!(again, ["Where should I eat?", "Try Cervejaria Ramiro."]);
     }
 
     #[test]

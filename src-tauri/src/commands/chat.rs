@@ -47,10 +47,20 @@ pub async fn send_message(
         .as_deref()
         .map(SessionId::parse)
         .transpose()?;
-    let conversation = open(&app, &state, id.as_ref(), agent)?;
+    // Only a new conversation is put in a project here (`move_session`
+    // moves a saved one).
+    let project = match (&id, request.project.as_deref()) {
+        (None, Some(p)) => Some(
+            baton_engine::api::projects::ProjectId::parse(p)
+                .map_err(|e| IpcError::invalid(e.to_string()))?,
+        ),
+        _ => None,
+    };
+    let conversation = open(&app, &state, id.as_ref(), agent, project)?;
     if text.starts_with('/')
         && request.attachment_ids.is_empty()
         && !request.replace_last
+        && request.edit.is_none()
         && let Some(reply) = conversation.command(&text).await?
     {
         let session = conversation.session().await;
@@ -86,6 +96,7 @@ pub async fn send_message(
         text,
         files,
         replace_last: request.replace_last,
+        edit: request.edit.map(|n| n as usize),
     });
     forward(turn, guard, &on_event).await
 }
@@ -101,7 +112,7 @@ pub async fn regenerate(
 ) -> IpcResult<TurnResult> {
     let guard = state.begin_turn().ok_or_else(busy)?;
     let id = SessionId::parse(&session_id)?;
-    let conversation = open(&app, &state, Some(&id), None)?;
+    let conversation = open(&app, &state, Some(&id), None, None)?;
     send_started(&on_event, &conversation.session().await);
     forward(conversation.regenerate(), guard, &on_event).await
 }
@@ -165,6 +176,7 @@ fn open(
     state: &AppState,
     id: Option<&SessionId>,
     agent: Option<String>,
+    project: Option<baton_engine::api::projects::ProjectId>,
 ) -> IpcResult<baton_engine::Conversation> {
     let engine = state.engine();
     let on_load: baton_engine::LoadListener = {
@@ -184,6 +196,7 @@ fn open(
         index: IndexChoice::Given(state.index()),
         on_load: Some(on_load),
         previews: true,
+        project,
         ..ConversationOptions::default()
     };
     Ok(engine.conversations().open(id, options)?)

@@ -40,7 +40,8 @@ pub fn update_memory(
 #[tauri::command]
 #[specta::specta]
 pub fn forget_memory(state: State<'_, AppState>, id: String) -> IpcResult<Vec<Memory>> {
-    let store = state.engine().memory();
-    store.remove(&MemoryId::parse(&id)?)?;
-    Ok(store.list()?)
+    // A project's chat keeps what it is told in the project's memory.
+    let engine = state.engine();
+    engine.forget_memory(&MemoryId::parse(&id)?)?;
+    Ok(engine.memory().list()?)
 }

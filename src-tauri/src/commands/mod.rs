@@ -10,6 +10,7 @@ pub mod mail;
 pub mod mcp;
 pub mod memory;
 pub mod models;
+pub mod projects;
 pub mod server;
 pub mod sessions;
 pub mod settings;

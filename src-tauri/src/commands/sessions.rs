@@ -4,7 +4,9 @@ use baton_engine::api::{ContentPart, Message};
 use baton_engine::api::{Session, SessionId, VoiceTurn};
 use tauri::State;
 
-use crate::dto::{IpcError, MessageView, SessionSummary, SessionView, SpokenView, ToolCallView};
+use crate::dto::{
+    BranchView, IpcError, MessageView, SessionSummary, SessionView, SpokenView, ToolCallView,
+};
 use crate::error::IpcResult;
 use crate::state::AppState;
 
@@ -20,6 +22,7 @@ fn summary(info: baton_engine::api::SessionInfo) -> SessionSummary {
         message_count: info.messages as u32,
         agent: info.agent,
         voice_turns: info.voice_turns.min(u32::MAX as usize) as u32,
+        project: info.project.map(String::from),
     }
 }
 
@@ -63,8 +66,28 @@ pub fn load_session(state: State<'_, AppState>, id: String) -> IpcResult<Session
         id: session.id.into(),
         title: session.title,
         agent: session.agent,
+        project: session.project.map(String::from),
         messages,
     })
+}
+
+/// Shows branch `to` of the branches at user message `at` (0: the
+/// first) of conversation `id`; the conversation as it is then.
+#[tauri::command]
+#[specta::specta]
+pub async fn switch_branch(
+    state: State<'_, AppState>,
+    id: String,
+    at: u32,
+    to: u32,
+) -> IpcResult<SessionView> {
+    let id = SessionId::parse(&id)?;
+    let engine = state.engine();
+    let conversation = engine
+        .conversations()
+        .open(Some(&id), baton_engine::ConversationOptions::default())?;
+    conversation.switch_branch(at as usize, to as usize).await?;
+    load_session(state, id.to_string())
 }
 
 /// Renames a conversation.
@@ -135,6 +158,7 @@ fn spoken_view(voice: &[VoiceTurn], index: usize) -> Option<SpokenView> {
 pub fn view_messages(session: &Session) -> Vec<MessageView> {
     let voice = session.voice.as_slice();
     let mut out: Vec<MessageView> = Vec::new();
+    let mut asked = 0;
     for (index, m) in session.history.iter().enumerate() {
         match m {
             Message::System { .. } => {}
@@ -155,7 +179,14 @@ pub fn view_messages(session: &Session) -> Vec<MessageView> {
                     attachments: names,
                     spoken: spoken_view(voice, index),
                     citations: Vec::new(),
+                    branch: baton_engine::api::branch_of(&session.forks, asked).map(
+                        |(index, count)| BranchView {
+                            index: u32::try_from(index).unwrap_or(u32::MAX),
+                            count: u32::try_from(count).unwrap_or(u32::MAX),
+                        },
+                    ),
                 });
+                asked += 1;
             }
             Message::Assistant {
                 content,
@@ -171,6 +202,7 @@ pub fn view_messages(session: &Session) -> Vec<MessageView> {
                         attachments: Vec::new(),
                         spoken: None,
                         citations: Vec::new(),
+                        branch: None,
                     });
                 }
                 let view = out.last_mut().expect("pushed above");

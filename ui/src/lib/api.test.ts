@@ -36,6 +36,43 @@ describe('api', () => {
     ]);
   });
 
+  it('the project commands: names and arguments as the Rust side takes them', async () => {
+    const seen: [string, unknown][] = [];
+    mockIPC((cmd, args) => {
+      seen.push([cmd, args]);
+      if (cmd === 'list_projects') return [];
+      if (cmd === 'delete_project') return ['s1'];
+      if (cmd === 'move_session') return null;
+      return { id: 'p00000001', name: 'Port', folder: '/srv/port', created: 1 };
+    });
+    const np = { name: 'Port', folder: '/srv/port', instructions: '', agent: null, provider: null };
+    await api.listProjects();
+    await api.createProject(np);
+    await api.updateProject('p00000001', np);
+    expect(await api.deleteProject('p00000001')).toEqual(['s1']);
+    await api.moveSession('s2', 'p00000001');
+    await api.moveSession('s2', null);
+    expect(seen).toEqual([
+      ['list_projects', {}],
+      ['create_project', { project: np }],
+      ['update_project', { id: 'p00000001', project: np }],
+      ['delete_project', { id: 'p00000001' }],
+      ['move_session', { id: 's2', project: 'p00000001' }],
+      ['move_session', { id: 's2', project: null }],
+    ]);
+  });
+
+  it('switchBranch: the command name and arguments as the Rust side takes them; the conversation back', async () => {
+    const seen: [string, unknown][] = [];
+    const view = { id: 's1', title: 'T', agent: null, project: null, messages: [] };
+    mockIPC((cmd, args) => {
+      seen.push([cmd, args]);
+      return view;
+    });
+    expect(await api.switchBranch('s1', 2, 0)).toEqual(view);
+    expect(seen).toEqual([['switch_branch', { id: 's1', at: 2, to: 0 }]]);
+  });
+
   it('turns {status:"error"} into ApiError with code, message and details', async () => {
     mockIPC(() => {
       throw { code: 'keychain', message: 'The keychain is locked.', details: 'org.freedesktop.Secret: locked' };

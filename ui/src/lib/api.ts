@@ -29,12 +29,14 @@ import {
   type Progress,
   type McpPromptView,
   type NewMcpServer,
+  type NewProject,
   type OrchestrationEvent,
   type OrchestrationResult,
   type ServerSettings,
   type HttpApiStatus,
   type MailTest,
   type ModelLoad,
+  type Project,
   type ProviderInfo,
   type RestoredFile,
   type SendRequest,
@@ -160,6 +162,21 @@ export const api = {
   renameSession: (id: string, title: string): Promise<SessionSummary> => call(commands.renameSession(id, title)),
   deleteSession: (id: string): Promise<null> => call(commands.deleteSession(id)),
   restoreSession: (id: string): Promise<SessionSummary> => call(commands.restoreSession(id)),
+  /**
+   * Shows branch `to` (0: the oldest) of the branches at user message `at`
+   * (0: the first) of conversation `id`; the conversation as it is then.
+   */
+  switchBranch: (id: string, at: number, to: number): Promise<SessionView> => call(commands.switchBranch(id, at, to)),
+  /** Moves a saved chat into project `project` (`null`: out of any). */
+  moveSession: (id: string, project: string | null): Promise<null> => call(commands.moveSession(id, project)),
+  // projects
+  /** Every project, by name. */
+  listProjects: (): Promise<Project[]> => call(commands.listProjects()),
+  /** Makes a project (its folder too, when missing); fails on a taken or bad name, or a relative folder. */
+  createProject: (project: NewProject): Promise<Project> => call(commands.createProject(project)),
+  updateProject: (id: string, project: NewProject): Promise<Project> => call(commands.updateProject(id, project)),
+  /** Removes a project; its chats go to the trash (the ids returned, for `restoreSession`), its folder stays. */
+  deleteProject: (id: string): Promise<string[]> => call(commands.deleteProject(id)),
   // settings
   appInfo: (): Promise<AppInfo> => call(commands.appInfo()),
   getSettings: (): Promise<SettingsView> => call(commands.getSettings()),

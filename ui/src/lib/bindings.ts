@@ -73,6 +73,25 @@ export const commands = {
 	deleteSession: (id: string) => typedError<null, IpcError>(__TAURI_INVOKE("delete_session", { id })),
 	/**  Brings a deleted conversation back. */
 	restoreSession: (id: string) => typedError<SessionSummary, IpcError>(__TAURI_INVOKE("restore_session", { id })),
+	/**
+	 *  Shows branch `to` of the branches at user message `at` (0: the
+	 *  first) of conversation `id`; the conversation as it is then.
+	 */
+	switchBranch: (id: string, at: number, to: number) => typedError<SessionView, IpcError>(__TAURI_INVOKE("switch_branch", { id, at, to })),
+	/**  Every project, by name. */
+	listProjects: () => typedError<Project[], IpcError>(__TAURI_INVOKE("list_projects")),
+	/**  Makes a project (its folder too, when missing); the project made. */
+	createProject: (project: NewProject) => typedError<Project, IpcError>(__TAURI_INVOKE("create_project", { project })),
+	/**  Changes a project's name, folder, instructions, agent and provider. */
+	updateProject: (id: string, project: NewProject) => typedError<Project, IpcError>(__TAURI_INVOKE("update_project", { id, project })),
+	/**
+	 *  Removes a project (the UI asked first): its chats go to the trash,
+	 *  its folder stays; the ids of the chats trashed (`restore_session`
+	 *  brings one back).
+	 */
+	deleteProject: (id: string) => typedError<string[], IpcError>(__TAURI_INVOKE("delete_project", { id })),
+	/**  Moves a saved conversation into a project (`null`: out of any). */
+	moveSession: (id: string, project: string | null) => typedError<null, IpcError>(__TAURI_INVOKE("move_session", { id, project })),
 	/**  Version, provider and workspace for the title bar and the empty chat. */
 	appInfo: () => typedError<AppInfo, IpcError>(__TAURI_INVOKE("app_info")),
 	/**  The settings as the panel edits them. */
@@ -318,6 +337,14 @@ export type AudioDevices = {
 	outputs: DeviceInfo[],
 	/**  Why the list is empty (no sound server…), if it is. */
 	error: string | null,
+};
+
+/**  The branches at an edited user message. */
+export type BranchView = {
+	/**  The one in view (0: the oldest). */
+	index: number,
+	/**  How many there are. */
+	count: number,
 };
 
 /**  How the browser toolbox reaches a browser. */
@@ -903,6 +930,11 @@ export type MessageView = {
 	spoken: SpokenView | null,
 	/**  The passages the answer cites as `[n]` (assistant messages). */
 	citations: Citation[],
+	/**
+	 *  Where an earlier version of it was edited (user messages): which
+	 *  branch is in view, of how many (`switchBranch` shows another).
+	 */
+	branch: BranchView | null,
 };
 
 /**  Sent while the embedded model loads into memory (its first answer). */
@@ -945,6 +977,20 @@ args: string[] } |
 url: string; 
 /**  `Authorization: Bearer …` (`${keychain:NAME}` reads a secret). */
 bearer: string | null };
+
+/**  What a new project is made of. */
+export type NewProject = {
+	/**  Its name (unique, whatever the case). */
+	name: string,
+	/**  Its folder (absolute; made when missing). */
+	folder: string,
+	/**  Instructions for its chats. */
+	instructions?: string,
+	/**  The default agent of its chats. */
+	agent?: string | null,
+	/**  The provider entry of its chats. */
+	provider?: string | null,
+};
 
 /**  One event of one run. */
 export type OrchestrationEvent = {
@@ -1014,6 +1060,27 @@ export type Progress = {
 	total: number,
 	/**  Bytes that were already there from an earlier attempt. */
 	resumedFrom: number,
+};
+
+/**  One project. */
+export type Project = {
+	/**  Its id (sessions name their project by it). */
+	id: string,
+	/**  Its name, as the sidebar and `--project` say it. */
+	name: string,
+	/**  Its folder: the workspace of its chats, indexed on its own. */
+	folder: string,
+	/**  Instructions every chat in it gets (added to the agent's). */
+	instructions?: string,
+	/**  The named agent its new chats talk to (`None`: the default). */
+	agent?: string | null,
+	/**
+	 *  The provider entry its chats use (`None`: the agent's or the
+	 *  default).
+	 */
+	provider?: string | null,
+	/**  When it was made, seconds since the Unix epoch. */
+	created: number,
 };
 
 /**  The provider picked on a first run. */
@@ -1105,13 +1172,23 @@ export type SendRequest = {
 	text: string,
 	/**  Pending attachments to send with it (ids from `attachPaths`/`attachBytes`). */
 	attachmentIds: string[],
-	/**  Edit-and-resend: replace the last user message (and what followed it). */
+	/**
+	 *  Edit-and-resend: replace the last user message (and what followed
+	 *  it, kept as a branch).
+	 */
 	replaceLast: boolean,
+	/**
+	 *  Edit user message number `n` (0: the first) and send it as a new
+	 *  branch; what followed it stays as a branch to switch back to.
+	 */
+	edit?: number | null,
 	/**
 	 *  The named agent to talk to (`listAgents`); `null`: the
 	 *  conversation's own, else the default. The conversation remembers it.
 	 */
 	agent?: string | null,
+	/**  A new conversation's project (its id; `null`: none). */
+	project?: string | null,
 };
 
 /**
@@ -1187,6 +1264,8 @@ export type SessionSummary = {
 	agent: string | null,
 	/**  How many of its exchanges were spoken (a voice conversation). */
 	voiceTurns: number,
+	/**  The project it belongs to (its id; `null`: none). */
+	project: string | null,
 };
 
 /**  A whole conversation, as the chat view shows it. */
@@ -1197,6 +1276,8 @@ export type SessionView = {
 	title: string,
 	/**  The named agent it talks to (`null`: the default one). */
 	agent: string | null,
+	/**  The project it belongs to (its id; `null`: none). */
+	project: string | null,
 	/**
 	 *  Messages in order (system messages and tool results folded into
 	 *  the assistant message that made the calls).

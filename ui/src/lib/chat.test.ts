@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent } from './bindings';
-import { answerConfirmation, answerQuestion, applyEvents, assistantMessage, finishTurn, fromView, isSystemOnly, lastIndexOfRole, messageText, prettyJson, reopenConfirmation, reopenQuestion, spokenNote, userMessage, type ConfirmPart, type QuestionPart, type TurnState } from './chat';
+import { answerConfirmation, answerQuestion, applyEvents, assistantMessage, finishTurn, fromView, isSystemOnly, keepShown, lastIndexOfRole, messageText, prettyJson, reopenConfirmation, reopenQuestion, spokenNote, userIndex, userMessage, userOrdinals, type ChatMessage, type ConfirmPart, type QuestionPart, type TurnState } from './chat';
 
 const start = (): TurnState => ({ sessionId: null, title: null, message: assistantMessage(true), done: false });
 const fold = (evs: ChatEvent[], batch = 1): TurnState => {
@@ -257,13 +257,13 @@ describe("subagents' questions", () => {
 
 describe('message helpers', () => {
   it('maps stored messages (tools before text)', () => {
-    const m = fromView({ role: 'assistant', text: 'Answer', toolCalls: [{ id: '1', name: 't', arguments: '{}', result: null, isError: false }], attachments: [], spoken: null, citations: [] });
+    const m = fromView({ role: 'assistant', text: 'Answer', toolCalls: [{ id: '1', name: 't', arguments: '{}', result: null, isError: false }], attachments: [], spoken: null, citations: [], branch: null });
     expect(m.parts.map((p) => p.kind)).toEqual(['tool', 'text']);
     expect(m.streaming).toBe(false);
     expect(m.citations).toBeUndefined();
-    expect(fromView({ role: 'user', text: 'q', toolCalls: [], attachments: ['a.pdf'], spoken: null, citations: [] }).attachments).toEqual(['a.pdf']);
+    expect(fromView({ role: 'user', text: 'q', toolCalls: [], attachments: ['a.pdf'], spoken: null, citations: [], branch: null }).attachments).toEqual(['a.pdf']);
     const cited = { number: 1, path: '/harbour.pdf', location: 'page 3', passage: 'Pilotage fees', offset: 0 };
-    expect(fromView({ role: 'assistant', text: 'Paid [1].', toolCalls: [], attachments: [], spoken: null, citations: [cited] }).citations).toEqual([cited]);
+    expect(fromView({ role: 'assistant', text: 'Paid [1].', toolCalls: [], attachments: [], spoken: null, citations: [cited], branch: null }).citations).toEqual([cited]);
   });
 
   it('text, roles, system-only', () => {
@@ -274,6 +274,45 @@ describe('message helpers', () => {
     expect(isSystemOnly(fold([{ type: 'textDelta', text: 'x' }]).message)).toBe(false);
     expect(lastIndexOfRole([u, a, u], 'assistant')).toBe(1);
     expect(lastIndexOfRole([u], 'assistant')).toBe(-1);
+  });
+
+  it('keeps the branch a stored user message is on', () => {
+    const v = { role: 'user', text: 'q', toolCalls: [], attachments: [], spoken: null, citations: [] };
+    expect(fromView({ ...v, branch: { index: 1, count: 3 } }).branch).toEqual({ index: 1, count: 3 });
+    expect(fromView({ ...v, branch: null }).branch).toBeNull();
+  });
+
+  it("counts the user messages as the engine does: a slash command's line is not one", () => {
+    const u = () => userMessage('q');
+    const answer = () => fold([{ type: 'textDelta', text: 'a' }]).message;
+    const command = () => fold([{ type: 'commandReply', text: 'Commands: …' }]).message;
+    const ms = [u(), answer(), u(), command(), u(), answer(), u()];
+    expect(userOrdinals(ms)).toEqual([0, -1, -1, -1, 1, -1, 2]);
+    expect(userIndex(ms, 0)).toBe(0);
+    expect(userIndex(ms, 1)).toBe(4);
+    expect(userIndex(ms, 2)).toBe(6);
+    expect(userIndex(ms, 3)).toBe(-1);
+    expect(userOrdinals([])).toEqual([]);
+  });
+
+  it('keepShown: what did not change stays as shown; the switched user message keeps its place (key)', () => {
+    const view = (role: 'user' | 'assistant', text: string, branch: { index: number; count: number } | null = null) =>
+      fromView({ role, text, toolCalls: [], attachments: [], spoken: null, citations: [], branch });
+    const shown: ChatMessage[] = [view('user', 'q1'), view('assistant', 'a1'), view('user', 'q2', { index: 1, count: 2 }), view('assistant', 'b2')];
+    const next = [view('user', 'q1'), view('assistant', 'a1'), view('user', 'q2 old', { index: 0, count: 2 }), view('assistant', 'a2'), view('user', 'q3'), view('assistant', 'a3')];
+    const out = keepShown(shown, next);
+    expect(out.map(messageText)).toEqual(['q1', 'a1', 'q2 old', 'a2', 'q3', 'a3']);
+    expect(out[0]).toBe(shown[0]);
+    expect(out[1]).toBe(shown[1]);
+    expect(out[2]!.key).toBe(shown[2]!.key);
+    expect(out[2]!.branch).toEqual({ index: 0, count: 2 });
+    expect(out[3]).toBe(next[3]);
+    // The same words on another branch still count as a change (the counter moved).
+    const same = keepShown(shown, [shown[0]!, shown[1]!, view('user', 'q2', { index: 0, count: 2 })]);
+    expect(same[2]!.branch).toEqual({ index: 0, count: 2 });
+    // An answer in the same place is never given the old one's key (its rendering is cached by key).
+    const x = view('assistant', 'x');
+    expect(keepShown([x], [view('assistant', 'y')])[0]!.key).not.toBe(x.key);
   });
 
   it('pretty-prints JSON and leaves other text alone', () => {
@@ -287,7 +326,7 @@ describe('spoken messages', () => {
   it('say how fast the answer was heard and whether it was cut', () => {
     expect(spokenNote({ firstAudioMs: 640, interrupted: false })).toBe('spoken · answer heard after 0.6 s');
     expect(spokenNote({ firstAudioMs: null, interrupted: true })).toBe('spoken · interrupted');
-    expect(fromView({ role: 'user', text: 'q', toolCalls: [], attachments: [], spoken: { firstAudioMs: 700, interrupted: false }, citations: [] }).spoken?.firstAudioMs).toBe(700);
+    expect(fromView({ role: 'user', text: 'q', toolCalls: [], attachments: [], spoken: { firstAudioMs: 700, interrupted: false }, citations: [], branch: null }).spoken?.firstAudioMs).toBe(700);
   });
 });
 

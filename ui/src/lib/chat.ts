@@ -1,6 +1,6 @@
 // The chat message model and the reducer that folds streamed ChatEvents into
 // it. Pure functions; no DOM.
-import type { ChatEvent, Citation, MessageView, SpokenView, TurnEnd } from './bindings';
+import type { BranchView, ChatEvent, Citation, MessageView, SpokenView, TurnEnd } from './bindings';
 
 export type ToolPart = {
   kind: 'tool';
@@ -73,6 +73,8 @@ export interface ChatMessage {
   citations?: Citation[];
   /** Citations to passages the model was never given, taken out of the answer. */
   droppedCitations?: number;
+  /** Where an earlier version of it was edited (user messages): the branch in view, of how many. */
+  branch?: BranchView | null;
 }
 
 let nextKey = 1;
@@ -119,6 +121,7 @@ export function fromView(v: MessageView): ChatMessage {
     usage: null,
     spoken: v.spoken,
     citations: v.citations.length ? v.citations : undefined,
+    branch: v.branch ?? null,
   };
 }
 
@@ -369,6 +372,58 @@ export function isSystemOnly(m: ChatMessage): boolean {
 export function lastIndexOfRole(ms: readonly ChatMessage[], role: Role): number {
   for (let i = ms.length - 1; i >= 0; i--) if (ms[i]!.role === role) return i;
   return -1;
+}
+
+/**
+ * Each message's number among the user messages as the engine counts them
+ * (0: the first), for editing one and switching its branches; `-1` for
+ * answers and for slash commands (answered by a system note, they are not
+ * kept in the conversation).
+ */
+export function userOrdinals(ms: readonly ChatMessage[]): number[] {
+  const out: number[] = new Array<number>(ms.length);
+  let n = 0;
+  for (let i = 0; i < ms.length; i++) {
+    const m = ms[i]!;
+    const next = ms[i + 1];
+    out[i] = m.role === 'user' && !(next && next.role === 'assistant' && isSystemOnly(next)) ? n++ : -1;
+  }
+  return out;
+}
+
+/** Where user message number `n` (as `userOrdinals` counts) is in `ms`, or -1. */
+export function userIndex(ms: readonly ChatMessage[], n: number): number {
+  return userOrdinals(ms).indexOf(n);
+}
+
+function sameMessage(a: ChatMessage, b: ChatMessage): boolean {
+  return (
+    a.role === b.role &&
+    messageText(a) === messageText(b) &&
+    a.attachments.join('\n') === b.attachments.join('\n') &&
+    (a.branch?.index ?? -1) === (b.branch?.index ?? -1) &&
+    (a.branch?.count ?? 0) === (b.branch?.count ?? 0)
+  );
+}
+
+/**
+ * A reloaded conversation (`next`, the same one as `shown`) with the
+ * messages at its start that did not change kept as shown (the same
+ * objects: their views stay as they are), and the first user message that
+ * did (an edited or switched one in the same place) keeping its key, so the
+ * list updates in place instead of starting over at the bottom.
+ */
+export function keepShown(shown: readonly ChatMessage[], next: readonly ChatMessage[]): ChatMessage[] {
+  const out = next.slice();
+  let i = 0;
+  while (i < shown.length && i < out.length && sameMessage(shown[i]!, out[i]!)) {
+    out[i] = shown[i]!;
+    i++;
+  }
+  const was = shown[i];
+  const now = out[i];
+  if (was && now && was.role === 'user' && now.role === 'user') out[i] = { ...now, key: was.key };
+  return out;
 }
 
 /** Pretty-print JSON text; unchanged if it is not JSON. */

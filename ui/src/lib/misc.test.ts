@@ -25,9 +25,9 @@ describe('format', () => {
 
 describe('sessions', () => {
   const list = [
-    { id: 'a', title: 'Rust ownership', updatedMs: 1, messageCount: 2, agent: null, voiceTurns: 0 },
-    { id: 'b', title: 'Lisbon trip', updatedMs: 3, messageCount: 2, agent: null, voiceTurns: 0 },
-    { id: 'c', title: 'rusty nails', updatedMs: 2, messageCount: 2, agent: null, voiceTurns: 0 },
+    { id: 'a', title: 'Rust ownership', updatedMs: 1, messageCount: 2, agent: null, voiceTurns: 0, project: null },
+    { id: 'b', title: 'Lisbon trip', updatedMs: 3, messageCount: 2, agent: null, voiceTurns: 0, project: null },
+    { id: 'c', title: 'rusty nails', updatedMs: 2, messageCount: 2, agent: null, voiceTurns: 0, project: null },
   ];
   it('newest first, filtered by title', () => {
     expect(visibleSessions(list, '').map((s) => s.id)).toEqual(['b', 'c', 'a']);

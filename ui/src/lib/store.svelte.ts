@@ -1,7 +1,7 @@
 // The app's state and actions (Svelte 5 runes). Components read it and call
 // its methods; all IPC goes through `api`.
 import { api, toIpcError } from './api';
-import type { AgentInfo, AppInfo, AttachmentView, ChatEvent, IpcError, ModelLoad, SessionSummary, TurnEnd, TurnResult } from './bindings';
+import type { AgentInfo, AppInfo, AttachmentView, ChatEvent, IpcError, ModelLoad, NewProject, Project, SessionSummary, TurnEnd, TurnResult } from './bindings';
 import {
   answerConfirmation,
   answerQuestion,
@@ -9,17 +9,22 @@ import {
   assistantMessage,
   finishTurn,
   fromView,
+  keepShown,
   lastIndexOfRole,
   messageText,
   reopenConfirmation,
   reopenQuestion,
   userMessage,
+  userIndex,
+  userOrdinals,
   type ChatMessage,
   type TurnState,
 } from './chat';
 import { anyConverting, sendableIds, sentNames } from './attachments';
 import { isLoading, LOADED_LINGER_MS, normalizeLoad } from './modelload';
 import { pickAgent } from './agents';
+import { projectOf, sortProjects } from './sessions';
+import { chats, removedText } from './projects';
 
 export interface Toast {
   id: number;
@@ -29,6 +34,12 @@ export interface Toast {
 }
 
 let toastIds = 1;
+
+/**
+ * Commands that rewrite the conversation (it is read again after them):
+ * `/session reset|compact|load`, `/edit N TEXT`, `/branch N M`.
+ */
+const REWRITES = /^\/(?:session\s+(?:reset|compact|load)\b|edit\s+\d+\s+\S|branch(?:es)?\s+\d+\s+\d+)/i;
 
 export class Store {
   messages = $state.raw<ChatMessage[]>([]);
@@ -40,8 +51,13 @@ export class Store {
   info = $state.raw<AppInfo | null>(null);
   error = $state.raw<IpcError | null>(null);
   toasts = $state.raw<Toast[]>([]);
-  /** Edit-and-resend of the last user message in progress. */
-  editing = $state(false);
+  /**
+   * The user message being edited (its number among the user messages,
+   * 0: the first), or `null`. Sending it makes a new branch there.
+   */
+  editingAt = $state<number | null>(null);
+  /** A branch switch is on its way (nothing is sent until it is in). */
+  switching = $state(false);
   composerText = $state('');
   loadingSession = $state(false);
   /** Bumped when the composer should take focus. */
@@ -52,6 +68,14 @@ export class Store {
   agents = $state.raw<AgentInfo[]>([]);
   /** The agent new conversations use and each message of this one is sent to (`null` until the list is in). */
   agent = $state<string | null>(null);
+  /** The projects, by name. */
+  projects = $state.raw<Project[]>([]);
+  /**
+   * The project of the chat in view: a saved chat's own, or the one a new
+   * chat was started in (it is sent with its first message). An id that is
+   * not among `projects` (removed since) counts as none.
+   */
+  projectId = $state<string | null>(null);
 
   private turn: TurnState | null = null;
   private queue: ChatEvent[] = [];
@@ -64,6 +88,7 @@ export class Store {
     await Promise.all([
       this.refreshInfo(),
       this.refreshSessions(),
+      this.refreshProjects(),
       this.refreshAgents(),
       api.onAttachmentsChanged((list) => (this.attachments = list)).catch((e) => this.fail(e)),
       api.onModelLoad((l) => this.setModelLoad(l)).catch((e) => this.fail(e)),
@@ -71,6 +96,7 @@ export class Store {
         .onSettingsChanged(() => {
           void this.refreshInfo();
           void this.refreshAgents();
+          void this.refreshProjects();
         })
         .catch((e) => this.fail(e)),
       api
@@ -127,6 +153,19 @@ export class Store {
     }
   }
 
+  async refreshProjects(): Promise<void> {
+    try {
+      this.projects = sortProjects(await api.listProjects());
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  /** The project of the chat in view (`null`: none, or one removed since). */
+  get project(): Project | null {
+    return projectOf(this.projectId, this.projects);
+  }
+
   async refreshAgents(): Promise<void> {
     try {
       this.agents = await api.listAgents();
@@ -143,31 +182,47 @@ export class Store {
 
   // ------------------------------------------------------------------ chat
 
+  /** Whether a user message is being edited. */
+  get editing(): boolean {
+    return this.editingAt !== null;
+  }
+
   get canSend(): boolean {
-    return !this.streaming && !anyConverting(this.attachments) && (this.composerText.trim().length > 0);
+    return !this.streaming && !this.switching && !anyConverting(this.attachments) && (this.composerText.trim().length > 0);
   }
 
   async send(): Promise<void> {
     const text = this.composerText.trim();
-    if (!text || this.streaming || anyConverting(this.attachments)) return;
-    const replaceLast = this.editing;
+    if (!text || this.streaming || this.switching || anyConverting(this.attachments)) return;
     const ids = sendableIds(this.attachments);
     const names = sentNames(this.attachments);
+    // Editing user message `edit`: it and what followed go (kept as a
+    // branch by the engine, with the files it carried).
+    let edit: number | null = null;
+    let carried: string[] = [];
     let base = this.messages;
-    if (replaceLast) {
-      const i = lastIndexOfRole(base, 'user');
-      if (i >= 0) base = base.slice(0, i);
+    const i = this.editingAt === null ? -1 : userIndex(base, this.editingAt);
+    if (i >= 0) {
+      edit = this.editingAt;
+      carried = base[i]!.attachments;
+      base = base.slice(0, i);
     }
     this.composerText = '';
-    this.editing = false;
+    this.editingAt = null;
     this.attachments = []; // the Rust side consumes them
-    this.messages = [...base, userMessage(text, names)];
+    this.messages = [...base, userMessage(text, [...carried, ...names])];
+    // Only a new chat is put in a project this way (a saved one is moved).
+    const inProject = this.sessionId === null ? this.project : null;
+    const project = inProject ? { project: inProject.id } : {};
+    const branch = edit !== null && this.sessionId !== null ? { edit } : {};
+    const view = this.view;
     await this.runTurn((onEvent) =>
-      api.sendMessage({ sessionId: this.sessionId, text, attachmentIds: ids, replaceLast, agent: this.agent }, onEvent),
+      api.sendMessage({ sessionId: this.sessionId, text, attachmentIds: ids, replaceLast: false, ...branch, agent: this.agent, ...project }, onEvent),
     );
-    // Commands that rewrite the conversation: show it as stored now.
-    if (/^\/session\s+(reset|compact|load)\b/i.test(text) && this.sessionId) {
-      await this.openSession(this.sessionId);
+    // An edit (the branch counters), and commands that rewrite the
+    // conversation: show it as stored now.
+    if ((edit !== null || REWRITES.test(text)) && this.sessionId && this.view === view) {
+      await this.openSession(this.sessionId, true);
     }
   }
 
@@ -179,18 +234,44 @@ export class Store {
     await this.runTurn((onEvent) => api.regenerate(sid, onEvent));
   }
 
-  startEdit(): void {
+  /** Puts user message `index` (of `messages`; the last one by default) in the composer to edit and send again. */
+  startEdit(index = lastIndexOfRole(this.messages, 'user')): void {
     if (this.streaming) return;
-    const i = lastIndexOfRole(this.messages, 'user');
-    if (i < 0) return;
-    this.composerText = messageText(this.messages[i]!);
-    this.editing = true;
+    const m = this.messages[index];
+    const at = userOrdinals(this.messages)[index] ?? -1;
+    if (!m || m.role !== 'user' || at < 0) return;
+    this.composerText = messageText(m);
+    this.editingAt = at;
     this.focusComposer++;
   }
 
   cancelEdit(): void {
-    this.editing = false;
+    this.editingAt = null;
     this.composerText = '';
+  }
+
+  /**
+   * Shows branch `to` (0: the oldest) of the branches at user message `at`
+   * (0: the first user message). Not while an answer is being written.
+   */
+  async switchBranch(at: number, to: number): Promise<void> {
+    const id = this.sessionId;
+    if (this.streaming || this.switching || !id || at < 0 || to < 0) return;
+    if (this.editingAt !== null) this.cancelEdit();
+    const view = ++this.view;
+    this.switching = true;
+    try {
+      const s = await api.switchBranch(id, at, to);
+      if (view !== this.view) return;
+      this.title = s.title;
+      this.projectId = s.project;
+      this.messages = keepShown(this.messages, s.messages.map(fromView));
+      this.error = null;
+    } catch (e) {
+      if (view === this.view) this.fail(e);
+    } finally {
+      this.switching = false;
+    }
   }
 
   async stop(): Promise<void> {
@@ -332,13 +413,18 @@ export class Store {
 
   // -------------------------------------------------------------- sessions
 
-  newChat(): void {
+  /** An empty chat; in project `projectId` (its first message puts it there), else in none. */
+  newChat(projectId: string | null = null): void {
     if (this.streaming) void this.stop();
     this.view++;
     this.messages = [];
     this.sessionId = null;
     this.title = null;
-    this.editing = false;
+    const project = projectOf(projectId, this.projects);
+    this.projectId = project?.id ?? null;
+    // The project's agent is picked for its new chats (the user may pick another).
+    if (project?.agent) this.agent = pickAgent(this.agents, project.agent);
+    this.editingAt = null;
     this.error = null;
     this.focusComposer++;
   }
@@ -352,11 +438,14 @@ export class Store {
     try {
       const s = await api.loadSession(id);
       if (view !== this.view) return;
+      const next = s.messages.map(fromView);
+      // The open one read again: what did not change stays as shown.
+      this.messages = reload && s.id === this.sessionId ? keepShown(this.messages, next) : next;
       this.sessionId = s.id;
       this.title = s.title;
-      this.messages = s.messages.map(fromView);
+      this.projectId = s.project;
       this.agent = pickAgent(this.agents, s.agent);
-      this.editing = false;
+      this.editingAt = null;
       this.error = null;
     } catch (e) {
       if (view === this.view) this.fail(e);
@@ -400,6 +489,83 @@ export class Store {
     } catch (e) {
       this.fail(e);
     }
+  }
+
+  /** Moves saved chat `id` into project `projectId` (`null`: out of any). */
+  async moveSession(id: string, projectId: string | null): Promise<void> {
+    try {
+      await api.moveSession(id, projectId);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    this.sessions = this.sessions.map((s) => (s.id === id ? { ...s, project: projectId } : s));
+    if (this.sessionId === id) this.projectId = projectId;
+    const title = this.sessions.find((s) => s.id === id)?.title || 'chat';
+    const to = projectOf(projectId, this.projects);
+    this.toast(to ? `Moved “${title}” to ${to.name}.` : `Moved “${title}” out of its project.`, { ms: 3000 });
+  }
+
+  // -------------------------------------------------------------- projects
+
+  /**
+   * Makes a project (`id` null) or changes project `id`; the project saved.
+   * Throws what the command threw (the form shows it).
+   */
+  async saveProject(id: string | null, project: NewProject): Promise<Project> {
+    const saved = id === null ? await api.createProject(project) : await api.updateProject(id, project);
+    this.projects = sortProjects([...this.projects.filter((p) => p.id !== saved.id), saved]);
+    return saved;
+  }
+
+  /**
+   * Removes project `id`: its chats go to the trash. A toast says so, with
+   * an Undo that brings the chats back (outside any project: the project
+   * itself stays removed); the same words and undo are returned for the
+   * settings panel, which covers the toast while open. Undo works once.
+   * Throws what the command threw (the settings section shows it).
+   */
+  async deleteProject(id: string): Promise<{ text: string; undo: (() => Promise<void>) | null }> {
+    const name = this.projects.find((p) => p.id === id)?.name ?? 'project';
+    const trashed = await api.deleteProject(id);
+    const gone = new Set(trashed);
+    this.projects = this.projects.filter((p) => p.id !== id);
+    this.sessions = this.sessions.filter((s) => !gone.has(s.id));
+    if (this.sessionId !== null && gone.has(this.sessionId)) this.newChat();
+    else if (this.projectId === id) this.projectId = null;
+    const text = removedText(name, trashed.length);
+    let undone = false;
+    let toastId = 0;
+    const undo =
+      trashed.length > 0
+        ? async () => {
+            if (undone) return;
+            undone = true;
+            this.dismissToast(toastId);
+            await this.restoreSessions(trashed);
+          }
+        : null;
+    toastId = this.toast(text, { action: undo ? { label: 'Undo', run: () => void undo() } : undefined, ms: 10000 });
+    return { text, undo };
+  }
+
+  /** Brings chats `ids` back from the trash (those that can be). */
+  async restoreSessions(ids: readonly string[]): Promise<void> {
+    const back: SessionSummary[] = [];
+    let failure: unknown = null;
+    for (const id of ids) {
+      try {
+        back.push(await api.restoreSession(id));
+      } catch (e) {
+        failure ??= e;
+      }
+    }
+    if (back.length > 0) {
+      const ids = new Set(back.map((s) => s.id));
+      this.sessions = [...back, ...this.sessions.filter((s) => !ids.has(s.id))];
+      this.toast(`${chats(back.length)} brought back from the trash.`, { ms: 4000 });
+    }
+    if (failure !== null) this.fail(failure);
   }
 
   // ----------------------------------------------------------- attachments

@@ -4,6 +4,7 @@ import type {
   AgentInfo,
   AttachmentView,
   AudioDevices,
+  BranchView,
   BrowserSettingsView,
   BrowserTest,
   MailSettingsView,
@@ -12,6 +13,8 @@ import type {
   Memory,
   McpPromptView,
   NewMcpServer,
+  NewProject,
+  Project,
   OrchestrationEvent,
   OrchestrationResult,
   ChatEvent,
@@ -69,6 +72,24 @@ interface Session {
   deleted: boolean;
   /** The named agent it talks to (`null`: the default). */
   agent: string | null;
+  /** Its project's id (`null`: none). */
+  project: string | null;
+  /** The branches kept where an earlier user message was edited (the one in view is in `messages`). */
+  forks: Fork[];
+}
+
+/** The branches at user message `at` (0: the first), as the engine keeps them. */
+interface Fork {
+  at: number;
+  /** The branch in view (its slot is empty: its messages are the session's). */
+  current: number;
+  branches: Branch[];
+}
+
+/** One branch: its messages (its user message first) and the forks further down it. */
+interface Branch {
+  messages: MessageView[];
+  forks: Fork[];
 }
 
 interface ChannelLike {
@@ -142,6 +163,9 @@ export class MockBackend {
     { id: 'm5e6f7a8b', text: 'The invoice folder is /Finance/Invoices', source: 'user', created: 1765036800 },
   ];
   sessions = new Map<string, Session>();
+  /** The projects (Settings → Projects, the sidebar's groups); none at first. */
+  projects: Project[] = [];
+  private projectSeq = 0;
   /** The named agents (as `agents.json` ships them). */
   agents: AgentInfo[] = [
     {
@@ -399,7 +423,7 @@ export class MockBackend {
   constructor() {
     const now = Date.now();
     this.addSession('Rust ownership basics', now - 3_600_000, [
-      { role: 'user', text: 'Explain ownership in Rust in two sentences.', toolCalls: [], attachments: [], spoken: null, citations: [] },
+      { role: 'user', text: 'Explain ownership in Rust in two sentences.', toolCalls: [], attachments: [], spoken: null, citations: [], branch: null },
       {
         role: 'assistant',
         text: 'Every value in Rust has a single **owner**; when the owner goes out of scope the value is dropped.\n\nBorrowing (`&T`, `&mut T`) lets code use a value without taking ownership.\n\n```rust\nfn len(s: &String) -> usize { s.len() }\n```',
@@ -407,10 +431,11 @@ export class MockBackend {
         attachments: [],
         spoken: null,
         citations: [],
+        branch: null,
       },
     ]);
     this.addSession('Trip planning: Lisbon', now - 86_400_000, [
-      { role: 'user', text: 'Find the notes about my Lisbon trip.', toolCalls: [], attachments: ['itinerary.pdf'], spoken: null, citations: [] },
+      { role: 'user', text: 'Find the notes about my Lisbon trip.', toolCalls: [], attachments: ['itinerary.pdf'], spoken: null, citations: [], branch: null },
       {
         role: 'assistant',
         text: 'Here is what I found in your workspace:\n\n| Day | Plan |\n|---|---|\n| 1 | Alfama walk |\n| 2 | Sintra |\n| 3 | Belém |',
@@ -420,13 +445,57 @@ export class MockBackend {
         attachments: [],
         spoken: null,
         citations: [],
+        branch: null,
       },
     ], 'researcher');
   }
 
+  private sortedProjects(): Project[] {
+    return [...this.projects].sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()));
+  }
+
+  private projectId(): string {
+    this.projectSeq++;
+    return `p${(0x3f9a02c0 + this.projectSeq * 0x1111).toString(16).padStart(8, '0').slice(-8)}`;
+  }
+
+  /** Project `id`, or the engine's error. */
+  private project(id: string): Project {
+    const p = this.projects.find((x) => x.id === id);
+    if (!p) throw ipcError('not_found', `there is no project named '${id}' (\`baton projects list\` shows them)`);
+    return p;
+  }
+
+  /** A new or changed project as the engine keeps it, or its error (project `self` may keep its own name). */
+  private checkProject(p: NewProject, self: string | null): Omit<Project, 'id' | 'created'> {
+    const name = p.name.trim();
+    if ([...name].length < 1 || [...name].length > 60) throw ipcError('invalid_input', `a project's name must be 1 to 60 characters, not '${p.name}'`);
+    if (this.projects.some((x) => x.id !== self && x.name.toLowerCase() === name.toLowerCase())) {
+      throw ipcError('invalid_input', `a project named '${name}' already exists`);
+    }
+    const folder = p.folder.trim();
+    if (!/^(\/|[A-Za-z]:[\\/])/.test(folder)) throw ipcError('invalid_input', `a project's folder must be an absolute path, not '${p.folder}'`);
+    const agent = p.agent?.trim() || null;
+    if (agent !== null && !this.agents.some((a) => a.name === agent)) throw ipcError('not_found', `agent \`${agent}\`: no such agent`);
+    const out: Omit<Project, 'id' | 'created'> = { name, folder };
+    const instructions = (p.instructions ?? '').trim();
+    if (instructions) out.instructions = instructions;
+    if (agent) out.agent = agent;
+    const provider = p.provider?.trim() || null;
+    if (provider) out.provider = provider;
+    return out;
+  }
+
+  /** Project "Harbour" (`p0000beef`) with the Lisbon chat in it. */
+  addDemoProject(): void {
+    this.projects.push({ id: 'p0000beef', name: 'Harbour', folder: '/srv/harbour', created: 1765000000 });
+    const lisbon = this.sessions.get('s2');
+    if (lisbon) lisbon.project = 'p0000beef';
+  }
+
   addSession(title: string, updatedMs: number, messages: MessageView[], agent: string | null = null): string {
     const id = `s${this.seq++}`;
-    this.sessions.set(id, { id, title, updatedMs, messages, deleted: false, agent });
+    this.sessions.set(id, { id, title, updatedMs, messages, deleted: false, agent, project: null, forks: [] });
     return id;
   }
 
@@ -436,18 +505,25 @@ export class MockBackend {
     const messages: MessageView[] = [];
     for (let i = 0; i < n; i++) {
       if (i % 2 === 0) {
-        messages.push({ role: 'user', text: `Question ${i / 2 + 1}: how does part ${i} of the index work?`, toolCalls: [], attachments: [], spoken: null, citations: [] });
+        messages.push({ role: 'user', text: `Question ${i / 2 + 1}: how does part ${i} of the index work?`, toolCalls: [], attachments: [], spoken: null, citations: [], branch: null });
       } else {
         const tools: ToolCallView[] = i % 7 === 1 ? [{ id: `t${i}`, name: 'workspace.search', arguments: `{"query":"part ${i}"}`, result: '{"hits":2}', isError: false }] : [];
-        messages.push({ role: 'assistant', text: markdownDoc(40 + Math.floor(r() * 120), i), toolCalls: tools, attachments: [], spoken: null, citations: [] });
+        messages.push({ role: 'assistant', text: markdownDoc(40 + Math.floor(r() * 120), i), toolCalls: tools, attachments: [], spoken: null, citations: [], branch: null });
       }
     }
     return this.addSession(title, Date.now(), messages);
   }
 
+  /** Session `s` as the chat shows it: its user messages say which branch is in view, of how many. */
+  sessionView(s: Session): SessionView {
+    let asked = 0;
+    const messages = s.messages.map((m) => ({ ...m, branch: m.role === 'user' ? branchOf(s.forks, asked++) : null }));
+    return { id: s.id, title: s.title, agent: s.agent, project: s.project, messages };
+  }
+
   summary(s: Session): SessionSummary {
     const voiceTurns = s.messages.filter((m) => m.spoken !== null).length;
-    return { id: s.id, title: s.title, updatedMs: s.updatedMs, messageCount: s.messages.length, agent: s.agent, voiceTurns };
+    return { id: s.id, title: s.title, updatedMs: s.updatedMs, messageCount: s.messages.length, agent: s.agent, voiceTurns, project: s.project };
   }
 
   async emitAttachments(list?: AttachmentView[]): Promise<void> {
@@ -765,7 +841,13 @@ export class MockBackend {
       case 'load_session': {
         const s = this.sessions.get(args.id as string);
         if (!s || s.deleted) throw ipcError('not_found', 'That chat no longer exists.');
-        return { id: s.id, title: s.title, agent: s.agent, messages: s.messages } satisfies SessionView;
+        return this.sessionView(s);
+      }
+      case 'switch_branch': {
+        const s = this.sessions.get(args.id as string);
+        if (!s || s.deleted) throw ipcError('not_found', 'That chat no longer exists.');
+        switchBranch(s, args.at as number, args.to as number);
+        return this.sessionView(s);
       }
       case 'rename_session': {
         const s = this.sessions.get(args.id as string);
@@ -784,6 +866,40 @@ export class MockBackend {
         if (!s) throw ipcError('not_found', 'That chat is not in the trash.');
         s.deleted = false;
         return this.summary(s);
+      }
+      case 'move_session': {
+        const s = this.sessions.get(args.id as string);
+        if (!s || s.deleted) throw ipcError('not_found', 'That chat no longer exists.');
+        const to = (args.project ?? null) as string | null;
+        if (to !== null) this.project(to);
+        s.project = to;
+        return null;
+      }
+      case 'list_projects':
+        return structuredClone(this.sortedProjects());
+      case 'create_project': {
+        const p = this.checkProject(args.project as NewProject, null);
+        const made: Project = { id: this.projectId(), ...p, created: Math.floor(Date.now() / 1000) };
+        this.projects.push(made);
+        return structuredClone(made);
+      }
+      case 'update_project': {
+        const p = this.project(args.id as string);
+        const next = this.checkProject(args.project as NewProject, p.id);
+        delete p.instructions;
+        delete p.agent;
+        delete p.provider;
+        Object.assign(p, next);
+        return structuredClone(p);
+      }
+      case 'delete_project': {
+        const p = this.project(args.id as string);
+        this.projects = this.projects.filter((x) => x.id !== p.id);
+        // Like the engine: its chats go to the trash (naming the project
+        // still), its folder stays.
+        const trashed = [...this.sessions.values()].filter((s) => s.project === p.id && !s.deleted);
+        for (const s of trashed) s.deleted = true;
+        return trashed.map((s) => s.id);
       }
       case 'app_info': {
         const p = this.current();
@@ -917,7 +1033,7 @@ export class MockBackend {
         this.exported.push({ dir: args.dir as string, format: args.format as string });
         return [...this.sessions.values()].filter((s) => !s.deleted).length;
       case 'import_conversations':
-        return { format: 'chatGpt', imported: ['chatgpt-6f1c2a7e'], alreadyHere: [], leftOut: ['“Trip to Lisbon”: 1 other branch of edited messages left out (the branch last shown came in)'] };
+        return { format: 'chatGpt', imported: ['chatgpt-6f1c2a7e'], alreadyHere: [], leftOut: ['“Trip to Lisbon”: 1 attached file left out (the export holds its name only)'] };
       case 'plugin:opener|open_url':
         this.opened.push(args.url as string);
         return null;
@@ -1245,11 +1361,11 @@ export class MockBackend {
     const sc = this.voiceScript;
     let s = this.sessions.get(run.session);
     if (!s) {
-      s = { id: run.session, title: sc.transcript.slice(0, 48), updatedMs: Date.now(), messages: [], deleted: false, agent: run.agent };
+      s = { id: run.session, title: sc.transcript.slice(0, 48), updatedMs: Date.now(), messages: [], deleted: false, agent: run.agent, project: null, forks: [] };
       this.sessions.set(run.session, s);
     }
-    s.messages.push({ role: 'user', text: sc.transcript, toolCalls: [], attachments: [], spoken: { firstAudioMs, interrupted }, citations: [] });
-    s.messages.push({ role: 'assistant', text: answer, toolCalls: [], attachments: [], spoken: null, citations: [] });
+    s.messages.push({ role: 'user', text: sc.transcript, toolCalls: [], attachments: [], spoken: { firstAudioMs, interrupted }, citations: [], branch: null });
+    s.messages.push({ role: 'assistant', text: answer, toolCalls: [], attachments: [], spoken: null, citations: [], branch: null });
     s.updatedMs = Date.now();
   }
 
@@ -1312,19 +1428,26 @@ export class MockBackend {
     if (req.sessionId && !s) throw ipcError('not_found', 'That chat no longer exists.');
     const agent = req.agent ?? null;
     if (agent !== null && !this.agents.some((a) => a.name === agent)) throw ipcError('not_found', `agent \`${req.agent}\`: no such agent`);
+    // Only a new conversation is put in a project here (`move_session` moves a saved one).
+    const project = !s && req.project ? this.project(req.project).id : null;
     if (!s) {
       const id = this.addSession(req.text.trim().slice(0, 48), Date.now(), []);
       s = this.sessions.get(id)!;
+      s.project = project;
     }
-    if (req.replaceLast) {
-      let i = s.messages.length - 1;
-      while (i >= 0 && s.messages[i]!.role !== 'user') i--;
-      if (i >= 0) s.messages = s.messages.slice(0, i);
+    // Editing user message `edit` (or the last): what was there from it on
+    // stays as a branch; the files it carried go with the new one.
+    const last = userMessages(s.messages) - 1;
+    const edited = req.edit ?? (req.replaceLast ? last : null);
+    let carried: string[] = [];
+    if (edited !== null) {
+      if (edited < 0) throw ipcError('invalid_input', 'there is no earlier message to edit in this conversation');
+      carried = fork(s, edited).attachments;
     }
-    const names = this.attachments.filter((a) => req.attachmentIds.includes(a.id)).map((a) => a.name);
+    const names = [...carried, ...this.attachments.filter((a) => req.attachmentIds.includes(a.id)).map((a) => a.name)];
     this.attachments = this.attachments.filter((a) => !req.attachmentIds.includes(a.id));
     if (req.attachmentIds.length) void this.emitAttachments();
-    s.messages.push({ role: 'user', text: req.text, toolCalls: [], attachments: names, spoken: null, citations: [] });
+    s.messages.push({ role: 'user', text: req.text, toolCalls: [], attachments: names, spoken: null, citations: [], branch: null });
     if (agent !== null) s.agent = agent;
     // Slash commands never reach the model (nothing to load).
     return this.run(s, this.scriptFor(req), ch, !req.text.trim().startsWith('/'));
@@ -1389,11 +1512,83 @@ export class MockBackend {
     send({ type: 'usage', inputTokens: 640, outputTokens: Math.ceil(text.length / 4) });
     send({ type: 'done', reason });
     internals().runCallback(ch.id, { index: index++, end: true });
-    if (reason !== 'command') s.messages.push({ role: 'assistant', text, toolCalls: [...tools.values()], attachments: [], spoken: null, citations });
+    if (reason !== 'command') s.messages.push({ role: 'assistant', text, toolCalls: [...tools.values()], attachments: [], spoken: null, citations, branch: null });
+    // A slash command's line is not kept in the conversation (as in the engine).
+    else if (s.messages.at(-1)?.role === 'user') s.messages.pop();
     s.updatedMs = Date.now();
     this.turnActive = false;
     return { sessionId: s.id, title: s.title, reason };
   }
+}
+
+/** How many user messages `history` holds. */
+function userMessages(history: readonly MessageView[]): number {
+  return history.filter((m) => m.role === 'user').length;
+}
+
+/** Where the `n`th user message of `history` is, or -1. */
+function userMessageIndex(history: readonly MessageView[], n: number): number {
+  let seen = 0;
+  for (let i = 0; i < history.length; i++) {
+    if (history[i]!.role !== 'user') continue;
+    if (seen === n) return i;
+    seen++;
+  }
+  return -1;
+}
+
+/** The forks of the branch in view below user message `at` (taken out of `s`). */
+function takeForksBelow(s: Session, at: number): Fork[] {
+  const below = s.forks.filter((f) => f.at > at);
+  s.forks = s.forks.filter((f) => f.at <= at);
+  return below;
+}
+
+/**
+ * Starts a new branch at user message `at` (the engine's `fork`): what was
+ * there from it on is kept as a branch, with the forks further down, and
+ * the history ends before it. The old user message, for its files.
+ */
+function fork(s: Session, at: number): MessageView {
+  const index = userMessageIndex(s.messages, at);
+  if (index < 0) throw ipcError('invalid_input', `this conversation has no user message number ${at}`);
+  const tail = s.messages.slice(index);
+  s.messages = s.messages.slice(0, index);
+  const kept: Branch = { messages: tail, forks: takeForksBelow(s, at) };
+  const f = s.forks.find((f) => f.at === at);
+  if (f) {
+    f.branches[f.current] = kept;
+    f.branches.push({ messages: [], forks: [] });
+    f.current = f.branches.length - 1;
+  } else {
+    s.forks.push({ at, current: 1, branches: [kept, { messages: [], forks: [] }] });
+  }
+  return tail[0]!;
+}
+
+/** Shows branch `to` of the fork at user message `at` (the engine's `switch`): the one in view is put away whole. */
+function switchBranch(s: Session, at: number, to: number): void {
+  const f = s.forks.find((f) => f.at === at);
+  if (!f || to < 0 || to >= f.branches.length) throw ipcError('not_found', `the message has no branch number ${to}`);
+  if (f.current === to) return;
+  // An edit whose answer never came leaves the history ending just before the message.
+  let index = userMessageIndex(s.messages, at);
+  if (index < 0 && userMessages(s.messages) === at) index = s.messages.length;
+  if (index < 0) throw ipcError('invalid_input', `this conversation has no user message number ${at}`);
+  const tail = s.messages.slice(index);
+  s.messages = s.messages.slice(0, index);
+  f.branches[f.current] = { messages: tail, forks: takeForksBelow(s, at) };
+  const shown = f.branches[to]!;
+  f.branches[to] = { messages: [], forks: [] };
+  f.current = to;
+  s.messages.push(...shown.messages);
+  s.forks.push(...shown.forks);
+}
+
+/** The branch in view at user message `at`, of how many (`null`: it has no other). */
+function branchOf(forks: readonly Fork[], at: number): BranchView | null {
+  const f = forks.find((f) => f.at === at);
+  return f ? { index: f.current, count: f.branches.length } : null;
 }
 
 function textScript(text: string, before: ChatEvent[], pace: number, after: ChatEvent[] = []): Step[] {

@@ -11,5 +11,7 @@ mockIPC((cmd, args) => backend.handle(cmd, (args ?? {}) as Record<string, unknow
 // `#big=N` pre-creates a conversation of N messages (scrolling tests).
 const big = /big=(\d+)/.exec(location.hash);
 if (big) backend.addBigSession(Number(big[1]));
+// `#projects` starts with a project holding one of the chats.
+if (/\bprojects\b/.test(location.hash)) backend.addDemoProject();
 
 void import('../main');

@@ -24,12 +24,24 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
     // The JSON answer lists what each attachment became.
     let attachments = (args.json && !files.is_empty())
         .then(|| ctx.conversations().attachment_context(&files, &text));
-    let agent = ctx.agents().def(args.agent.as_deref())?;
-    let cfg = ctx
-        .agents()
-        .provider_for(&agent, args.provider.as_deref())?;
+    // A project's agent and provider unless others are named here.
+    let project = args
+        .project
+        .as_deref()
+        .map(|n| ctx.projects().find(n))
+        .transpose()?;
+    let agent = ctx.agents().def(
+        args.agent
+            .as_deref()
+            .or(project.as_ref().and_then(|p| p.agent.as_deref())),
+    )?;
+    let provider = args
+        .provider
+        .clone()
+        .or(project.as_ref().and_then(|p| p.provider.clone()));
+    let cfg = ctx.agents().provider_for(&agent, provider.as_deref())?;
     if verbose || std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        crate::context::note_first_run(ctx, args.provider.as_deref().or(agent.provider.as_deref()));
+        crate::context::note_first_run(ctx, provider.as_deref().or(agent.provider.as_deref()));
     }
     let options = ConversationOptions {
         agent: Some(agent.name.clone()),
@@ -38,6 +50,7 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
         mode: args.mode.map(Into::into),
         tools: !args.no_tools,
         persist: false,
+        project: project.map(|p| p.id),
         confirm: if args.yes {
             ConfirmMode::Allow
         } else {
@@ -53,6 +66,7 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
         text,
         files,
         replace_last: false,
+        edit: None,
     });
     let stop = turn.stopper();
     tokio::spawn(async move {

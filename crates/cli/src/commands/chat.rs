@@ -19,7 +19,15 @@ const HELP: &str = "Type a message and press Enter. /help lists the commands; /a
 message (/detach drops them); /exit (or Ctrl-D) leaves; Ctrl-C stops the current answer.";
 
 pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result<ExitCode> {
+    let project = match args.project.as_deref().map(|n| ctx.projects().find(n)) {
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+        found => found.transpose()?,
+    };
     let options = ConversationOptions {
+        project: project.map(|p| p.id),
         agent: args.agent.clone(),
         provider: args.provider.clone(),
         model: args.model.clone(),
@@ -43,22 +51,31 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
         eprintln!("error: {e}");
         return Ok(ExitCode::FAILURE);
     }
-    // The agent named here, else the one the saved conversation talks to.
-    let agent = ctx
-        .agents()
-        .def(args.agent.or(conversation.session().await.agent).as_deref())?;
-    let base = ctx
-        .agents()
-        .provider_for(&agent, args.provider.as_deref())?;
-    crate::context::note_first_run(ctx, args.provider.as_deref().or(agent.provider.as_deref()));
+    // The agent named here, else the one the saved conversation talks
+    // to, else its project's.
+    let project = conversation.project().cloned();
+    let agent = ctx.agents().def(
+        args.agent
+            .or(conversation.session().await.agent)
+            .or(project.as_ref().and_then(|p| p.agent.clone()))
+            .as_deref(),
+    )?;
+    let provider = args
+        .provider
+        .or(project.as_ref().and_then(|p| p.provider.clone()));
+    let base = ctx.agents().provider_for(&agent, provider.as_deref())?;
+    crate::context::note_first_run(ctx, provider.as_deref().or(agent.provider.as_deref()));
     let interactive = std::io::stdin().is_terminal();
     if interactive {
+        let place = match &project {
+            Some(p) => format!("project {} in {}", p.name, p.folder.display()),
+            None => format!("workspace {}", ctx.workspace().display()),
+        };
         eprintln!(
-            "Baton — agent {} on {} ({}), workspace {}. {HELP}",
+            "Baton — agent {} on {} ({}), {place}. {HELP}",
             agent.name,
             base.name,
             base.model_name(),
-            ctx.workspace().display()
         );
     }
     let in_flight = stop_on_ctrl_c();
@@ -96,6 +113,7 @@ pub async fn run(ctx: &Context, args: ChatArgs, verbose: bool) -> anyhow::Result
             text: line,
             files: std::mem::take(&mut pending),
             replace_last: false,
+            edit: None,
         });
         *in_flight.lock().expect("lock") = Some(turn.stopper());
         let printed = print_turn(&mut turn, &Printer::new(true, verbose), Some(&mut lines)).await;

@@ -10,6 +10,7 @@ use crate::args::IndexArgs;
 use crate::context::Context;
 
 pub async fn run(ctx: &Context, args: IndexArgs) -> anyhow::Result<ExitCode> {
+    let ctx = &crate::context::in_project(ctx, args.project.as_deref())?;
     let index = ctx.tools().open_index()?;
     let bar = ProgressBar::new(0);
     bar.set_style(

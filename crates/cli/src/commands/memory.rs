@@ -5,12 +5,15 @@ use std::process::ExitCode;
 
 use baton_engine::api::memory::MemorySource;
 
-use crate::args::MemoryCommand;
+use crate::args::{MemoryArgs, MemoryCommand};
 use crate::context::Context;
 
-pub fn run(ctx: &Context, command: MemoryCommand) -> anyhow::Result<ExitCode> {
-    let store = ctx.memory();
-    match command {
+pub fn run(ctx: &Context, args: MemoryArgs) -> anyhow::Result<ExitCode> {
+    let store = match &args.project {
+        Some(name) => ctx.projects().memory(&ctx.projects().find(name)?.id),
+        None => ctx.memory(),
+    };
+    match args.command {
         MemoryCommand::List { json } => {
             let all = store.list()?;
             if json {

@@ -12,6 +12,7 @@ mod memory;
 mod model_catalog;
 mod models;
 mod orchestrate;
+mod projects;
 mod providers;
 mod say;
 mod search;
@@ -52,7 +53,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Providers { json } => providers::run(&ctx, json).await,
         Command::Config(c) => config::run(&ctx, c),
         Command::Secret(c) => secret::run(&ctx, c),
-        Command::Memory(c) => memory::run(&ctx, c),
+        Command::Memory(a) => memory::run(&ctx, a),
+        Command::Projects(c) => projects::run(&ctx, c),
         Command::Export(a) => transfer::export(&ctx, a).await,
         Command::Import { file } => transfer::import(&ctx, &file),
         Command::Convert(a) => convert::run(&ctx, a),

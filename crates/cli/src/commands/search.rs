@@ -8,6 +8,7 @@ use crate::args::SearchArgs;
 use crate::context::Context;
 
 pub fn run(ctx: &Context, args: SearchArgs) -> anyhow::Result<ExitCode> {
+    let ctx = &crate::context::in_project(ctx, args.project.as_deref())?;
     let index = ctx.tools().open_index()?;
     if !ctx.settings().skip_indexing_on_startup {
         // Only what changed is read; a busy index (another Baton indexing)

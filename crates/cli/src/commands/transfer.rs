@@ -9,7 +9,18 @@ use crate::args::ExportArgs;
 use crate::context::Context;
 
 pub async fn export(ctx: &Context, args: ExportArgs) -> anyhow::Result<ExitCode> {
-    let only = (!args.sessions.is_empty()).then_some(args.sessions.as_slice());
+    let in_project: Vec<_> = match &args.project {
+        Some(name) => {
+            let p = ctx.projects().find(name)?;
+            ctx.projects()
+                .chats(&p.id)
+                .into_iter()
+                .map(|s| s.id)
+                .collect()
+        }
+        None => args.sessions,
+    };
+    let only = (!in_project.is_empty() || args.project.is_some()).then_some(in_project.as_slice());
     let format = match args.format {
         crate::args::ExportFormat::Json => ExportFormat::Json,
         crate::args::ExportFormat::Markdown => ExportFormat::Markdown,

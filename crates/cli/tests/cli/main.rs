@@ -21,6 +21,7 @@ mod mcp;
 mod memory;
 mod models;
 mod orchestrate;
+mod projects;
 mod search;
 mod secrets;
 mod serve;

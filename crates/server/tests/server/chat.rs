@@ -470,3 +470,67 @@ async fn the_owners_memory_is_neither_told_to_nor_written_by_an_api_caller() {
     let kept: Vec<String> = memory.list().unwrap().into_iter().map(|m| m.text).collect();
     assert_eq!(kept, ["The owner's bank is North Bank"]);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn x_baton_project_answers_in_the_projects_folder_with_its_instructions() {
+    let llm = ScriptedServer::start().await.unwrap();
+    let s = start(&llm).await;
+    let folder = s.dir.root().join("harbour-project");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("tugs.md"),
+        "# Tugs\n\nThe tug Hector is at quay 4.\n",
+    )
+    .unwrap();
+    let engine = std::sync::Arc::new(
+        baton_engine::Engine::load_with(s.dir.paths(), baton_engine::Overrides::default()).unwrap(),
+    );
+    engine
+        .projects()
+        .create(baton_engine::api::projects::NewProject {
+            name: "Harbour".into(),
+            folder: folder.clone(),
+            instructions: "Answer as the harbour master.".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    llm.reply(Reply::tool_call(
+        "read_text_file",
+        json!({"path": "/tugs.md"}),
+    ));
+    llm.reply(Reply::text("Hector is at quay 4."));
+    let body = json!({"model": "assistant", "messages": [{"role": "user", "content": "Where is Hector?"}]});
+    let r = client()
+        .post(format!("{}/v1/chat/completions", s.base))
+        .header("x-baton-project", "harbour")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let told = llm.requests().last().unwrap().json();
+    let system = told["messages"][0]["content"].to_string();
+    assert!(system.contains("Answer as the harbour master."), "{system}");
+    assert!(
+        told.to_string().contains("quay 4"),
+        "the project's file was read: {told}"
+    );
+
+    // An unknown project is the request's fault, said plainly.
+    let r = client()
+        .post(format!("{}/v1/chat/completions", s.base))
+        .header("x-baton-project", "Nowhere")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let v: Value = r.json().await.unwrap();
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no project named 'Nowhere'"),
+        "{v}"
+    );
+}

@@ -73,9 +73,9 @@ test('stop ends a streaming answer; Esc stops too', async ({ page }) => {
   await page.press(sel('composer'), 'Escape');
   await waitDone(page);
   assert.equal(await page.evaluate(() => window.__mock.calls.filter((c) => c.cmd === 'stop_generation').length), 2);
-  // Regenerate and edit are offered on the last answer / question.
+  // Regenerate is offered on the last answer; edit on every question.
   assert.equal(await page.locator(sel('regenerate')).count(), 1);
-  assert.equal(await page.locator(sel('edit-message')).count(), 1);
+  assert.equal(await page.locator(sel('edit-message')).count(), 2);
 });
 
 test('tool call collapsed then expanded; slash command note; error line', async ({ page }) => {

@@ -13,7 +13,9 @@ test('edit-and-resend and regenerate', async ({ page }) => {
   await page.press(sel('composer'), 'Enter');
   await waitDone(page);
   const reqs = await page.evaluate(() => window.__mock.calls.filter((c) => c.cmd === 'send_message').map((c) => c.args.request));
-  assert.equal(reqs.at(-1).replaceLast, true);
+  // Sent as an edit of user message 0 (a new branch), not as replaceLast.
+  assert.equal(reqs.at(-1).replaceLast, false);
+  assert.equal(reqs.at(-1).edit, 0);
   assert.equal(reqs.at(-1).text, 'edited question');
   assert.equal(await page.locator(`${sel('message')}[data-role="user"]`).count(), 1);
   await page.click(sel('regenerate'));

@@ -275,6 +275,6 @@ test('conversations: every chat exported as JSON or Markdown to a chosen folder;
   await page.click(sel('import-conversations'));
   await page.waitForSelector(`${sel('conversations-note')}:has-text("ChatGPT export")`);
   assert.match(await page.textContent(sel('conversations-note')), /ChatGPT export: 1 conversation imported, 0 already here\./);
-  assert.match(await page.textContent(sel('conversations-left-out')), /Left out: “Trip to Lisbon”: 1 other branch of edited messages/);
+  assert.match(await page.textContent(sel('conversations-left-out')), /Left out: “Trip to Lisbon”: 1 attached file left out/);
   await page.locator(sel('conversations-settings')).screenshot({ path: join(out, 'conversations.png') });
 });
