@@ -104,7 +104,7 @@ pub mod mcp {
 
 /// Conversations out of and into Baton (`baton export`, `baton import`).
 pub mod transfer {
-    pub use crate::ImportReport;
+    pub use crate::{ExportScope, ImportReport};
     pub use baton_transfer::{Dated, ExportFormat, Format, TransferError, baton_json, markdown};
 }
 

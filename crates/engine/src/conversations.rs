@@ -9,6 +9,17 @@ use baton_llm::FileRef;
 
 use crate::{AttachmentStore, Conversation, ConversationOptions, Engine, EngineError};
 
+/// Which saved conversations an export writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExportScope {
+    /// Every one.
+    All,
+    /// These.
+    Chats(Vec<SessionId>),
+    /// Those of this project.
+    Project(baton_config::ProjectId),
+}
+
 /// Conversations of an [`Engine`] (see [`Engine::conversations`]).
 pub struct Conversations<'a> {
     pub(crate) e: &'a Arc<Engine>,
@@ -87,13 +98,13 @@ impl Conversations<'_> {
             .collect()
     }
 
-    /// Writes the saved conversations (every one, or those in `only`)
-    /// into the folder `dir` as `format` (PDFs through the document
-    /// printer, headless); how many. Files are read and written on a
-    /// blocking thread.
+    /// Writes the saved conversations of `scope` into the folder `dir` as
+    /// `format` (PDFs through the document printer, headless; Markdown
+    /// with the attached files beside it); how many. Files are read and
+    /// written on a blocking thread.
     pub async fn export_to(
         &self,
-        only: Option<&[SessionId]>,
+        scope: &ExportScope,
         format: baton_transfer::ExportFormat,
         dir: &std::path::Path,
     ) -> Result<usize, EngineError> {
@@ -101,7 +112,22 @@ impl Conversations<'_> {
             path: dir.to_path_buf(),
             reason: e.to_string(),
         };
-        let (engine, only) = (Arc::clone(self.e), only.map(<[SessionId]>::to_vec));
+        let only: Option<Vec<SessionId>> = match scope {
+            ExportScope::All => None,
+            ExportScope::Chats(ids) => Some(ids.clone()),
+            ExportScope::Project(id) => {
+                self.e.projects().get(id)?;
+                Some(
+                    self.e
+                        .projects()
+                        .chats(id)
+                        .into_iter()
+                        .map(|c| c.id)
+                        .collect(),
+                )
+            }
+        };
+        let engine = Arc::clone(self.e);
         let (out, text) = (dir.to_path_buf(), format.text());
         let all = tokio::task::spawn_blocking(move || {
             let all = engine.conversations().export(only.as_deref())?;
@@ -109,6 +135,12 @@ impl Conversations<'_> {
                 Some(t) => baton_transfer::write_export(&all, t, &out).map(drop),
                 None => std::fs::create_dir_all(&out),
             };
+            let written = written.and_then(|()| match text {
+                Some(baton_transfer::TextFormat::Markdown) => {
+                    copy_attachments(&engine.conversations().attachment_store(), &all, &out)
+                }
+                _ => Ok(()),
+            });
             written.map_err(|e| EngineError::TransferFile {
                 path: out,
                 reason: e.to_string(),
@@ -232,6 +264,36 @@ impl Conversations<'_> {
     pub fn attachment_store(&self) -> AttachmentStore {
         crate::attachments::attachment_store(self.e)
     }
+}
+
+/// The files attached in `all`, copied beside a Markdown export (where
+/// its links point); one whose bytes are gone is said in the log.
+fn copy_attachments(
+    store: &AttachmentStore,
+    all: &[baton_transfer::Dated],
+    dir: &std::path::Path,
+) -> std::io::Result<()> {
+    for d in all {
+        let files = d.session.history.iter().flat_map(|m| match m {
+            baton_llm::Message::User { content } => content.as_slice(),
+            _ => &[],
+        });
+        for part in files {
+            let baton_llm::ContentPart::File(f) = part else {
+                continue;
+            };
+            let Some(file) = store.load(f) else {
+                tracing::warn!(file = %f.name, session = %d.session.id, "an attached file's copy is gone; not exported");
+                continue;
+            };
+            let path = dir.join(baton_transfer::attachment_path(&d.session.id, f));
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(path, &file.bytes)?;
+        }
+    }
+    Ok(())
 }
 
 /// Where `engine` saves sessions.

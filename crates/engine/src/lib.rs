@@ -43,7 +43,7 @@ pub use conversation::{
     ConfirmMode, Conversation, ConversationOptions, IndexChoice, Turn, TurnControls, UserMessage,
     attachment_note, drop_last_exchange,
 };
-pub use conversations::{Conversations, ImportReport};
+pub use conversations::{Conversations, ExportScope, ImportReport};
 pub use diagnostics::{DIAGNOSTIC_TOOLS_ENV, Diagnostics, diagnostics_enabled};
 pub use error::EngineError;
 pub use first_run::{

@@ -209,7 +209,7 @@ pub fn markdown(dated: &Dated) -> String {
     );
     for m in &s.history {
         let (who, text) = match m {
-            Message::User { .. } => ("You", m.text()),
+            Message::User { content } => ("You", user_markdown(&s.id, content)),
             Message::Assistant { content, .. } if !content.trim().is_empty() => {
                 ("Baton", content.clone())
             }
@@ -218,6 +218,48 @@ pub fn markdown(dated: &Dated) -> String {
         out.push_str(&format!("\n## {who}\n\n{}\n", text.trim()));
     }
     out
+}
+
+/// A user message as Markdown: its words, then each attached file as a
+/// link to its copy beside the export ([`attachment_path`]).
+fn user_markdown(id: &baton_agent::SessionId, content: &[baton_llm::ContentPart]) -> String {
+    use baton_llm::ContentPart as P;
+    let mut words = Vec::new();
+    let mut files = Vec::new();
+    for part in content {
+        match part {
+            P::Text { text } => words.push(text.trim().to_string()),
+            P::File(f) => files.push(format!(
+                "- Attached: [{}]({})",
+                f.name.replace(['[', ']'], ""),
+                attachment_path(id, f).replace(' ', "%20")
+            )),
+            P::Attachment { name, .. } => files.push(format!("- Attached: {name}")),
+            P::Image { .. } => files.push("- Attached: a picture".into()),
+        }
+    }
+    let files = files.join("\n");
+    match (words.join("\n\n"), files.is_empty()) {
+        (w, true) => w,
+        (w, false) if w.is_empty() => files,
+        (w, false) => format!("{w}\n\n{files}"),
+    }
+}
+
+/// Where a Markdown export puts the copy of attached file `f` of
+/// conversation `id`, relative to the export folder:
+/// `ID-files/HASH8-NAME` (the hash keeps two files of one name apart).
+pub fn attachment_path(id: &baton_agent::SessionId, f: &baton_llm::FileRef) -> String {
+    let name: String = f
+        .name
+        .chars()
+        .map(|c| match c {
+            '/' | '\\' | ':' | '\0' => '_',
+            c => c,
+        })
+        .collect();
+    let name = name.trim_start_matches('.');
+    format!("{id}-files/{}-{name}", &f.hash[..f.hash.len().min(8)])
 }
 
 #[cfg(test)]
@@ -249,6 +291,30 @@ mod tests {
         assert!(md.starts_with("# Sums\n"), "{md}");
         assert!(
             md.contains("## You\n\nWhat is 2 + 2?\n\n## Baton\n\n4.\n"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn markdown_links_attached_files_to_copies_that_stay_in_the_export_folder() {
+        let mut s = session("files-chat", "Files");
+        let file = baton_llm::FileRef {
+            name: "../../etc/a b.pdf".into(),
+            hash: "3f9a02c1deadbeef".into(),
+            format: "PDF document".into(),
+            size: 10,
+        };
+        s.history.push(Message::User {
+            content: vec![
+                baton_llm::ContentPart::File(file.clone()),
+                baton_llm::ContentPart::Text { text: "Summarise it.".into() },
+            ],
+        });
+        let path = attachment_path(&s.id, &file);
+        assert_eq!(path, "files-chat-files/3f9a02c1-_.._etc_a b.pdf");
+        let md = markdown(&Dated::new(s, UNIX_EPOCH));
+        assert!(
+            md.contains("## You\n\nSummarise it.\n\n- Attached: [../../etc/a b.pdf](files-chat-files/3f9a02c1-_.._etc_a%20b.pdf)\n"),
             "{md}"
         );
     }

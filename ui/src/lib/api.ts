@@ -203,7 +203,8 @@ export const api = {
   // plugins & MCP
   mcpServers: (): Promise<McpOverview> => call(commands.mcpServers()),
   /** Writes every saved conversation into `dir`; how many. */
-  exportConversations: (dir: string, format: ExportFormat): Promise<number> => call(commands.exportConversations(dir, format)),
+  exportConversations: (dir: string, format: ExportFormat, session: string | null = null, project: string | null = null): Promise<number> =>
+    call(commands.exportConversations(dir, format, session, project)),
   /** Brings in a Baton, ChatGPT or Claude export. */
   importConversations: (path: string): Promise<ImportReport> => call(commands.importConversations(path)),
   /** What Baton remembers about the user across chats, oldest first. */

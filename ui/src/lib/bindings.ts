@@ -48,8 +48,11 @@ export const commands = {
 	removeAttachment: (id: string) => typedError<AttachmentView[], IpcError>(__TAURI_INVOKE("remove_attachment", { id })),
 	/**  What is attached now. */
 	listAttachments: () => typedError<AttachmentView[], IpcError>(__TAURI_INVOKE("list_attachments")),
-	/**  Writes every saved conversation into the folder `dir`; how many. */
-	exportConversations: (dir: string, format: ExportFormat) => typedError<number, IpcError>(__TAURI_INVOKE("export_conversations", { dir, format })),
+	/**
+	 *  Writes saved conversations into the folder `dir`: those of `project`
+	 *  (its id), else the one `session`, else every one; how many.
+	 */
+	exportConversations: (dir: string, format: ExportFormat, session: string | null, project: string | null) => typedError<number, IpcError>(__TAURI_INVOKE("export_conversations", { dir, format, session, project })),
 	/**
 	 *  Brings in the conversations of the export at `path` (read whole first:
 	 *  a damaged file imports nothing).

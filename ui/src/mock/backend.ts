@@ -156,7 +156,7 @@ export class MockBackend {
     ocrProvider: null,
   };
   /** Where conversations were exported to. */
-  exported: { dir: string; format: string }[] = [];
+  exported: { dir: string; format: string; session: string | null; project: string | null }[] = [];
   /** What Baton remembers (Settings → Memory). */
   memories: Memory[] = [
     { id: 'm1a2b3c4d', text: 'Prefers metric units', source: 'chat', session: 's-lisbon', created: 1764950400 },
@@ -1029,9 +1029,14 @@ export class MockBackend {
         if (o.directory) return '/home/ada/Projects/new-workspace';
         return o.multiple === false ? '/home/ada/Downloads/conversations.json' : ['/home/ada/Downloads/report.pdf', '/home/ada/notes.md'];
       }
-      case 'export_conversations':
-        this.exported.push({ dir: args.dir as string, format: args.format as string });
-        return [...this.sessions.values()].filter((s) => !s.deleted).length;
+      case 'export_conversations': {
+        const session = (args.session as string | null) ?? null;
+        const project = (args.project as string | null) ?? null;
+        this.exported.push({ dir: args.dir as string, format: args.format as string, session, project });
+        const live = [...this.sessions.values()].filter((s) => !s.deleted);
+        if (project) return live.filter((s) => s.project === project).length;
+        return session ? 1 : live.length;
+      }
       case 'import_conversations':
         return { format: 'chatGpt', imported: ['chatgpt-6f1c2a7e'], alreadyHere: [], leftOut: ['“Trip to Lisbon”: 1 attached file left out (the export holds its name only)'] };
       case 'plugin:opener|open_url':

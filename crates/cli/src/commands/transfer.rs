@@ -3,24 +3,17 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use baton_engine::api::transfer::ExportFormat;
+use baton_engine::api::transfer::{ExportFormat, ExportScope};
 
 use crate::args::ExportArgs;
 use crate::context::Context;
 
 pub async fn export(ctx: &Context, args: ExportArgs) -> anyhow::Result<ExitCode> {
-    let in_project: Vec<_> = match &args.project {
-        Some(name) => {
-            let p = ctx.projects().find(name)?;
-            ctx.projects()
-                .chats(&p.id)
-                .into_iter()
-                .map(|s| s.id)
-                .collect()
-        }
-        None => args.sessions,
+    let scope = match (&args.project, args.sessions.is_empty()) {
+        (Some(name), _) => ExportScope::Project(ctx.projects().find(name)?.id),
+        (None, true) => ExportScope::All,
+        (None, false) => ExportScope::Chats(args.sessions),
     };
-    let only = (!in_project.is_empty() || args.project.is_some()).then_some(in_project.as_slice());
     let format = match args.format {
         crate::args::ExportFormat::Json => ExportFormat::Json,
         crate::args::ExportFormat::Markdown => ExportFormat::Markdown,
@@ -28,7 +21,7 @@ pub async fn export(ctx: &Context, args: ExportArgs) -> anyhow::Result<ExitCode>
     };
     let n = ctx
         .conversations()
-        .export_to(only, format, &args.out)
+        .export_to(&scope, format, &args.out)
         .await?;
     println!(
         "Exported {n} conversation{} to {}",

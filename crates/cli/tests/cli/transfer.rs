@@ -195,3 +195,49 @@ async fn a_chatgpt_export_comes_in_with_its_branch_and_date_and_a_damaged_file_b
         before
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_markdown_export_puts_the_attached_files_beside_it_and_links_them() {
+    let server = ScriptedServer::start().await.unwrap();
+    let env = Env::new();
+    let notes = env.path().join("tug-notes.md");
+    let bytes = b"# Tugs\n\nHector waits at quay 4.\n";
+    std::fs::write(&notes, bytes).unwrap();
+    chat(
+        &env,
+        &server,
+        None,
+        &format!("/attach {}\nWhere is Hector?", notes.display()),
+        "At quay 4.",
+    )
+    .await;
+    let md = env.path().join("md");
+    ok(
+        baton(&env, &server),
+        &[
+            "export",
+            "--format",
+            "markdown",
+            "--out",
+            md.to_str().unwrap(),
+        ],
+    )
+    .await;
+    let page = std::fs::read_dir(&md)
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().extension().is_some_and(|x| x == "md"))
+        .unwrap();
+    let text = std::fs::read_to_string(page.path()).unwrap();
+    assert!(
+        text.contains("## You\n\nWhere is Hector?\n\n- Attached: [tug-notes.md]("),
+        "{text}"
+    );
+    let link = text
+        .split("- Attached: [tug-notes.md](")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap();
+    let copy = md.join(link.replace("%20", " "));
+    assert_eq!(std::fs::read(&copy).unwrap(), bytes, "{}", copy.display());
+}

@@ -278,3 +278,22 @@ test('conversations: every chat exported as JSON or Markdown to a chosen folder;
   assert.match(await page.textContent(sel('conversations-left-out')), /Left out: “Trip to Lisbon”: 1 attached file left out/);
   await page.locator(sel('conversations-settings')).screenshot({ path: join(out, 'conversations.png') });
 });
+
+test('conversations: the open chat, or one project, exported on its own', async ({ page }) => {
+  const sid = await page.evaluate(() => [...window.__mock.sessions.values()][0].id);
+  await page.click(`${sel('session-item')}[data-id="${sid}"] button.open`);
+  await page.waitForFunction((id) => document.querySelector(`[data-testid="session-item"][data-id="${id}"]`)?.classList.contains('current'), sid);
+  await page.click(sel('open-settings'));
+  const project = await page.evaluate(() => window.__mock.projects[0].id);
+  await page.waitForSelector(`${sel('export-scope')} option[value="project:${project}"]`, { state: 'attached' });
+  const options = await page.locator(`${sel('export-scope')} option`).evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual(options, ['all', 'chat', `project:${project}`]);
+  await page.selectOption(sel('export-scope'), 'chat');
+  await page.click(sel('export-markdown'));
+  await page.waitForSelector(`${sel('conversations-note')}:has-text("Exported 1 conversation to")`);
+  await page.selectOption(sel('export-scope'), `project:${project}`);
+  await page.click(sel('export-json'));
+  await page.waitForFunction(() => window.__mock.exported.length === 2);
+  const sent = await page.evaluate(() => window.__mock.exported.map((e) => [e.format, e.session, e.project]));
+  assert.deepEqual(sent, [['markdown', sid, null], ['json', null, project]]);
+}, { hash: '#projects' });
