@@ -240,6 +240,9 @@ pub struct TurnContext {
     /// The passages tools gave the model this turn, numbered for the
     /// answer's citations (shared with subagents).
     pub sources: baton_tools::Sources,
+    /// The conversation the turn belongs to (its session id), for tools
+    /// that note where something came from (`remember`).
+    pub conversation: Option<String>,
 }
 
 pub(crate) struct OpenSubagent {

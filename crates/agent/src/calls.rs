@@ -215,7 +215,8 @@ impl Agent {
         }
         let tool_ctx = ToolContext::new(ctx.cancel.clone())
             .with_previews(ctx.previews)
-            .with_sources(ctx.sources.clone());
+            .with_sources(ctx.sources.clone())
+            .in_conversation(ctx.conversation.clone());
         Ran::new(
             self.catalog.dispatch_with(&method, args, &tool_ctx).await,
             effect,

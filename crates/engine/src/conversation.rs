@@ -440,6 +440,7 @@ impl Conversation {
             previews: self.options.previews,
             user_words: Default::default(),
             sources: Default::default(),
+            conversation: None,
         };
         let this = self.clone();
         let task = tokio::spawn(async move { this.run(input, ctx).await });
@@ -463,6 +464,8 @@ impl Conversation {
                 agent,
             }) => match agent_for(&self.engine, &session, &self.options_with(agent)).await {
                 Ok(agent) => {
+                    // Only a kept conversation can be pointed back to.
+                    let conversation = self.options.persist.then(|| session.id.to_string());
                     let mut scratch = Vec::new();
                     let kept = !bypass && session.history_enabled;
                     let history = if kept {
@@ -472,6 +475,7 @@ impl Conversation {
                     };
                     let ctx = TurnContext {
                         user_words: user_words(history, &content),
+                        conversation,
                         ..ctx.clone()
                     };
                     let users = baton_agent::user_messages(history);

@@ -85,6 +85,7 @@ pub struct ToolContext {
     previews: bool,
     pictures: Arc<Mutex<Pictures>>,
     sources: crate::Sources,
+    conversation: Option<String>,
 }
 
 impl ToolContext {
@@ -116,6 +117,17 @@ impl ToolContext {
         self
     }
 
+    /// The same context, in conversation `id` (its session id).
+    pub fn in_conversation(mut self, id: Option<String>) -> Self {
+        self.conversation = id;
+        self
+    }
+
+    /// The conversation the call was made in, when known.
+    pub fn conversation(&self) -> Option<&str> {
+        self.conversation.as_deref()
+    }
+
     /// Registers a passage given to the model: the number the answer cites
     /// it by (`[n]`), to put in the result beside the passage.
     pub fn cite(&self, source: crate::Source) -> u32 {
@@ -132,14 +144,15 @@ impl ToolContext {
         self.lock().preview = Some(image);
     }
 
-    /// The same cancellation and previews, with no pictures yet: each call
-    /// gets its own.
+    /// The same cancellation, previews, sources and conversation, with no
+    /// pictures yet: each call gets its own.
     pub(crate) fn for_call(&self) -> Self {
         Self {
             cancel: self.cancel.clone(),
             previews: self.previews,
             pictures: Arc::default(),
             sources: self.sources.clone(),
+            conversation: self.conversation.clone(),
         }
     }
 

@@ -307,7 +307,9 @@ mod tests {
         s.history.push(Message::User {
             content: vec![
                 baton_llm::ContentPart::File(file.clone()),
-                baton_llm::ContentPart::Text { text: "Summarise it.".into() },
+                baton_llm::ContentPart::Text {
+                    text: "Summarise it.".into(),
+                },
             ],
         });
         let path = attachment_path(&s.id, &file);

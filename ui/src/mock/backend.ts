@@ -159,7 +159,7 @@ export class MockBackend {
   exported: { dir: string; format: string; session: string | null; project: string | null }[] = [];
   /** What Baton remembers (Settings → Memory). */
   memories: Memory[] = [
-    { id: 'm1a2b3c4d', text: 'Prefers metric units', source: 'chat', session: 's-lisbon', created: 1764950400 },
+    { id: 'm1a2b3c4d', text: 'Prefers metric units', source: 'chat', session: 's2', created: 1764950400 },
     { id: 'm5e6f7a8b', text: 'The invoice folder is /Finance/Invoices', source: 'user', created: 1765036800 },
   ];
   sessions = new Map<string, Session>();

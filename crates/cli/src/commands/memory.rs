@@ -22,9 +22,10 @@ pub fn run(ctx: &Context, args: MemoryArgs) -> anyhow::Result<ExitCode> {
                 println!("Nothing is remembered (`baton memory add TEXT` adds a fact).");
             } else {
                 for m in &all {
-                    let from = match m.source {
-                        MemorySource::User => "you",
-                        MemorySource::Chat => "a chat",
+                    let from = match (&m.source, &m.session) {
+                        (MemorySource::User, _) => "you".to_string(),
+                        (MemorySource::Chat, Some(chat)) => format!("the chat {chat}"),
+                        (MemorySource::Chat, None) => "a chat".to_string(),
                     };
                     println!("{}  {}  (from {from}, {})", m.id, m.text, date(m.created));
                 }

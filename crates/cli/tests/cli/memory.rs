@@ -53,6 +53,10 @@ async fn a_fact_told_in_one_chat_is_recalled_in_the_next_and_forgetting_takes_it
     assert_eq!(kept.len(), 1, "{kept:?}");
     assert_eq!(kept[0]["text"], "Prefers metric units");
     assert_eq!(kept[0]["source"], "chat");
+    assert!(
+        kept[0].get("session").is_none(),
+        "`baton ask` keeps no chat to point to: {kept:?}"
+    );
 
     // Chat 2, a new conversation: the fact is in the per-call context.
     server.reply(Reply::text("About 880 km."));
@@ -191,4 +195,27 @@ async fn slash_memory_in_chat_lists_adds_and_forgets() {
     assert!(memories(&env, &server).await.is_empty());
     // No model call was made for any of it.
     assert!(server.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fact_kept_in_a_chat_names_the_chat_it_came_from() {
+    let server = ScriptedServer::start().await.unwrap();
+    let env = Env::new();
+    server.reply(Reply::tool_call(
+        "remember",
+        json!({"fact": "Works nights"}),
+    ));
+    server.reply(Reply::text("Noted."));
+    let mut c = baton(&env, &server);
+    c.arg("chat");
+    let o = run(c, Some("Remember that I work nights.\n/exit\n")).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let chat = saved_session(&env);
+    let kept = memories(&env, &server).await;
+    assert_eq!(kept[0]["session"], chat.as_str(), "{kept:?}");
+    let mut c = baton(&env, &server);
+    c.args(["memory", "list"]);
+    let o = run(c, None).await;
+    let said = format!("Works nights  (from the chat {chat}, 20");
+    assert!(o.stdout.contains(&said), "{}", o.stdout);
 }

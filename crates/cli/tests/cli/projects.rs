@@ -163,16 +163,7 @@ async fn a_chat_in_a_project_is_listed_exported_moved_and_trashed_with_it() {
 
     // Moved out and back in.
     let sessions = env.path().join("data/sessions");
-    let id = std::fs::read_dir(&sessions)
-        .unwrap()
-        .flatten()
-        .find_map(|e| {
-            e.file_name()
-                .to_str()?
-                .strip_suffix(".json")
-                .map(String::from)
-        })
-        .unwrap();
+    let id = saved_session(&env);
     let mut c = env.cmd();
     c.args(["projects", "move", &id, "--none"]);
     assert_eq!(run(c, None).await.code, 0);

@@ -135,6 +135,20 @@ pub(crate) async fn interrupt_after_request(
     (o, t.elapsed())
 }
 
+/// The id of the one conversation saved in `env` (the first found).
+pub(crate) fn saved_session(env: &Env) -> String {
+    std::fs::read_dir(env.path().join("data/sessions"))
+        .unwrap()
+        .flatten()
+        .find_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".json")
+                .map(String::from)
+        })
+        .expect("a saved conversation")
+}
+
 pub(crate) fn ws(env: &Env) -> PathBuf {
     let dir = env.path().join("ws");
     std::fs::create_dir_all(dir.join("reports")).unwrap();

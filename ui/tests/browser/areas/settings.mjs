@@ -241,7 +241,7 @@ test('memory: what Baton remembers is listed with where it came from, corrected,
   await page.waitForSelector(sel('memory-item'));
   const texts = () => page.locator(sel('memory-text')).allTextContents();
   assert.deepEqual(await texts(), ['Prefers metric units', 'The invoice folder is /Finance/Invoices']);
-  assert.match(await page.locator(sel('memory-item')).first().textContent(), /from a chat/);
+  assert.match(await page.locator(sel('memory-item')).first().textContent(), /from the chat “Trip planning: Lisbon”/);
   await page.locator(sel('memory-item')).nth(1).getByRole('button', { name: /^Edit/ }).click();
   await page.fill(sel('memory-edit'), 'The invoice folder is /Finance/2026');
   await page.click(sel('memory-save'));
