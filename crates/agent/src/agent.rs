@@ -172,7 +172,8 @@ pub trait FileRenderer: Send + Sync {
 pub trait DynamicContext: Send + Sync {
     /// The text for the call about to be made (`None`: nothing to add);
     /// `question` is the user's latest message (what is recalled for it
-    /// may depend on it).
+    /// may depend on it). May block (reading a file, embedding the
+    /// question): the agent calls it on a blocking thread.
     fn render(&self, question: &str) -> Option<String>;
 }
 
@@ -509,6 +510,18 @@ impl Agent {
         }
     }
 
+    /// The per-call context for the call about to be made, worked out on
+    /// a blocking thread (it may read files and run the embedding model).
+    async fn dynamic_context(&self, history: &[Message]) -> Option<String> {
+        let dynamic = Arc::clone(self.dynamic.as_ref()?);
+        let question = latest_question(history);
+        tokio::task::spawn_blocking(move || dynamic.render(&question))
+            .await
+            .inspect_err(|e| tracing::warn!(error = %e, "per-call context not added"))
+            .ok()
+            .flatten()
+    }
+
     /// One model call, streamed. Text deltas are forwarded when `forward`.
     pub(crate) async fn call_model(
         &self,
@@ -521,10 +534,7 @@ impl Agent {
         let request = ChatRequest {
             messages: self.wire_messages(history).await,
             tools,
-            dynamic_context: self
-                .dynamic
-                .as_ref()
-                .and_then(|d| d.render(&latest_question(history))),
+            dynamic_context: self.dynamic_context(history).await,
             options: CallOptions {
                 json_mode,
                 ..Default::default()

@@ -824,9 +824,12 @@ fn new_agent(
     let mut memory = Vec::new();
     if memory_on {
         let budget = baton_memory::RECALL_CHARS;
-        memory.push(baton_memory::MemoryContext::new(engine.memory(), budget));
+        let recall = |store| {
+            baton_memory::MemoryContext::new(store, budget).with_meaning(engine.memory_vectors())
+        };
+        memory.push(recall(engine.memory()));
         if let (Some(p), Some(store)) = (engine.project(), engine.project_memory()) {
-            memory.push(baton_memory::MemoryContext::new(store, budget).in_project(&p.name));
+            memory.push(recall(store).in_project(&p.name));
         }
     }
     let dynamic = crate::now::PerCall::of(tools.then(|| engine.now_context()), memory);

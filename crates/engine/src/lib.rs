@@ -125,6 +125,9 @@ struct Shared {
     embedder: OnceLock<Arc<baton_embed::SharedEmbedder>>,
     /// What the user asked Baton to remember (`memory.json`).
     memory: OnceLock<Arc<baton_memory::MemoryStore>>,
+    /// The remembered texts' vectors, for recall by meaning (the user's
+    /// and every project's memory).
+    memory_vectors: OnceLock<Arc<baton_memory::MemoryVectors>>,
 }
 
 /// Loaded configuration and the shared parts made from it.
@@ -415,6 +418,16 @@ impl Engine {
                     .flatten(),
             )
         }))
+    }
+
+    /// The remembered texts' vectors from the local embedding model, one
+    /// set for the process (recall by meaning; by words without a model).
+    pub(crate) fn memory_vectors(&self) -> Arc<baton_memory::MemoryVectors> {
+        Arc::clone(
+            self.shared
+                .memory_vectors
+                .get_or_init(|| baton_memory::MemoryVectors::new(self.embedder())),
+        )
     }
 
     /// Conversations: opening, sessions and attached files.

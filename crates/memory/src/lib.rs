@@ -8,15 +8,19 @@
 //! fact is in the user's own words; anything else (a fact taken from an
 //! attachment, a page or a mail) waits for the user's yes.
 //!
-//! Recall ([`MemoryStore::recall`]) is by the question's words and recency,
-//! within a character budget: when everything fits, everything is given
-//! (a preference such as "metric units" shares no word with the questions
-//! it matters for).
+//! Recall ([`MemoryContext::recall`]) keeps within a character budget:
+//! when everything fits, everything is given (a preference such as "metric
+//! units" shares no word with the questions it matters for); otherwise the
+//! entries that share the question's words and, with the local embedding
+//! model ([`MemoryVectors`]), those alike in meaning ("my pet's name" finds
+//! "the dog is called Rex"), then the newest.
 
+mod meaning;
 mod recall;
 mod store;
 mod tool;
 
+pub use meaning::MemoryVectors;
 pub use recall::{MemoryContext, render};
 pub use store::{BadMemoryId, Memory, MemoryError, MemoryId, MemorySource, MemoryStore};
 pub use tool::MemoryTool;

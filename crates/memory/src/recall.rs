@@ -1,11 +1,12 @@
 //! Which entries go with a model call: everything when it fits the
-//! budget; otherwise those that share the most words with the question,
-//! then the newest, as many as fit.
+//! budget; otherwise the most relevant as many as fit: by the words they
+//! share with the question and, with the embedding model, by meaning (the
+//! two rankings fused as the document search fuses them), then the newest.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use crate::{Memory, MemoryStore};
+use crate::{Memory, MemoryStore, MemoryVectors};
 
 /// Words too common to tell memories apart.
 const STOP_WORDS: &[&str] = &[
@@ -16,6 +17,15 @@ const STOP_WORDS: &[&str] = &[
     "just", "like", "please", "user", "prefers", "want", "wants",
 ];
 
+/// Entries less like the question than this are not found by meaning
+/// (all-MiniLM-L6-v2 puts unrelated texts near 0, related ones above 0.3;
+/// the workspace search draws the same line).
+const MIN_LIKENESS: f32 = 0.2;
+
+/// Reciprocal rank fusion's constant (Cormack et al. 2009), as in the
+/// workspace search.
+const RRF_K: f32 = 60.0;
+
 /// The memory recalled for each model call, within a character budget.
 #[derive(Debug, Clone)]
 pub struct MemoryContext {
@@ -24,7 +34,9 @@ pub struct MemoryContext {
     /// The project whose memory this is (`None`: the user's).
     project: Option<String>,
     /// Each entry's words, for the snapshot they were worked out for.
-    words: Arc<Mutex<Option<Indexed>>>,
+    words: Arc<Mutex<Option<Arc<Indexed>>>>,
+    /// The entries' vectors, for recall by meaning (`None`: by words).
+    meaning: Option<Arc<MemoryVectors>>,
 }
 
 /// A snapshot of the entries with their words and total length.
@@ -43,7 +55,15 @@ impl MemoryContext {
             budget,
             project: None,
             words: Arc::default(),
+            meaning: None,
         }
+    }
+
+    /// The same recall, by meaning as well as by words where `vectors`
+    /// has a model.
+    pub fn with_meaning(mut self, vectors: Arc<MemoryVectors>) -> MemoryContext {
+        self.meaning = Some(vectors);
+        self
     }
 
     /// The same recall, said to be the memory of project `name`.
@@ -53,27 +73,40 @@ impl MemoryContext {
     }
 
     /// The entries for `question`, most relevant first (none when the
-    /// file cannot be read: said in the log, the chat goes on).
+    /// file cannot be read: said in the log, the chat goes on). Over the
+    /// budget with a model it embeds the question: call it off the async
+    /// runtime.
     pub fn recall(&self, question: &str) -> Vec<Memory> {
-        let memories = match self.store.snapshot() {
-            Ok(m) => m,
-            Err(e) => {
-                tracing::warn!(error = %e, "memory not recalled");
-                return Vec::new();
-            }
+        let Some(indexed) = self.indexed() else {
+            return Vec::new();
         };
-        let mut cached = self.words.lock().unwrap_or_else(|e| e.into_inner());
-        let fresh = cached
-            .as_ref()
-            .is_some_and(|c| Arc::ptr_eq(&c.memories, &memories));
-        if !fresh {
-            *cached = Some(Indexed {
-                words: memories.iter().map(|m| words(&m.text)).collect(),
-                chars: memories.iter().map(|m| m.text.chars().count()).sum(),
-                memories,
-            });
+        if indexed.chars <= self.budget {
+            return indexed.memories.as_ref().clone();
         }
-        choose(cached.as_ref().expect("set above"), question, self.budget)
+        let likeness = self
+            .meaning
+            .as_ref()
+            .and_then(|m| m.likeness(&indexed.memories, question));
+        choose(&indexed, question, self.budget, likeness.as_deref())
+    }
+
+    /// The entries with their words, worked out again when the file
+    /// changed.
+    fn indexed(&self) -> Option<Arc<Indexed>> {
+        let memories = self
+            .store
+            .snapshot()
+            .inspect_err(|e| tracing::warn!(error = %e, "memory not recalled"))
+            .ok()?;
+        let mut cached = self.words.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = cached.as_ref()
+            && Arc::ptr_eq(&c.memories, &memories)
+        {
+            return Some(Arc::clone(c));
+        }
+        let fresh = Arc::new(Indexed::of(memories));
+        *cached = Some(Arc::clone(&fresh));
+        Some(fresh)
     }
 
     /// The text added to the call for `question`, if anything is
@@ -111,24 +144,31 @@ fn render_as(heading: &str, memories: &[Memory]) -> Option<String> {
     Some(text)
 }
 
-/// The entries for `question` within `budget` characters.
-fn choose(indexed: &Indexed, question: &str, budget: usize) -> Vec<Memory> {
+impl Indexed {
+    fn of(memories: Arc<Vec<Memory>>) -> Indexed {
+        Indexed {
+            words: memories.iter().map(|m| words(&m.text)).collect(),
+            chars: memories.iter().map(|m| m.text.chars().count()).sum(),
+            memories,
+        }
+    }
+}
+
+/// The entries for `question` within `budget` characters, given each
+/// entry's likeness to it where known.
+fn choose(
+    indexed: &Indexed,
+    question: &str,
+    budget: usize,
+    likeness: Option<&[f32]>,
+) -> Vec<Memory> {
     let all = &indexed.memories;
     if indexed.chars <= budget {
         return all.as_ref().clone();
     }
-    let asked = words(question);
-    let mut scored: Vec<(usize, usize)> = indexed
-        .words
-        .iter()
-        .enumerate()
-        .map(|(i, w)| (asked.iter().filter(|a| w.contains(*a)).count(), i))
-        .collect();
-    // Most shared words first; among equals the newest.
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(all[b.1].created.cmp(&all[a.1].created)));
-    let mut used = 0;
     let mut chosen = Vec::new();
-    for (_, i) in scored {
+    let mut used = 0;
+    for i in ranked(indexed, question, likeness) {
         let n = all[i].text.chars().count();
         if used + n <= budget {
             used += n;
@@ -139,6 +179,39 @@ fn choose(indexed: &Indexed, question: &str, budget: usize) -> Vec<Memory> {
         }
     }
     chosen
+}
+
+/// Every entry, most relevant first: the ranking by shared words (most
+/// first) and the one by meaning (most alike first, above
+/// [`MIN_LIKENESS`]) fused by reciprocal rank; among equals (entries
+/// neither finds) the newest first.
+fn ranked(indexed: &Indexed, question: &str, likeness: Option<&[f32]>) -> Vec<usize> {
+    let all = &indexed.memories;
+    let newest_first = |a: &usize, b: &usize| all[*b].created.cmp(&all[*a].created);
+    let asked = words(question);
+    let shared: Vec<usize> = indexed
+        .words
+        .iter()
+        .map(|w| asked.iter().filter(|a| w.contains(*a)).count())
+        .collect();
+    let mut by_words: Vec<usize> = (0..all.len()).filter(|&i| shared[i] > 0).collect();
+    by_words.sort_by(|a, b| shared[*b].cmp(&shared[*a]).then(newest_first(a, b)));
+    let mut by_meaning: Vec<usize> = match likeness {
+        Some(l) => (0..all.len()).filter(|&i| l[i] >= MIN_LIKENESS).collect(),
+        None => Vec::new(),
+    };
+    if let Some(l) = likeness {
+        by_meaning.sort_by(|a, b| l[*b].total_cmp(&l[*a]));
+    }
+    let mut score = vec![0f32; all.len()];
+    for list in [by_words, by_meaning] {
+        for (rank, i) in list.into_iter().enumerate() {
+            score[i] += 1.0 / (RRF_K + rank as f32 + 1.0);
+        }
+    }
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    order.sort_by(|a, b| score[*b].total_cmp(&score[*a]).then(newest_first(a, b)));
+    order
 }
 
 /// The distinct words of `text` that say something: lower case, three
@@ -161,11 +234,7 @@ mod tests {
     use crate::{MemoryId, MemorySource};
 
     fn indexed(all: Vec<Memory>) -> Indexed {
-        Indexed {
-            words: all.iter().map(|m| words(&m.text)).collect(),
-            chars: all.iter().map(|m| m.text.chars().count()).sum(),
-            memories: Arc::new(all),
-        }
+        Indexed::of(Arc::new(all))
     }
 
     fn memory(text: &str, created: u64) -> Memory {
@@ -181,7 +250,12 @@ mod tests {
     #[test]
     fn everything_is_given_while_it_fits() {
         let all = vec![memory("Prefers metric units.", 1), memory("Has a cat.", 2)];
-        let got = choose(&indexed(all.clone()), "How far is Paris from Berlin?", 100);
+        let got = choose(
+            &indexed(all.clone()),
+            "How far is Paris from Berlin?",
+            100,
+            None,
+        );
         assert_eq!(got, all);
         let text = render(&got).unwrap();
         assert!(
@@ -199,7 +273,7 @@ mod tests {
             memory("Has two cats called Ada and Bit.", 3),
             memory("Likes short answers.", 4),
         ];
-        let got = choose(&indexed(all), "Where do I keep the invoices?", 60);
+        let got = choose(&indexed(all), "Where do I keep the invoices?", 60, None);
         let texts: Vec<&str> = got.iter().map(|m| m.text.as_str()).collect();
         assert_eq!(
             texts,
@@ -208,5 +282,42 @@ mod tests {
                 "Likes short answers."
             ]
         );
+    }
+
+    #[test]
+    fn an_entry_alike_in_meaning_is_chosen_though_it_shares_no_word() {
+        let all = vec![
+            memory("The dog is called Rex.", 1),
+            memory("Works at the port of Gdynia.", 2),
+            memory("Has a meeting every Tuesday.", 3),
+            memory("Likes short answers.", 4),
+        ];
+        let question = "What is my pet's name?";
+        let by_words = choose(&indexed(all.clone()), question, 50, None);
+        assert!(
+            !by_words.iter().any(|m| m.text.contains("Rex")),
+            "{by_words:?}"
+        );
+        let likeness = [0.55, 0.05, 0.1, 0.19];
+        let got = choose(&indexed(all), question, 50, Some(&likeness));
+        let texts: Vec<&str> = got.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(texts, ["The dog is called Rex.", "Likes short answers."]);
+    }
+
+    #[test]
+    fn found_by_words_and_by_meaning_beats_found_one_way() {
+        let all = vec![
+            memory("The invoice folder is /Finance.", 1),
+            memory("Invoices from Maersk go to the invoice folder.", 2),
+            memory("Has a cat.", 3),
+        ];
+        // The second shares more words; the first is also alike in meaning.
+        let likeness = [0.6, 0.1, 0.0];
+        let order = ranked(
+            &indexed(all),
+            "Which folder do Maersk invoices go to?",
+            Some(&likeness),
+        );
+        assert_eq!(order, [0, 1, 2]);
     }
 }
