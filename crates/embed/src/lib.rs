@@ -196,3 +196,34 @@ fn mean_pool(tokens: &[f32], mask: &[i64]) -> Vec<f32> {
 pub fn similarity(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
+
+/// Texts less like the question than this are not found by meaning
+/// (all-MiniLM-L6-v2 puts unrelated texts near 0, related ones above 0.3):
+/// every query would otherwise bring the nearest texts, however far. The
+/// workspace search, attachment passages and memory draw the same line.
+pub const MIN_LIKENESS: f32 = 0.2;
+
+/// Reciprocal rank fusion's constant (Cormack et al. 2009).
+const RRF_K: f32 = 60.0;
+
+/// What a place in one ranking adds to a fused score (reciprocal rank
+/// fusion): 1 / (60 + rank), ranks from 1.
+pub fn rrf(rank: usize) -> f32 {
+    1.0 / (RRF_K + rank as f32 + 1.0)
+}
+
+/// Each of `n` items' reciprocal-rank-fusion score over `rankings` (each
+/// a list of item indices, best first): the sum of [`rrf`] of its place
+/// in each; 0 for an item no ranking holds.
+pub fn fused_scores<I>(rankings: I, n: usize) -> Vec<f32>
+where
+    I: IntoIterator<Item = Vec<usize>>,
+{
+    let mut score = vec![0.0f32; n];
+    for list in rankings {
+        for (rank, i) in list.into_iter().enumerate() {
+            score[i] += rrf(rank);
+        }
+    }
+    score
+}

@@ -139,20 +139,6 @@ struct Candidate {
     score: f32,
 }
 
-/// Chunks less like the question than this are not candidates by meaning
-/// (all-MiniLM-L6-v2 puts unrelated texts near 0, related ones above 0.3):
-/// every query would otherwise bring the nearest chunks, however far.
-const MIN_LIKENESS: f32 = 0.2;
-
-/// Reciprocal rank fusion's constant (Cormack et al. 2009).
-const RRF_K: f32 = 60.0;
-
-/// What a place in one ranking adds to a fused score (reciprocal rank
-/// fusion): 1 / (60 + rank), ranks from 1.
-pub(crate) fn rrf(rank: usize) -> f32 {
-    1.0 / (RRF_K + rank as f32 + 1.0)
-}
-
 /// Both rankings as one, by reciprocal rank fusion: a chunk's score is
 /// the sum of 1 / (60 + its rank) in each list. Without a ranking by
 /// meaning the words' order and BM25 scores stay as they are.
@@ -163,7 +149,7 @@ fn fuse(words: Vec<Candidate>, meaning: Vec<Candidate>) -> Vec<Candidate> {
     let mut fused: Vec<Candidate> = Vec::new();
     for (list, from_words) in [(words, true), (meaning, false)] {
         for (rank, c) in list.into_iter().enumerate() {
-            let add = rrf(rank);
+            let add = baton_embed::rrf(rank);
             match fused
                 .iter_mut()
                 .find(|f| f.path == c.path && f.offset == c.offset)
@@ -843,7 +829,7 @@ impl WorkspaceIndex {
         self.vectors
             .nearest(searcher, self.fields, &q, n)
             .into_iter()
-            .filter(|(_, _, likeness)| *likeness >= MIN_LIKENESS)
+            .filter(|(_, _, likeness)| *likeness >= baton_embed::MIN_LIKENESS)
             .map(|(path, offset, likeness)| Candidate {
                 path,
                 offset,

@@ -197,12 +197,7 @@ fn words_ranking(chunks: &[Chunk], question: &str) -> Vec<usize> {
 /// follow in the text's order (a question that matches nothing still
 /// gets the text's start).
 fn fuse_ranks(words: Vec<usize>, meaning: Vec<usize>, n: usize) -> Vec<usize> {
-    let mut score = vec![0.0f32; n];
-    for list in [words, meaning] {
-        for (rank, i) in list.into_iter().enumerate() {
-            score[i] += crate::index::rrf(rank);
-        }
-    }
+    let score = baton_embed::fused_scores([words, meaning], n);
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|a, b| score[*b].total_cmp(&score[*a]).then(a.cmp(b)));
     order

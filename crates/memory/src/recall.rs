@@ -17,15 +17,6 @@ const STOP_WORDS: &[&str] = &[
     "just", "like", "please", "user", "prefers", "want", "wants",
 ];
 
-/// Entries less like the question than this are not found by meaning
-/// (all-MiniLM-L6-v2 puts unrelated texts near 0, related ones above 0.3;
-/// the workspace search draws the same line).
-const MIN_LIKENESS: f32 = 0.2;
-
-/// Reciprocal rank fusion's constant (Cormack et al. 2009), as in the
-/// workspace search.
-const RRF_K: f32 = 60.0;
-
 /// The memory recalled for each model call, within a character budget.
 #[derive(Debug, Clone)]
 pub struct MemoryContext {
@@ -182,8 +173,9 @@ fn choose(
 }
 
 /// Every entry, most relevant first: the ranking by shared words (most
-/// first) and the one by meaning (most alike first, above
-/// [`MIN_LIKENESS`]) fused by reciprocal rank; among equals (entries
+/// first) and the one by meaning (most alike first, from
+/// [`baton_embed::MIN_LIKENESS`] up) fused by reciprocal rank as the
+/// workspace search fuses them; among equals (entries
 /// neither finds) the newest first.
 fn ranked(indexed: &Indexed, question: &str, likeness: Option<&[f32]>) -> Vec<usize> {
     let all = &indexed.memories;
@@ -196,19 +188,14 @@ fn ranked(indexed: &Indexed, question: &str, likeness: Option<&[f32]>) -> Vec<us
         .collect();
     let mut by_words: Vec<usize> = (0..all.len()).filter(|&i| shared[i] > 0).collect();
     by_words.sort_by(|a, b| shared[*b].cmp(&shared[*a]).then(newest_first(a, b)));
-    let mut by_meaning: Vec<usize> = match likeness {
-        Some(l) => (0..all.len()).filter(|&i| l[i] >= MIN_LIKENESS).collect(),
-        None => Vec::new(),
-    };
-    if let Some(l) = likeness {
-        by_meaning.sort_by(|a, b| l[*b].total_cmp(&l[*a]));
-    }
-    let mut score = vec![0f32; all.len()];
-    for list in [by_words, by_meaning] {
-        for (rank, i) in list.into_iter().enumerate() {
-            score[i] += 1.0 / (RRF_K + rank as f32 + 1.0);
-        }
-    }
+    let by_meaning: Vec<usize> = likeness.map_or_else(Vec::new, |l| {
+        let mut alike: Vec<usize> = (0..all.len())
+            .filter(|&i| l[i] >= baton_embed::MIN_LIKENESS)
+            .collect();
+        alike.sort_by(|a, b| l[*b].total_cmp(&l[*a]));
+        alike
+    });
+    let score = baton_embed::fused_scores([by_words, by_meaning], all.len());
     let mut order: Vec<usize> = (0..all.len()).collect();
     order.sort_by(|a, b| score[*b].total_cmp(&score[*a]).then(newest_first(a, b)));
     order
