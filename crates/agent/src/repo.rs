@@ -82,21 +82,51 @@ impl SessionRepo for SessionStore {
 }
 
 /// Sessions kept in this process only (gone when it ends): the HTTP API's
-/// default, and tests. [`MemorySessions::keeping`] bounds how many.
+/// default, and tests. [`MemorySessions::keeping`] bounds how many and how
+/// much.
 #[derive(Debug, Default, Clone)]
 pub struct MemorySessions {
-    kept: Arc<tokio::sync::Mutex<HashMap<SessionId, (Session, std::time::SystemTime)>>>,
-    /// The most kept at once (`None`: no bound).
-    most: Option<usize>,
+    kept: Arc<tokio::sync::Mutex<HashMap<SessionId, Kept>>>,
+    /// The most kept at once, in sessions and in bytes (`None`: no bound).
+    most: Option<(usize, usize)>,
+}
+
+/// A session in memory, when it was saved and its size as JSON.
+#[derive(Debug, Clone)]
+struct Kept {
+    session: Session,
+    saved: std::time::SystemTime,
+    bytes: usize,
 }
 
 impl MemorySessions {
-    /// Keeps at most `most` sessions: saving one more forgets the one
-    /// saved longest ago.
-    pub fn keeping(most: usize) -> Self {
+    /// Keeps at most `sessions` sessions of at most `bytes` in all (as
+    /// JSON): saving one more forgets those saved longest ago until both
+    /// hold again (the session just saved stays, however large).
+    pub fn keeping(sessions: usize, bytes: usize) -> Self {
         Self {
-            most: Some(most.max(1)),
+            most: Some((sessions.max(1), bytes)),
             ..Self::default()
+        }
+    }
+
+    /// Forgets the sessions saved longest ago, other than `keep`, while
+    /// there are more or larger than the bounds allow.
+    fn evict(&self, kept: &mut HashMap<SessionId, Kept>, keep: &SessionId) {
+        let Some((sessions, bytes)) = self.most else {
+            return;
+        };
+        let mut total: usize = kept.values().map(|k| k.bytes).sum();
+        while kept.len() > sessions || (total > bytes && kept.len() > 1) {
+            let Some(oldest) = kept
+                .iter()
+                .filter(|(id, _)| *id != keep)
+                .min_by_key(|(_, k)| k.saved)
+                .map(|(id, _)| id.clone())
+            else {
+                return;
+            };
+            total -= kept.remove(&oldest).map_or(0, |k| k.bytes);
         }
     }
 }
@@ -106,24 +136,20 @@ impl SessionRepo for MemorySessions {
     async fn load(&self, id: &SessionId) -> Result<Session, SessionError> {
         let kept = self.kept.lock().await;
         kept.get(id)
-            .map(|(s, _)| s.clone())
+            .map(|k| k.session.clone())
             .ok_or_else(|| SessionError::NotFound(id.clone()))
     }
 
     async fn save(&self, session: &Session) -> Result<(), SessionError> {
-        let now = std::time::SystemTime::now();
+        let bytes = serde_json::to_vec(session).map_or(0, |json| json.len());
+        let kept_now = Kept {
+            session: session.clone(),
+            saved: std::time::SystemTime::now(),
+            bytes,
+        };
         let mut kept = self.kept.lock().await;
-        kept.insert(session.id.clone(), (session.clone(), now));
-        if let Some(most) = self.most
-            && kept.len() > most
-            && let Some(oldest) = kept
-                .iter()
-                .filter(|(id, _)| **id != session.id)
-                .min_by_key(|(_, (_, at))| *at)
-                .map(|(id, _)| id.clone())
-        {
-            kept.remove(&oldest);
-        }
+        kept.insert(session.id.clone(), kept_now);
+        self.evict(&mut kept, &session.id);
         Ok(())
     }
 
@@ -135,7 +161,7 @@ impl SessionRepo for MemorySessions {
         let kept = self.kept.lock().await;
         let mut out: Vec<SessionInfo> = kept
             .values()
-            .map(|(s, modified)| SessionInfo::of(s, *modified))
+            .map(|k| SessionInfo::of(&k.session, k.saved))
             .collect();
         out.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.id.cmp(&b.id)));
         Ok(out)
@@ -183,20 +209,41 @@ mod tests {
 
     #[tokio::test]
     async fn a_bounded_memory_forgets_the_session_saved_longest_ago() {
-        let repo = MemorySessions::keeping(2);
+        let repo = MemorySessions::keeping(2, usize::MAX);
         for name in ["a", "b", "c"] {
             let s = Session::with_id(SessionId::parse(name).unwrap());
             repo.save(&s).await.unwrap();
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
-        let ids: Vec<String> = repo
-            .list()
-            .await
-            .unwrap()
-            .iter()
-            .map(|i| i.id.to_string())
-            .collect();
-        assert_eq!(ids, ["c", "b"]);
+        assert_eq!(listed(&repo).await, ["c", "b"]);
+    }
+
+    /// The ids `repo` lists, newest first.
+    async fn listed(repo: &MemorySessions) -> Vec<String> {
+        let listed = repo.list().await.unwrap();
+        listed.iter().map(|i| i.id.to_string()).collect()
+    }
+
+    #[tokio::test]
+    async fn a_memory_over_its_bytes_forgets_the_oldest_but_keeps_the_one_saved() {
+        let long = |name: &str, chars: usize| {
+            let mut s = Session::with_id(SessionId::parse(name).unwrap());
+            s.history.push(Message::user("x".repeat(chars)));
+            s
+        };
+        let repo = MemorySessions::keeping(100, 25_000);
+        for name in ["a", "b", "c"] {
+            repo.save(&long(name, 10_000)).await.unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(listed(&repo).await, ["c", "b"]);
+        // One conversation larger than the whole bound stays, alone.
+        repo.save(&long("d", 40_000)).await.unwrap();
+        assert_eq!(listed(&repo).await, ["d"]);
+        assert_eq!(
+            repo.load(&SessionId::parse("d").unwrap()).await.unwrap(),
+            long("d", 40_000)
+        );
     }
 
     #[tokio::test]

@@ -176,6 +176,9 @@ pub struct McpArgs {
     /// Over `--http`, serve this computer without a key while no MCP key is made: every program running on it (not web pages) may then use Baton's tools. Without it, `--http` needs a key (`baton mcp keys add NAME`).
     #[arg(long, requires = "http")]
     pub no_auth: bool,
+    /// Over `--http`, a name besides this computer's that requests may be addressed to once keys are needed (`Host:`); repeatable, added to the `server.hostNames` setting. IP addresses are answered anyway; other names are refused (DNS rebinding).
+    #[arg(long = "host-name", value_name = "NAME", requires = "http")]
+    pub host_names: Vec<String>,
     /// `servers`, `add`, `enable`, `disable`, `keys`: the MCP servers and plugins Baton uses, and the keys of `--http`.
     #[command(subcommand)]
     pub action: Option<McpCommand>,
@@ -263,6 +266,9 @@ pub struct ServeArgs {
     /// Serve this computer without an API key while none is made: every program running on it (not web pages) may then use Baton's agents and tools. Without it, `baton serve` needs a key (`baton serve keys add NAME`).
     #[arg(long)]
     pub no_auth: bool,
+    /// A name besides this computer's that requests may be addressed to once keys are needed (`Host:`), as others reach the server (`baton.lan`); repeatable, added to the `server.hostNames` setting. IP addresses are answered anyway; other names are refused (DNS rebinding).
+    #[arg(long = "host-name", value_name = "NAME")]
+    pub host_names: Vec<String>,
     /// `keys add|list|revoke`: the server's API keys.
     #[command(subcommand)]
     pub keys: Option<ServeCommand>,

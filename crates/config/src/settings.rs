@@ -70,6 +70,9 @@ pub enum MailAuth {
     /// User name and an OAuth2 access token (XOAUTH2), for providers
     /// that no longer take passwords.
     Xoauth2,
+    /// No sign-in (SMTP only): a relay that takes mail without one, on
+    /// this computer or the local network.
+    None,
 }
 
 /// The user's own e-mail identity and how sending is guarded.
@@ -112,6 +115,12 @@ pub struct ServerSettings {
     pub sessions: String,
     /// Days a Redis-kept session lives after its last use.
     pub session_ttl_days: u32,
+    /// Names besides this computer's that requests may be addressed to
+    /// once the server asks for keys (a name others reach it by, such as
+    /// `baton.lan`); IP addresses are answered then anyway. Any other
+    /// name is refused: a web page could have re-pointed it at this
+    /// computer.
+    pub host_names: Vec<String>,
 }
 
 impl Default for ServerSettings {
@@ -122,6 +131,7 @@ impl Default for ServerSettings {
             port: 8080,
             sessions: "memory".into(),
             session_ttl_days: 30,
+            host_names: Vec::new(),
         }
     }
 }
@@ -470,7 +480,12 @@ impl Settings {
                 };
             }
         };
-        match serde_json::from_slice::<Settings>(&bytes) {
+        // The original system's key names are read as Baton's first.
+        let parsed = serde_json::from_slice::<serde_json::Value>(&bytes).and_then(|mut doc| {
+            crate::seed_setup::normalize(&mut doc, &mut warnings);
+            serde_json::from_value::<Settings>(doc)
+        });
+        match parsed {
             Ok(settings) => LoadedSettings { settings, warnings },
             Err(e) => {
                 let stamp = std::time::SystemTime::now()

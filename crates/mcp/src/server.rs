@@ -15,6 +15,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use base64::Engine as _;
+use baton_stdx::HostNames;
 use baton_tools::{Catalog, Effect, MethodSpec, ToolContext, ToolOutcome};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -236,6 +237,9 @@ pub struct HttpOptions {
     pub keys: Option<KeyCheck>,
     /// Run tools that act for the user without asking (`--allow-acting`).
     pub allow_acting: bool,
+    /// Names besides this computer's that a `Host` may give when keys are
+    /// needed (IP addresses are answered then anyway; see [`HostNames`]).
+    pub host_names: Vec<String>,
 }
 
 /// Serves fresh catalogs of `factory` over streamable HTTP at `/mcp` on
@@ -256,14 +260,12 @@ pub async fn serve_http(
     // A page in the user's browser (its Origin another site's) cannot call
     // the tools; programs send no Origin. The MCP specification asks
     // servers to check it.
-    let mut config = StreamableHttpServerConfig::default()
+    // `Host` is checked below, with the HTTP API's rule (rmcp's own list
+    // cannot say "any IP address once keys are needed").
+    let config = StreamableHttpServerConfig::default()
         .with_cancellation_token(stop.child_token())
-        .with_allowed_origins(["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]);
-    if !addr.ip().is_loopback() {
-        // Other computers reach it by names Baton cannot know; the key
-        // guards it instead.
-        config = config.disable_allowed_hosts();
-    }
+        .with_allowed_origins(["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"])
+        .disable_allowed_hosts();
     let acting = if options.allow_acting {
         Acting::Allowed
     } else {
@@ -275,12 +277,18 @@ pub async fn serve_http(
         config,
     );
     let mut router = axum::Router::new().nest_service("/mcp", service);
+    let keyed = options.keys.is_some();
     if let Some(check) = options.keys {
         router = router.layer(axum::middleware::from_fn(move |req, next| {
             let check = Arc::clone(&check);
             authorize(req, next, check)
         }));
     }
+    let hosts = Arc::new(HostNames::new(&options.host_names));
+    router = router.layer(axum::middleware::from_fn(move |req, next| {
+        let hosts = Arc::clone(&hosts);
+        addressed_here(req, next, hosts, keyed)
+    }));
     axum::serve(listener, router)
         .with_graceful_shutdown(async move { stop.cancelled_owned().await })
         .await
@@ -288,6 +296,27 @@ pub async fn serve_http(
             addr,
             reason: e.to_string(),
         })
+}
+
+/// Refuses a request addressed (`Host`) to a name this server does not
+/// answer to: a web page's own name re-pointed at this computer (DNS
+/// rebinding).
+async fn addressed_here(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+    hosts: Arc<HostNames>,
+    keyed: bool,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let host = req
+        .headers()
+        .get(axum::http::header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .or_else(|| req.uri().authority().map(|a| a.as_str()));
+    match hosts.refusal(host, keyed) {
+        None => next.run(req).await,
+        Some(why) => (axum::http::StatusCode::FORBIDDEN, why).into_response(),
+    }
 }
 
 /// Lets a request through when it carries an accepted bearer key.

@@ -30,6 +30,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use baton_engine::Engine;
 use baton_engine::api::keys::{Door, KeyError, KeyHolder, LiveKeys};
+use baton_stdx::{HostNames, is_this_computer};
 use serde_json::{Value, json};
 
 pub use error::ApiError;
@@ -51,6 +52,10 @@ pub struct ServeOptions {
     /// (`--no-auth`): every program running on it may then use the agents
     /// (web pages still may not). Without it, a key must exist.
     pub no_auth: bool,
+    /// Names besides this computer's that a `Host` may give once the
+    /// server asks for keys (`--host-name`, the `server.hostNames`
+    /// setting); IP addresses are answered then anyway.
+    pub host_names: Vec<String>,
 }
 
 /// The largest request body taken (attachments come later, as files).
@@ -102,6 +107,8 @@ pub struct App {
     files: FileStore,
     index: ready::ServerIndex,
     probes: ready::ProbeCache,
+    /// The names a request may be addressed to.
+    hosts: HostNames,
 }
 
 /// Why the server could not start.
@@ -155,6 +162,7 @@ impl App {
             files,
             index,
             probes: ready::ProbeCache::default(),
+            hosts: HostNames::new(&options.host_names),
         }))
     }
 
@@ -263,38 +271,18 @@ async fn request_id(mut req: Request, next: Next) -> Response {
     res
 }
 
-/// Whether `host` (a `Host` or `Origin` host, without its port) names
-/// this computer: `localhost` or a loopback address.
-fn is_this_computer(host: &str) -> bool {
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
-/// The host of a `Host` header value (`127.0.0.1:8080`, `[::1]:8080`).
-fn host_of(value: &str) -> &str {
-    match value.rsplit_once(':') {
-        Some((host, port)) if !port.contains(']') && port.bytes().all(|b| b.is_ascii_digit()) => {
-            host
-        }
-        _ => value,
-    }
-}
-
 /// Refuses what a web page in the user's browser could send: any request
-/// with an `Origin` that is not this computer's, and, while the server
-/// answers this computer only (no API key made), a `Host` that is not this
-/// computer's name (a page's own name re-pointed at 127.0.0.1: DNS
-/// rebinding). Programs (the SDKs, curl) send no `Origin`.
+/// with an `Origin` that is not this computer's, and one addressed (`Host`)
+/// to a name the server does not answer to (a page's own name re-pointed
+/// at 127.0.0.1: DNS rebinding; see [`HostNames`]). Programs (the SDKs,
+/// curl) send no `Origin`.
 async fn same_computer(
     State(app): State<Arc<App>>,
     req: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
-    let open = app.keys.now().is_none();
-    if let Some(message) = web_page_refusal(req.headers(), open) {
+    let keyed = app.keys.now().is_some();
+    if let Some(message) = web_page_refusal(&req, keyed, &app.hosts) {
         return Err(ApiError {
             status: StatusCode::FORBIDDEN,
             code: Some("forbidden"),
@@ -304,10 +292,10 @@ async fn same_computer(
     Ok(next.run(req).await)
 }
 
-/// Why a request with `headers` looks sent by a web page (see
-/// [`same_computer`]); `open`: no API key is required.
-fn web_page_refusal(headers: &axum::http::HeaderMap, open: bool) -> Option<String> {
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+/// Why `req` looks sent by a web page (see [`same_computer`]); `keyed`:
+/// callers need a key.
+fn web_page_refusal(req: &Request, keyed: bool, hosts: &HostNames) -> Option<String> {
+    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok());
     if let Some(origin) = header("origin") {
         let host = url::Url::parse(origin)
             .ok()
@@ -318,10 +306,9 @@ fn web_page_refusal(headers: &axum::http::HeaderMap, open: bool) -> Option<Strin
             ));
         }
     }
-    let host = header("host").map(host_of).unwrap_or_default();
-    (open && !is_this_computer(host)).then(|| format!(
-        "`Host: {host}` is not this computer: without an API key, Baton answers requests addressed to localhost or 127.0.0.1 only"
-    ))
+    // HTTP/2 names the host in the request line instead.
+    let host = header("host").or_else(|| req.uri().authority().map(|a| a.as_str()));
+    hosts.refusal(host, keyed)
 }
 
 /// The bearer key of a request, if it carries one.

@@ -22,6 +22,10 @@ use crate::{ApiError, Caller};
 /// one used longest ago.
 pub const MEMORY_SESSIONS_PER_CALLER: usize = 1_000;
 
+/// The most bytes (as JSON) of conversations kept in memory for one
+/// caller: over it, those used longest ago are forgotten first.
+pub const MEMORY_BYTES_PER_CALLER: usize = 64 << 20;
+
 /// Where `x-baton-session` conversations are kept.
 pub struct Sessions {
     store: Store,
@@ -54,7 +58,8 @@ pub(crate) struct RedisLink {
 /// Which store `baton serve --sessions` names.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum SessionKind {
-    /// In memory (at most [`MEMORY_SESSIONS_PER_CALLER`] per caller).
+    /// In memory (at most [`MEMORY_SESSIONS_PER_CALLER`] and
+    /// [`MEMORY_BYTES_PER_CALLER`] per caller).
     #[default]
     Memory,
     /// On disk, in `api-sessions/` in the data folder (apart from the
@@ -129,9 +134,9 @@ impl Sessions {
         match &self.store {
             Store::Memory(each) => {
                 let mut each = each.lock().unwrap_or_else(|p| p.into_inner());
-                let mine = each
-                    .entry(caller.owner.clone())
-                    .or_insert_with(|| MemorySessions::keeping(MEMORY_SESSIONS_PER_CALLER));
+                let mine = each.entry(caller.owner.clone()).or_insert_with(|| {
+                    MemorySessions::keeping(MEMORY_SESSIONS_PER_CALLER, MEMORY_BYTES_PER_CALLER)
+                });
                 Arc::new(mine.clone())
             }
             Store::Files(dir) => Arc::new(SessionStore::new(dir.join(&caller.owner))),

@@ -2,13 +2,14 @@
 //! of inside a domain crate: atomic file writes, numbered backups and
 //! their restore, an exclusive lock beside a file for read-modify-write
 //! edits, short ids, text excerpts, masked secrets, URLs without their
-//! passwords and error chains.
+//! passwords, error chains and the host names a network door answers to.
 //!
 //! Files are written atomically ([`atomic_write`]) and backed up as
 //! numbered copies beside them ([`backup_file`], [`restore_backup`]).
 
 mod atomic;
 mod backups;
+mod hosts;
 mod ids;
 mod lock;
 mod text;
@@ -17,6 +18,7 @@ pub use atomic::{atomic_write, atomic_write_private};
 pub use backups::{
     Backup, RestoreError, Restored, backup_file, list_backups, replace_with_backup, restore_backup,
 };
+pub use hosts::{HostNames, host_of, is_this_computer};
 pub use ids::{is_short_id, short_id};
 pub use lock::{FileLock, lock_beside};
 pub use text::{error_chain, escape_attribute, excerpt, fence_body, mask, without_userinfo};

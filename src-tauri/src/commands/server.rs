@@ -26,13 +26,34 @@ fn updated(current: &ServerSettings, view: &ServerSettings) -> IpcResult<ServerS
     let sessions = view.sessions.trim();
     baton_server::SessionKind::parse(sessions, current.session_ttl_days)
         .map_err(IpcError::invalid)?;
+    let host_names = view
+        .host_names
+        .iter()
+        .map(|n| host_name(n))
+        .collect::<IpcResult<Vec<String>>>()?;
     Ok(ServerSettings {
         start_with_app: view.start_with_app,
         host: host.to_string(),
         port: view.port,
         sessions: sessions.to_string(),
+        host_names,
         ..current.clone()
     })
+}
+
+/// `name` as a host name others reach the server by (`baton.lan`), or why
+/// it is not one.
+fn host_name(name: &str) -> IpcResult<String> {
+    let name = name.trim().trim_end_matches('.').to_ascii_lowercase();
+    let label_ok = |l: &str| {
+        !l.is_empty() && l.len() <= 63 && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    };
+    if name.is_empty() || !name.split('.').all(label_ok) {
+        return Err(IpcError::invalid(format!(
+            "`{name}` is not a host name such as baton.lan (letters, digits, `-` and dots)"
+        )));
+    }
+    Ok(name)
 }
 
 /// The server now: settings, address, keys, the last error.
@@ -92,6 +113,7 @@ pub async fn start(state: &AppState) -> Result<(), String> {
         .map_err(|_| format!("`{}` is not an IP address", s.host))?;
     let options = baton_server::ServeOptions {
         sessions: baton_server::SessionKind::parse(&s.sessions, s.session_ttl_days)?,
+        host_names: s.host_names.clone(),
         ..Default::default()
     };
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
@@ -201,8 +223,16 @@ mod tests {
             port: 9090,
             sessions: "redis://127.0.0.1:6379".into(),
             session_ttl_days: 1,
+            host_names: vec![" Baton.LAN. ".into()],
         };
         let s = updated(&ServerSettings::default(), &view).unwrap();
+        assert_eq!(s.host_names, ["baton.lan"]);
+        let bad = ServerSettings {
+            host_names: vec!["evil example".into()],
+            ..view.clone()
+        };
+        let e = updated(&ServerSettings::default(), &bad).unwrap_err();
+        assert!(e.message.contains("not a host name"), "{}", e.message);
         assert_eq!(
             (
                 s.host.as_str(),

@@ -28,7 +28,8 @@ pub async fn run(ctx: &Context, args: McpArgs) -> anyhow::Result<ExitCode> {
         None => match args.http {
             Some(port) => {
                 let addr = SocketAddr::new(args.host, port);
-                serve_http(ctx, addr, args.allow_acting, args.no_auth).await
+                let names = [ctx.settings().server.host_names.clone(), args.host_names].concat();
+                serve_http(ctx, addr, args.allow_acting, args.no_auth, names).await
             }
             None => serve_stdio(ctx).await,
         },
@@ -58,6 +59,7 @@ async fn serve_http(
     addr: SocketAddr,
     allow_acting: bool,
     no_auth: bool,
+    host_names: Vec<String>,
 ) -> anyhow::Result<ExitCode> {
     let keys = key_check(ctx, addr, no_auth)?;
     let listener = tokio::net::TcpListener::bind(addr)
@@ -85,7 +87,11 @@ async fn serve_http(
         let _ = tokio::signal::ctrl_c().await;
         on_ctrl_c.cancel();
     });
-    let options = baton_engine::api::mcp::server::HttpOptions { keys, allow_acting };
+    let options = baton_engine::api::mcp::server::HttpOptions {
+        keys,
+        allow_acting,
+        host_names,
+    };
     baton_engine::api::mcp::server::serve_http(listener, factory(ctx)?, options, stop).await?;
     Ok(ExitCode::SUCCESS)
 }

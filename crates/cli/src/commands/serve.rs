@@ -43,6 +43,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<ExitCode> {
         .map_err(anyhow::Error::msg)?,
         skip_indexing: args.skip_indexing_on_startup,
         no_auth: args.no_auth,
+        host_names: [saved.host_names.clone(), args.host_names].concat(),
     };
     // Plugins and MCP servers start in the background, so the first
     // request with tools does not wait for them.

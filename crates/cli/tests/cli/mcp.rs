@@ -207,8 +207,8 @@ async fn baton_mcp_serves_the_toolboxes_to_the_official_python_sdk() {
     for check in [
         "stdio: wrote and read /from-stdio.md",
         "http: escapes, bad arguments and unknown tools are refused in words",
-        "http: a web page's request is refused",
-        "key: refused without the key and with the HTTP API's, served with its own",
+        "http: a web page's request is refused (its Origin, or its name re-pointed here)",
+        "key: refused without the key and with the HTTP API's, served with its own; a re-pointed name refused, the configured name and addresses answered",
         "acting: an action runs only once the user accepts it in the client",
         "acting: --allow-acting runs it without asking",
     ] {

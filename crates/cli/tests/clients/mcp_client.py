@@ -93,7 +93,13 @@ async def over_http():
         async with create_mcp_http_client(headers={"Origin": "https://evil.example"}) as page:
             refused = await page.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
             assert refused.status_code == 403 and "Origin" in refused.text, (refused.status_code, refused.text)
-        print("http: a web page's request is refused")
+        # Nor can a page whose own name was re-pointed at 127.0.0.1 (DNS
+        # rebinding): the browser still names the page's site as the Host.
+        port = url.split(":")[2].split("/")[0]
+        async with create_mcp_http_client(headers={"Host": f"rebind.example:{port}"}) as page:
+            refused = await page.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+            assert refused.status_code == 403 and "not this computer" in refused.text, (refused.status_code, refused.text)
+        print("http: a web page's request is refused (its Origin, or its name re-pointed here)")
     finally:
         proc.terminate()
         proc.wait(10)
@@ -108,7 +114,8 @@ def make_key(door, name):
 async def with_a_key():
     api_key = make_key("serve", "api-only")
     key = make_key("mcp", "mcp-test")
-    proc, url = start_http("--host", "0.0.0.0")
+    proc, url = start_http("--host", "0.0.0.0", "--host-name", "baton.test")
+    port = url.split(":")[2].split("/")[0]
     try:
         async with create_mcp_http_client() as bare:
             refused = await bare.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
@@ -124,7 +131,19 @@ async def with_a_key():
                     await session.initialize()
                     tools = (await session.list_tools()).tools
                     assert any(t.name == "list_directory" for t in tools)
-        print("key: refused without the key and with the HTTP API's, served with its own")
+        # With the key: a re-pointed name is still refused; the name the
+        # server was started with, and any address, are answered.
+        rebound = dict(headers, Host=f"rebind.example:{port}")
+        async with create_mcp_http_client(headers=rebound) as page:
+            refused = await page.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+            assert refused.status_code == 403 and "--host-name" in refused.text, (refused.status_code, refused.text)
+        for host in (f"baton.test:{port}", f"10.1.2.3:{port}"):
+            async with create_mcp_http_client(headers=dict(headers, Host=host)) as client:
+                async with streamable_http_client(url, http_client=client) as (r, w):
+                    async with ClientSession(r, w) as session:
+                        await session.initialize()
+                        assert (await session.list_tools()).tools, host
+        print("key: refused without the key and with the HTTP API's, served with its own; a re-pointed name refused, the configured name and addresses answered")
     finally:
         proc.terminate()
         proc.wait(10)

@@ -62,6 +62,53 @@ async fn a_web_page_cannot_drive_the_api() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_key_a_rebound_name_is_still_refused_and_configured_names_answered() {
+    let llm = ScriptedServer::start().await.unwrap();
+    let options = baton_server::ServeOptions {
+        host_names: vec!["Baton.LAN".into()],
+        ..no_indexing()
+    };
+    let s = start_with(&llm, options).await;
+    let key = KeyStore::new(&s.dir.paths().data_dir)
+        .add("lan", Door::Serve)
+        .unwrap();
+    let port = s.base.rsplit(':').next().unwrap().to_string();
+    let models = |host: String| {
+        client()
+            .get(format!("{}/v1/models", s.base))
+            .bearer_auth(&key)
+            .header("host", host)
+            .send()
+    };
+    // A page's own name re-pointed here is refused even to a key's holder
+    // (a page cannot have the key, but nothing should rest on one check).
+    let rebound = models(format!("rebind.example:{port}")).await.unwrap();
+    assert_eq!(rebound.status(), 403);
+    let body = rebound.text().await.unwrap();
+    assert!(body.contains("--host-name"), "{body}");
+    // The configured name, any address and this computer's names are
+    // answered.
+    for host in [
+        format!("baton.lan:{port}"),
+        format!("BATON.LAN.:{port}"),
+        format!("192.168.1.5:{port}"),
+        format!("[fe80::1]:{port}"),
+        format!("localhost:{port}"),
+    ] {
+        assert_eq!(models(host.clone()).await.unwrap().status(), 200, "{host}");
+    }
+    // A cross-site Origin stays refused with the key too.
+    let page = client()
+        .get(format!("{}/v1/models", s.base))
+        .bearer_auth(&key)
+        .header("origin", "https://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 403);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn api_keys_are_required_once_made_and_revoking_one_counts_at_once() {
     let llm = ScriptedServer::start().await.unwrap();
     let s = start(&llm).await;

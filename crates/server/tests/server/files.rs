@@ -261,12 +261,35 @@ async fn parallel_uploads_are_streamed_to_disk_not_held_in_memory() {
             .multipart(form)
             .send()
     });
+    // Meanwhile another client asks for the models: it is still served.
+    let asking = {
+        let (done, url) = (Arc::clone(&done), format!("{}/v1/models", s.base));
+        tokio::spawn(async move {
+            let mut slowest = std::time::Duration::ZERO;
+            let mut answered = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let asked = std::time::Instant::now();
+                let status = client().get(&url).send().await.unwrap().status();
+                assert_eq!(status, 200, "asked during the uploads");
+                slowest = slowest.max(asked.elapsed());
+                answered += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            (answered, slowest)
+        })
+    };
     let answers = futures::future::join_all(uploads).await;
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     sampler.join().unwrap();
     for a in answers {
         assert_eq!(a.unwrap().status(), 200);
     }
+    let (answered, slowest) = asking.await.unwrap();
+    eprintln!("during the uploads: {answered} requests answered, the slowest in {slowest:?}");
+    assert!(
+        answered > 0 && slowest < std::time::Duration::from_secs(5),
+        "{answered} answered, slowest {slowest:?}"
+    );
     let grew = peak.load(std::sync::atomic::Ordering::Relaxed) - before;
     let total = UPLOADS * mb_each;
     eprintln!("{UPLOADS} parallel uploads of {mb_each} MB ({total} MB): memory grew {grew} MB");

@@ -171,6 +171,8 @@ test('settings: the HTTP API starts and stops from the settings, says why it cou
   await page.waitForSelector(sel('server-error'));
   assert.match(await page.textContent(sel('server-error')), /Address already in use/);
   await page.fill(sel('server-port'), '9090');
+  // The names other computers reach it by, split at commas and spaces.
+  await page.fill(sel('server-host-names'), 'baton.lan, office-pc');
   await page.check(sel('server-start-with-app'));
   await page.click(sel('server-save'));
   await page.click(sel('server-start'));
@@ -180,7 +182,7 @@ test('settings: the HTTP API starts and stops from the settings, says why it cou
   await page.click(sel('server-show-key'));
   assert.match(await page.textContent(sel('server-key')), /^bk-\w{60,}$/);
   const saved = await page.evaluate(() => window.__mock.server.settings);
-  assert.deepEqual(saved, { startWithApp: true, host: '127.0.0.1', port: 9090, sessions: 'memory', sessionTtlDays: 30 });
+  assert.deepEqual(saved, { startWithApp: true, host: '127.0.0.1', port: 9090, sessions: 'memory', sessionTtlDays: 30, hostNames: ['baton.lan', 'office-pc'] });
   await page.locator(sel('server-settings')).scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(out, 'settings-server.png') });
   await page.click(sel('server-stop'));
