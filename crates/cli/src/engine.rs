@@ -38,6 +38,9 @@ pub struct Printed {
     pub outcome: Option<TurnOutcome>,
     /// When the first answer text arrived.
     pub first_text: Option<Instant>,
+    /// What the user was told besides the answer (an action held back, an
+    /// attachment cut), in order.
+    pub notices: Vec<String>,
 }
 
 /// Reads `turn` to its end, printing as it goes; confirmation requests
@@ -50,8 +53,12 @@ pub async fn print_turn(
     let mut first_text = None;
     let mut ends_with_newline = true;
     let mut outcome = None;
+    let mut notices = Vec::new();
     while let Some(e) = turn.next().await {
         let top = e.agent.depth == 0;
+        if let AgentEvent::Notice { message } = &e.event {
+            notices.push(message.clone());
+        }
         match e.event {
             AgentEvent::TextDelta { text } if top => {
                 first_text.get_or_insert_with(Instant::now);
@@ -99,6 +106,7 @@ pub async fn print_turn(
     Printed {
         outcome,
         first_text,
+        notices,
     }
 }
 
@@ -164,6 +172,15 @@ fn show_activity(event: &AgentEvent, printer: &Printer) {
         }
         AgentEvent::SubagentAnswered { session_id, answer } if printer.tools => {
             eprintln!("  ↳ answered {session_id}: {answer}");
+        }
+        AgentEvent::SubagentFinished {
+            session_id,
+            answered,
+            elapsed_ms,
+        } if printer.tools => {
+            let how = if *answered { "finished" } else { "stopped" };
+            let secs = *elapsed_ms as f64 / 1000.0;
+            eprintln!("  ↳ subagent {session_id} {how} after {secs:.1} s");
         }
         _ => {}
     }

@@ -500,6 +500,9 @@ impl MailTool {
     }
 }
 
+/// How much of the quoted original a reply's card shows.
+const QUOTED_SHOWN: usize = 300;
+
 /// A reply as the user's card says it.
 fn reply_words(out: &Outgoing, original: &mail_parser::Message<'_>, files: &[&str]) -> String {
     let mut lines = vec![format!("Reply to {}", out.to.join(", "))];
@@ -521,7 +524,16 @@ fn reply_words(out: &Outgoing, original: &mail_parser::Message<'_>, files: &[&st
     if !files.is_empty() {
         lines.push(format!("Attached: {}", files.join(", ")));
     }
-    lines.push("The original message is quoted below the reply.".into());
+    // What goes out besides the reply's own words: the original, quoted.
+    let quoted = original
+        .body_text(0)
+        .map(|t| baton_stdx::excerpt(&t, QUOTED_SHOWN))
+        .unwrap_or_default();
+    lines.push(if quoted.is_empty() {
+        "The original message (it has no text) is quoted below the reply.".into()
+    } else {
+        format!("Quoted below the reply, from the original: \u{201c}{quoted}\u{201d}")
+    });
     lines.join("\n")
 }
 

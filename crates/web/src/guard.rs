@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::fetch::{
-    ContinueRequestParams, EnableParams, EventRequestPaused, FailRequestParams, RequestPattern,
-    RequestStage,
+    ContinueRequestParams, DisableParams, EnableParams, EventRequestPaused, FailRequestParams,
+    RequestPattern, RequestStage,
 };
 use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, ResourceType};
 use futures::StreamExt;
@@ -75,4 +75,13 @@ pub(crate) async fn guard(
         }
     });
     Ok(())
+}
+
+/// Stops checking `page` (one of the user's own tabs Baton was allowed to
+/// use, once the conversation ends): its requests go on unchecked, as
+/// before Baton used it.
+pub(crate) async fn release(page: &Page) {
+    if let Err(e) = page.execute(DisableParams::default()).await {
+        tracing::debug!("a borrowed tab could not be released (it may be closed): {e}");
+    }
 }

@@ -48,6 +48,9 @@ struct Tabs {
     current: Option<Page>,
     /// Tabs Baton opened (closed when the conversation ends).
     opened: Vec<Page>,
+    /// The user's own tabs Baton was allowed to switch to: held to the
+    /// site policy from then on, as Baton's own are.
+    borrowed: Vec<Page>,
     /// The current tab never finished loading its page: CDP keeps waiting
     /// on it, so the next navigation gets a new tab.
     stuck: bool,
@@ -63,6 +66,15 @@ impl Tabs {
         self.opened
             .iter()
             .any(|o| o.target_id() == page.target_id())
+    }
+
+    /// Whether the browser already holds `page` to the site policy.
+    fn guarded(&self, page: &Page) -> bool {
+        self.batons(page)
+            || self
+                .borrowed
+                .iter()
+                .any(|o| o.target_id() == page.target_id())
     }
 }
 
@@ -498,8 +510,37 @@ impl WebTool {
                 let url = with_scheme(arg("url")?);
                 Some(describe_address(&url, &self.seen()))
             }
+            "web_search" => {
+                let url = self.search_address(arg("query")?);
+                let site = site_of(&url);
+                Some(format!(
+                    "Search the web for \"{}\": the words are sent to {site}\n{}",
+                    arg("query")?,
+                    describe_address(&url, &self.seen())
+                ))
+            }
+            "switch_tab" => {
+                let tab = call.args.get("tab").and_then(Value::as_u64)? as usize;
+                let page = self.tab_page(tab).await.ok()?;
+                let site = site_of(&Self::url_of(&page).await);
+                Some(format!(
+                    "Switch to your own tab {tab} ({site}): Baton then reads the page and acts in it, signed in as you"
+                ))
+            }
             _ => None,
         }
+    }
+
+    /// The search page's address for `query` (the `browser.searchUrl`
+    /// setting, else Baton's default).
+    fn search_address(&self, query: &str) -> String {
+        let template = self
+            .hub
+            .settings()
+            .search_url
+            .clone()
+            .unwrap_or_else(|| SEARCH_URL.into());
+        template.replace("{query}", &encode_query(query))
     }
 
     /// Closes the tabs this conversation opened (an attached browser and
@@ -510,7 +551,12 @@ impl WebTool {
         for p in tabs.opened.drain(..) {
             let _ = p.close().await;
         }
+        // The user's own tabs go back to the user, unchecked as before.
+        for p in tabs.borrowed.drain(..) {
+            crate::guard::release(&p).await;
+        }
     }
+
     /// Opens a web page (http or https) in this conversation's tab and waits for it to load; cookie banners are dismissed. Read it with get_page_content.
     /// - url: the address, e.g. `https://example.com/login`
     /// - timeout_ms: how long to wait for the page to load
@@ -807,13 +853,7 @@ impl WebTool {
         #[default(8usize)] max_results: usize,
         ctx: &ToolContext,
     ) -> Result<Vec<SearchResult>, WebError> {
-        let template = self
-            .hub
-            .settings()
-            .search_url
-            .clone()
-            .unwrap_or_else(|| SEARCH_URL.into());
-        let url = template.replace("{query}", &encode_query(&query));
+        let url = self.search_address(&query);
         self.navigate(url, 30000, ctx).await?;
         let page = self.page().await?;
         let mut results: Vec<SearchResult> =
@@ -856,8 +896,24 @@ impl WebTool {
     #[effect(external)]
     pub async fn switch_tab(&self, tab: usize, ctx: &ToolContext) -> Result<PageInfo, WebError> {
         let page = self.tab_page(tab).await?;
+        let url = Self::url_of(&page).await;
+        if let Err(why) = self.policy.check(&url) {
+            return Err(WebError::Refused(format!(
+                "tab {tab} shows a page the site policy refuses: {why}"
+            )));
+        }
+        let mut tabs = self.tabs.lock().await;
+        if !tabs.guarded(&page) {
+            // From now on the browser checks where this tab goes, as it
+            // does for Baton's own.
+            crate::guard::guard(&page, Arc::clone(&self.policy), tabs.stopped.clone())
+                .await
+                .map_err(cdp)?;
+            tabs.borrowed.push(page.clone());
+        }
+        tabs.current = Some(page.clone());
+        drop(tabs);
         let _ = page.activate().await;
-        self.tabs.lock().await.current = Some(page.clone());
         Self::preview(&page, ctx).await;
         Ok(Self::info(&page, true).await)
     }
@@ -1133,7 +1189,14 @@ fn describe_address(url: &str, seen: &Seen) -> String {
         let site = u.host_str().unwrap_or_default();
         words.push_str(&format!("\n{site} has not been opened in this chat"));
     }
-    let carried: Vec<String> = u.query_pairs().map(|(k, v)| format!("{k} = {v}")).collect();
+    let mut carried: Vec<String> = Vec::new();
+    if !matches!(u.path(), "/" | "") {
+        carried.push(format!("path {}", u.path()));
+    }
+    carried.extend(u.query_pairs().map(|(k, v)| format!("{k} = {v}")));
+    if let Some(fragment) = u.fragment().filter(|f| !f.is_empty()) {
+        carried.push(format!("after #: {fragment}"));
+    }
     if !carried.is_empty() {
         words.push_str(&format!("\nThe address carries: {}", carried.join("; ")));
     }

@@ -182,6 +182,10 @@ async fn serve() -> (SocketAddr, Seen) {
             let to = &q["href"];
             Html(format!(r#"<html><body><a href="{to}">Go on</a> <button onclick="location.href='{to}'">Script</button></body></html>"#))
         }))
+        .route("/popup", get(|q: Query<HashMap<String, String>>| async move {
+            let to = &q["href"];
+            Html(format!(r#"<html><body><a href="{to}" target="_blank">New tab</a></body></html>"#))
+        }))
         .with_state(seen.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -378,6 +382,25 @@ async fn a_form_is_filled_and_submitted_and_the_server_receives_it() {
         away.contains("collector.example has not been opened in this chat")
             && away.contains("carries: d = Ada Lovelace"),
         "{away}"
+    );
+    // Data in the path or after `#` is shown too.
+    let hidden = card(
+        "navigate",
+        serde_json::json!({"url": "https://collector.example/c/Q3-fell-8pct#key=t0k3n"}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        hidden.contains("carries: path /c/Q3-fell-8pct; after #: key=t0k3n"),
+        "{hidden}"
+    );
+    let search = card("web_search", serde_json::json!({"query": "Ada Lovelace"}))
+        .await
+        .unwrap();
+    assert!(
+        search.contains("Search the web for \"Ada Lovelace\": the words are sent to")
+            && search.contains("q = Ada Lovelace"),
+        "{search}"
     );
     let shown = ToolContext::default().with_previews(true);
     let clicked = web.click(submit, &shown).await.unwrap();
@@ -682,6 +705,50 @@ async fn the_browser_itself_stops_what_the_site_policy_refuses() {
         .unwrap();
     assert!(fine.stopped.is_empty(), "{fine:?}");
     assert!(form_shown(
+        &web.get_page_content(5_000).await.unwrap().markdown
+    ));
+
+    // A tab Baton did not open (here a page's own new tab) is switched to
+    // only while it shows a site the policy allows; once switched to, the
+    // browser holds it to the policy as it does Baton's own tabs.
+    // (Tabs Baton did not open are listed by their site only.)
+    let opened_elsewhere = |href: String, site: String| {
+        let (web, ctx, base) = (&web, &ctx, base.as_str());
+        async move {
+            web.navigate(format!("{base}/popup?href={href}"), 10_000, ctx)
+                .await
+                .unwrap();
+            web.click("//a".into(), ctx).await.unwrap();
+            for _ in 0..100 {
+                let tabs = web.list_tabs().await.unwrap();
+                if let Some(t) = tabs.iter().find(|t| !t.opened_by_baton && t.url == site) {
+                    return t.tab;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            panic!("no new tab on {site}: {:?}", web.list_tabs().await);
+        }
+    };
+    let elsewhere =
+        opened_elsewhere(out.clone(), format!("http://localhost:{}", addr.port())).await;
+    let refused = web
+        .switch_tab(elsewhere, &ctx)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("site policy") && refused.contains("localhost"),
+        "{refused}"
+    );
+    let allowed = opened_elsewhere(format!("{base}/linked?href={out}"), base.clone()).await;
+    let switched = web.switch_tab(allowed, &ctx).await.unwrap();
+    assert!(switched.url.contains("/linked"), "{switched:?}");
+    let scripted = web.click("//button".into(), &ctx).await.unwrap();
+    assert!(
+        scripted.stopped.iter().any(|s| s.contains("localhost")),
+        "{scripted:?}"
+    );
+    assert!(!form_shown(
         &web.get_page_content(5_000).await.unwrap().markdown
     ));
     hub.shutdown().await;

@@ -97,6 +97,7 @@ pub async fn run(ctx: &Context, args: AskArgs, verbose: bool) -> anyhow::Result<
             "files": result.files,
             "citations": result.citations,
             "droppedCitations": result.dropped_citations,
+            "notices": printed.notices,
             "timings": {
                 "firstTokenMs": printed.first_text.map(|t| (t - started).as_secs_f64() * 1000.0),
                 "totalMs": started.elapsed().as_secs_f64() * 1000.0,

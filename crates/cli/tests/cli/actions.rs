@@ -53,6 +53,16 @@ async fn ask_refuses_external_actions_unless_yes() {
         "ask sent it without --yes"
     );
     assert_eq!(v["stopCode"], "answered");
+    // So does the JSON, apart from the model's words.
+    let notices = v["notices"].as_array().unwrap();
+    assert!(
+        notices.len() == 1
+            && notices[0]
+                .as_str()
+                .unwrap()
+                .starts_with("held back: Diagnostics.post_note"),
+        "{v}"
+    );
     // The terminal says so itself, whatever the model answers.
     script_post_note(&server);
     let mut c = diagnostic(&env, &server);
