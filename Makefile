@@ -38,15 +38,18 @@ package: GPU_FEATURES := $(if $(filter cuda vulkan metal,$(GPU)),--features $(GP
 package: GPU_BACKEND := $(if $(filter cuda vulkan metal,$(GPU)),$(GPU),none)
 package: GPU_ENV := $(if $(filter vulkan,$(GPU)),env $$($(CURDIR)/scripts/vulkan-headers.sh))
 
-.PHONY: setup ui ui-deps bindings build run test test-ui test-e2e bench fmt lint package clean-setup
+.PHONY: setup setup-system ui ui-deps bindings build run test test-ui test-e2e bench fmt lint package clean-setup
 
 ## setup: system packages and tools (apt, cargo-nextest), the embedded model; idempotent
-setup:
-	@BATON_GPU=$(GPU_BACKEND) scripts/setup.sh
+setup: setup-system
 	@scripts/fetch-model.sh
 	@scripts/fetch-whisper.sh
 	@scripts/fetch-piper.sh
 	@scripts/fetch-embed.sh
+
+## setup-system: system packages and tools only (apt, cargo-nextest, tauri-driver); idempotent
+setup-system:
+	@BATON_GPU=$(GPU_BACKEND) scripts/setup.sh
 
 ## ui-deps: the web UI's npm packages (npm ci only when the lock file changed)
 ui-deps:
@@ -93,8 +96,11 @@ package: setup ui
 
 ## test: set up, then every test: Rust (keychain tests on a private Secret Service),
 ## the UI (type check, unit, browser with mocked IPC) and the real app end to end
-test: setup ui
-	scripts/make-fixtures.sh --tools-only
+# The test build starts as soon as the system packages and the UI are
+# there; the models and the fixtures' tools download beside it
+# (scripts/prepare-tests.sh).
+test: setup-system ui
+	CARGO=$(CARGO) scripts/prepare-tests.sh $(CPU_FEATURES)
 	cp providers.json $(BIN_DIR)/providers.json 2>/dev/null || true
 	scripts/with-keyring.sh $(CARGO) nextest run --workspace --all-targets $(CPU_FEATURES) --no-fail-fast
 	$(MAKE) --no-print-directory test-ui test-e2e

@@ -132,6 +132,11 @@ pub enum ChatEvent {
     SubagentFinished {
         /// Its session id.
         session_id: String,
+        /// It finished with an answer (not stopped early).
+        answered: bool,
+        /// Milliseconds since it was delegated to.
+        #[specta(type = u32)]
+        elapsed_ms: u64,
     },
     /// The history was compacted to fit the context.
     Compacted {

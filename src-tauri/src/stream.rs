@@ -56,7 +56,15 @@ pub fn to_chat_event(event: AgentEvent, depth: u32) -> Option<ChatEvent> {
         AgentEvent::SubagentAnswered { session_id, answer } => {
             ChatEvent::SubagentAnswered { session_id, answer }
         }
-        AgentEvent::SubagentFinished { session_id } => ChatEvent::SubagentFinished { session_id },
+        AgentEvent::SubagentFinished {
+            session_id,
+            answered,
+            elapsed_ms,
+        } => ChatEvent::SubagentFinished {
+            session_id,
+            answered,
+            elapsed_ms,
+        },
         AgentEvent::Compacted(r) => ChatEvent::Compacted {
             before: r.before as u32,
             after: r.after as u32,

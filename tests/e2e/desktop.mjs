@@ -446,8 +446,9 @@ try {
   });
 
   await step('a team answers from the Team panel: planned, worked on, reviewed, synthesized', async () => {
-    // The shipped agents: the first one plans and synthesizes with Baton's
-    // built-in instructions; parts run at once, so paired replies are alike.
+    // The shipped team: the planner plans, the researcher and the
+    // document-preparer work, the reviewer reviews, the synthesizer answers;
+    // parts run at once, so paired replies are alike.
     const plan = JSON.stringify({ assignments: [{ task: 'Read the notes', specialisation: 'research' }, { task: 'Write a summary', specialisation: 'writing' }] });
     await script([
       { kind: 'reply', text: plan },

@@ -249,6 +249,8 @@ pub struct TurnContext {
 pub(crate) struct OpenSubagent {
     pub(crate) agent: Agent,
     pub(crate) history: Vec<Message>,
+    /// When it was delegated to.
+    pub(crate) started: std::time::Instant,
 }
 
 /// An agent: a provider client, toolboxes, subagents and limits.

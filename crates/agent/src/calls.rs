@@ -353,6 +353,7 @@ impl Agent {
         let open = OpenSubagent {
             agent,
             history: Vec::new(),
+            started: std::time::Instant::now(),
         };
         self.drive(id, open, task, ctx).await
     }
@@ -493,6 +494,8 @@ impl Agent {
             ctx.events
                 .emit(AgentEvent::SubagentFinished {
                     session_id: id.clone(),
+                    answered: result.stop == StopReason::Answered,
+                    elapsed_ms: open.started.elapsed().as_millis() as u64,
                 })
                 .await;
             match &result.stop {

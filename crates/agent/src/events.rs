@@ -99,6 +99,11 @@ pub enum AgentEvent {
     SubagentFinished {
         /// Its session id.
         session_id: String,
+        /// It finished with an answer (not stopped early).
+        answered: bool,
+        /// Milliseconds since it was delegated to (questions to the user
+        /// included).
+        elapsed_ms: u64,
     },
     /// History was compacted.
     Compacted(CompactionReport),

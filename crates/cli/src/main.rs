@@ -1,11 +1,42 @@
 //! `baton`: the headless front door to Baton's engine.
 
+// `println!` and `print!` for the whole crate (defined before its modules,
+// so they see these instead of std's): a closed pipe ends the program
+// quietly (`baton search --json … | head`), as command-line tools do,
+// where std's would panic with a backtrace.
+macro_rules! println {
+    () => {
+        $crate::write_out(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::write_out(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+macro_rules! print {
+    ($($arg:tt)*) => {
+        $crate::write_out(format_args!($($arg)*))
+    };
+}
+
 mod args;
 mod commands;
 mod context;
 mod engine;
 
 use std::process::ExitCode;
+
+/// Writes `args` to standard output: a reader that went away (a closed
+/// pipe) ends the program quietly with success; any other failure to
+/// write is a bug-level surprise and panics as std's `print!` does.
+fn write_out(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_fmt(args) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => panic!("failed printing to stdout: {e}"),
+    }
+}
 
 fn main() -> ExitCode {
     let args = parse_args();

@@ -287,6 +287,13 @@ impl LoadedAgents {
             .find(|a| a.enabled && a.name.eq_ignore_ascii_case(name.trim()))
     }
 
+    /// Whether `def` is one of the shipped agents as shipped (not
+    /// replaced by the user's file).
+    pub fn is_shipped(def: &AgentDef) -> bool {
+        parse_agents(FACTORY_AGENTS_JSON, "shipped agents.json")
+            .is_ok_and(|shipped| shipped.iter().any(|s| s == def))
+    }
+
     /// The enabled agents.
     pub fn enabled(&self) -> impl Iterator<Item = &AgentDef> {
         self.agents.iter().filter(|a| a.enabled)

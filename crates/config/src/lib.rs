@@ -12,6 +12,7 @@ mod agents;
 mod paths;
 mod projects;
 mod secrets;
+mod seed_setup;
 mod settings;
 mod watch;
 

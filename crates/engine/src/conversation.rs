@@ -790,6 +790,21 @@ fn memory_on(engine: &Engine, options: &ConversationOptions) -> bool {
     options.memory && engine.settings.memory
 }
 
+/// The time (and the workspace's top) for each call: agents with tools
+/// get both; a plain chat the time only, so that it can say what day it
+/// is, except on the embedded model, whose small context is better kept
+/// for the conversation.
+fn now_for(
+    engine: &Engine,
+    cfg: &baton_llm::ProviderConfig,
+    tools: bool,
+) -> Option<Arc<crate::now::NowContext>> {
+    if tools {
+        return Some(engine.now_context());
+    }
+    (cfg.dialect != baton_llm::Dialect::Local).then(|| Arc::new(engine.now().time_only()))
+}
+
 /// A new agent for `def` on `cfg`: its toolboxes (when tools are on),
 /// subagents, per-call context and attachment rendering.
 fn new_agent(
@@ -818,9 +833,7 @@ fn new_agent(
         (true, true) => kit.catalog_for(&def)?,
         (true, false) => without_tool(kit.catalog_for(&def)?, "web_search"),
     };
-    // The time and workspace matter to agents with tools; a bare chat
-    // model (the small embedded one) is better off without them. What the
-    // user asked to remember goes to every model.
+    // What the user asked to remember goes to every model.
     let mut memory = Vec::new();
     if memory_on {
         let budget = baton_memory::RECALL_CHARS;
@@ -832,7 +845,7 @@ fn new_agent(
             memory.push(recall(store).in_project(&p.name));
         }
     }
-    let dynamic = crate::now::PerCall::of(tools.then(|| engine.now_context()), memory);
+    let dynamic = crate::now::PerCall::of(now_for(engine, &cfg, tools), memory);
     let bp = crate::agents::Blueprint {
         def,
         cfg,

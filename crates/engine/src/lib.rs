@@ -506,10 +506,15 @@ impl Engine {
 
     /// The per-call context of conversations: the time and the workspace.
     fn now_context(&self) -> Arc<NowContext> {
+        Arc::new(self.now())
+    }
+
+    /// The time and workspace context on the engine's clock.
+    fn now(&self) -> NowContext {
         let workspace = self.workspace.clone();
-        Arc::new(match &self.clock {
+        match &self.clock {
             Some(c) => NowContext::with_clock(workspace, Arc::clone(c)),
             None => NowContext::new(workspace),
-        })
+        }
     }
 }

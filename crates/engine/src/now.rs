@@ -17,7 +17,9 @@ pub type Clock = Arc<dyn Fn() -> DateTime<FixedOffset> + Send + Sync>;
 
 /// The date, time and zone, and the workspace's top folder.
 pub struct NowContext {
-    workspace: PathBuf,
+    /// The workspace summarised (`None`: the time only, for an agent
+    /// without tools).
+    workspace: Option<PathBuf>,
     clock: Clock,
     zone: String,
 }
@@ -32,10 +34,16 @@ impl NowContext {
     pub fn with_clock(workspace: PathBuf, clock: Clock) -> Self {
         let zone = iana_time_zone::get_timezone().unwrap_or_default();
         Self {
-            workspace,
+            workspace: Some(workspace),
             clock,
             zone,
         }
+    }
+
+    /// The same without the workspace: the date and time only.
+    pub fn time_only(mut self) -> Self {
+        self.workspace = None;
+        self
     }
 
     fn time_line(&self) -> String {
@@ -52,8 +60,8 @@ impl NowContext {
     }
 
     /// "Workspace `/`: 2 folders (a/, b/) and 3 files (…) at the top."
-    fn workspace_line(&self) -> String {
-        let Ok(entries) = std::fs::read_dir(&self.workspace) else {
+    fn workspace_line(&self, workspace: &std::path::Path) -> String {
+        let Ok(entries) = std::fs::read_dir(workspace) else {
             return "Workspace `/`: not readable right now.".into();
         };
         let (mut folders, mut files) = (Vec::new(), Vec::new());
@@ -94,13 +102,16 @@ fn listing(names: &mut [String], what: &str) -> String {
 
 impl DynamicContext for NowContext {
     fn render(&self, _question: &str) -> Option<String> {
-        Some(format!("{}\n{}", self.time_line(), self.workspace_line()))
+        Some(match &self.workspace {
+            Some(w) => format!("{}\n{}", self.time_line(), self.workspace_line(w)),
+            None => self.time_line(),
+        })
     }
 }
 
 /// What every model call gets besides the history, outside the cached
-/// prefix: the time and the workspace's top (agents with tools) and what
-/// the user asked Baton to remember that bears on the question.
+/// prefix: the time (and, for agents with tools, the workspace's top) and
+/// what the user asked Baton to remember that bears on the question.
 pub(crate) struct PerCall {
     now: Option<Arc<NowContext>>,
     /// The user's memory, and the project's in a project.

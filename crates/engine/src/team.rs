@@ -137,7 +137,7 @@ impl Team<'_> {
     ) -> Result<Vec<Arc<dyn Member>>, EngineError> {
         let mut members: Vec<Arc<dyn Member>> = Vec::new();
         let chosen: Vec<&baton_config::AgentDef> = match names {
-            None => self.e.agents().loaded().enabled().collect(),
+            None => without_shadowed_roles(self.e.agents().loaded().enabled().collect()),
             Some(names) => names
                 .iter()
                 .map(|n| {
@@ -204,4 +204,32 @@ impl Team<'_> {
             reason: e.to_string(),
         })
     }
+}
+
+/// `agents` without the shipped role agents (planner, reviewer,
+/// synthesizer) whose role one of the user's own agents fills: the
+/// shipped ones stand in only for roles the user's agents leave open.
+fn without_shadowed_roles(agents: Vec<&baton_config::AgentDef>) -> Vec<&baton_config::AgentDef> {
+    let roles = |def: &baton_config::AgentDef| -> Vec<&'static str> {
+        def.specialisations
+            .iter()
+            .filter_map(|s| baton_orchestrator::team_role(s))
+            .collect()
+    };
+    let shipped: Vec<bool> = agents
+        .iter()
+        .map(|d| baton_config::LoadedAgents::is_shipped(d))
+        .collect();
+    let users_roles: Vec<&'static str> = agents
+        .iter()
+        .zip(&shipped)
+        .filter(|(_, shipped)| !**shipped)
+        .flat_map(|(d, _)| roles(d))
+        .collect();
+    agents
+        .into_iter()
+        .zip(shipped)
+        .filter(|(d, shipped)| !shipped || !roles(d).iter().any(|r| users_roles.contains(r)))
+        .map(|(d, _)| d)
+        .collect()
 }

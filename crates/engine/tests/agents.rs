@@ -118,15 +118,25 @@ async fn a_delegated_agent_runs_with_its_own_catalog_and_instructions() {
             .iter()
             .any(|e| matches!(e, AgentEvent::SubagentDelegated { .. }))
     );
+    // Its end is told, with how it ended and how long it took.
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            AgentEvent::SubagentFinished { answered: true, elapsed_ms, .. } if *elapsed_ms < 60_000
+        )),
+        "{events:?}"
+    );
     let b = bodies(&server);
     // The researcher's own catalog: no writing tools, its instructions.
     let sub_tools = tool_names(&b[1]);
     assert!(sub_tools.contains(&"read_text_file".to_string()));
-    assert!(
-        !sub_tools
-            .iter()
-            .any(|t| t == "write_text_file" || t == "launch_subagent")
-    );
+    // (FileTool's tools that write: none of them, restore included.)
+    for writes in ["write_text_file", "move_file", "restore", "launch_subagent"] {
+        assert!(
+            !sub_tools.iter().any(|t| t == writes),
+            "{writes}: {sub_tools:?}"
+        );
+    }
     assert!(
         b[1]["messages"][0]["content"]
             .as_str()

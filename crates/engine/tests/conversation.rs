@@ -56,6 +56,45 @@ async fn a_slow_reader_gets_every_one_of_100000_deltas_in_order() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plain_chat_knows_the_date_but_is_not_told_the_workspace() {
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::text("It is Thursday."));
+    server.reply(Reply::text("Reading."));
+    let setup = Setup::new(&server);
+    let engine = setup.engine();
+    let last_user = |n: usize| {
+        bodies(&server)[n]["messages"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let plain = ConversationOptions {
+        tools: false,
+        ..ConversationOptions::default()
+    };
+    let conversation = engine.conversations().open(None, plain).unwrap();
+    collect(conversation.send(UserMessage::text("What day is it?"))).await;
+    let asked = last_user(0);
+    assert!(asked.starts_with("What day is it?\n\nNow: "), "{asked}");
+    assert!(!asked.contains("Workspace"), "{asked}");
+    // With tools, the workspace's top comes too.
+    let conversation = engine
+        .conversations()
+        .open(None, ConversationOptions::default())
+        .unwrap();
+    collect(conversation.send(UserMessage::text("Read my notes"))).await;
+    let asked = last_user(1);
+    assert!(
+        asked.contains("\n\nNow: ") && asked.contains("Workspace `/`"),
+        "{asked}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stop_during_a_30_second_blocking_tool_ends_the_turn_within_a_second() {
     let server = ScriptedServer::start().await.unwrap();
     server.reply(Reply::tool_call("block_for", json!({"seconds": 30})));

@@ -72,7 +72,8 @@ fn local_unavailable() -> LlmError {
 
 /// Builds the client for `cfg`. Entries that declare `apiKeyEnv` (and
 /// `azure` entries) need a key (environment first, then the keychain);
-/// others use `NAME_API_KEY` from the environment when it is set.
+/// others send one when it is found the same way (`NAME_API_KEY`, the
+/// keychain, the original system's variable) and none otherwise.
 pub fn build_provider(
     cfg: &ProviderConfig,
     secrets: &Secrets,
@@ -99,9 +100,16 @@ pub fn build_provider(
             }
         }
     } else {
-        std::env::var(conventional_env(&cfg.name))
-            .ok()
-            .filter(|k| !k.trim().is_empty())
+        // An entry that declares no key (every seed-style entry) still
+        // sends one found for it: its conventional variable, the keychain,
+        // the original system's variable.
+        match secrets.api_key(&cfg.name, None) {
+            Ok(found) => found.map(|k| k.value),
+            Err(e) => {
+                tracing::debug!(provider = %cfg.name, "no key looked up for a keyless entry: {e}");
+                None
+            }
+        }
     };
     Ok(Arc::new(HttpProvider::new(cfg.clone(), key)?))
 }

@@ -65,7 +65,12 @@ impl ServerConfig {
     ) -> Option<Self> {
         let host = s.host.clone().filter(|h| !h.trim().is_empty())?;
         let port = s.port.unwrap_or(default_port(kind, s.tls));
-        let username = s.username.clone().or(fallback_user.map(str::to_string))?;
+        let username = match s.username.clone().or(fallback_user.map(str::to_string)) {
+            Some(user) => user,
+            // A relay without sign-in needs no user name.
+            None if s.auth == MailAuth::None => String::new(),
+            None => return None,
+        };
         Some(Self {
             kind,
             host,
@@ -79,8 +84,12 @@ impl ServerConfig {
     }
 
     /// Refuses an unencrypted connection to another computer (the
-    /// password would cross the network in clear).
+    /// password would cross the network in clear); without a sign-in
+    /// (`auth: none`, a relay) there is no password to protect.
     pub fn check_security(&self) -> Result<(), MailError> {
+        if self.auth == MailAuth::None {
+            return Ok(());
+        }
         let local = self.host == "localhost"
             || self
                 .host

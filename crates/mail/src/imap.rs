@@ -28,6 +28,11 @@ pub(crate) type Session = async_imap::Session<Box<dyn Io>>;
 
 /// Connects to the IMAP server and signs in.
 pub(crate) async fn open(cfg: &ServerConfig) -> Result<Session, MailError> {
+    if cfg.auth == MailAuth::None {
+        return Err(MailError::invalid(
+            "`imap.auth` is `none`, but an IMAP server always needs a sign-in: set it to `password` or `xoauth2` (`none` is for SMTP relays)",
+        ));
+    }
     cfg.check_security()?;
     let secret = cfg.password()?;
     let work = async {
@@ -137,7 +142,7 @@ async fn login(
     secret: &str,
 ) -> Result<Session, MailError> {
     let result = match cfg.auth {
-        MailAuth::Password => client.login(&cfg.username, secret).await,
+        MailAuth::Password | MailAuth::None => client.login(&cfg.username, secret).await,
         MailAuth::Xoauth2 => {
             let auth = Xoauth2 {
                 user: cfg.username.clone(),

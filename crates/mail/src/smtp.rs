@@ -1,6 +1,6 @@
 //! Sending over SMTP with lettre (tokio, rustls): TLS from the first byte,
-//! STARTTLS required, or a plain connection; a password or an XOAUTH2
-//! token; the whole exchange bounded in time.
+//! STARTTLS required, or a plain connection; a password, an XOAUTH2
+//! token or no sign-in (a relay); the whole exchange bounded in time.
 
 use std::time::Duration;
 
@@ -34,14 +34,21 @@ fn transport(cfg: &ServerConfig) -> Result<AsyncSmtpTransport<Tokio1Executor>, M
         MailSecurity::Starttls => Tls::Required(params),
         MailSecurity::None => Tls::None,
     };
-    let secret = cfg.password()?;
     let mut b = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(cfg.host.clone())
         .port(cfg.port)
         .tls(security)
-        .timeout(Some(CONNECT_TIMEOUT))
-        .credentials(Credentials::new(cfg.username.clone(), secret));
-    if cfg.auth == MailAuth::Xoauth2 {
-        b = b.authentication(vec![Mechanism::Xoauth2]);
+        .timeout(Some(CONNECT_TIMEOUT));
+    match cfg.auth {
+        // A relay: no AUTH at all.
+        MailAuth::None => {}
+        MailAuth::Password => {
+            b = b.credentials(Credentials::new(cfg.username.clone(), cfg.password()?));
+        }
+        MailAuth::Xoauth2 => {
+            b = b
+                .credentials(Credentials::new(cfg.username.clone(), cfg.password()?))
+                .authentication(vec![Mechanism::Xoauth2]);
+        }
     }
     Ok(b.build())
 }
@@ -94,6 +101,16 @@ pub(crate) async fn check(cfg: &ServerConfig) -> Result<(), MailError> {
 /// lettre's error in words: a refused sign-in, a refused message, an
 /// unreachable server, an untrusted certificate.
 fn explain(cfg: &ServerConfig, e: &SmtpError) -> MailError {
+    // lettre's words when the server offers no AUTH at all (a relay).
+    if e.is_client()
+        && e.to_string()
+            .contains("No compatible authentication mechanism")
+    {
+        return MailError::invalid(format!(
+            "the SMTP server {}:{} offers no sign-in: if it is a relay that takes mail without one, set `smtp.auth` to `none` (`baton config set smtp.auth none`)",
+            cfg.host, cfg.port
+        ));
+    }
     if let Some(code) = e.status() {
         let code = u16::from(code);
         if matches!(code, 530 | 534 | 535 | 538) {

@@ -350,6 +350,49 @@ fn parse(raw: &[u8]) -> mail_parser::Message<'_> {
 }
 
 #[tokio::test]
+async fn a_relay_without_sign_in_takes_mail_with_auth_none() {
+    let servers = MailServers::with_smtp();
+    let mut relay = server(
+        "smtp",
+        servers.relay,
+        MailSecurity::None,
+        ("", ""),
+        &servers.ca_file(),
+    );
+    // Signing in where the server offers no sign-in is told plainly.
+    let signing_in = MailAccount {
+        smtp: Some(relay.clone()),
+        ..account(&servers, ANA)
+    };
+    let e = toolbox(signing_in)
+        .call(
+            "send_email",
+            json!({"to": ["bob@baton.test"], "subject": "Hi", "body": "x"}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        e.contains("offers no sign-in") && e.contains("smtp.auth"),
+        "{e}"
+    );
+    // `auth: none`: no user name, no password, the mail goes through.
+    relay.auth = MailAuth::None;
+    let ana = toolbox(MailAccount {
+        smtp: Some(relay),
+        ..account(&servers, ANA)
+    });
+    let sent = ana
+        .ok(
+            "send_email",
+            json!({"to": ["bob@baton.test"], "subject": "Through the relay", "body": "No sign-in."}),
+        )
+        .await;
+    assert_eq!(sent["sent_to"], json!(["bob@baton.test"]));
+    let inbox = servers.wait_for_messages(BOB.0, "INBOX", 1);
+    assert_eq!(parse(&inbox[0]).subject(), Some("Through the relay"));
+}
+
+#[tokio::test]
 async fn sends_replies_and_drafts_through_postfix_into_the_mailbox() {
     let servers = MailServers::with_smtp();
     let ana = toolbox(account(&servers, ANA));
@@ -498,7 +541,7 @@ async fn sends_replies_and_drafts_through_postfix_into_the_mailbox() {
         .expect("a reply is described");
     assert_eq!(
         card,
-        "Reply to thief@evil.test\nWarning: the message is from ana@baton.test, but it asks for replies to go to thief@evil.test\nSubject: Re: Invoice\nAttached: q1.pdf\nThe original message is quoted below the reply."
+        "Reply to thief@evil.test\nWarning: the message is from ana@baton.test, but it asks for replies to go to thief@evil.test\nSubject: Re: Invoice\nAttached: q1.pdf\nQuoted below the reply, from the original: \u{201c}Please reply with the account number.\u{201d}"
     );
 }
 

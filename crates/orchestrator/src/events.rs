@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::Assignment;
 
 /// A stage of the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub enum Stage {
     /// The whole orchestration.
@@ -76,6 +76,10 @@ pub struct OrchestrationEvent {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[specta(optional)]
     pub error: Option<String>,
+    /// How long the stage took, in milliseconds (when stopped).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[specta(optional, type = Option<u32>)]
+    pub elapsed_ms: Option<u64>,
 }
 
 impl OrchestrationEvent {
@@ -92,7 +96,14 @@ impl OrchestrationEvent {
             text: None,
             approved: None,
             error: None,
+            elapsed_ms: None,
         }
+    }
+
+    /// What tells this stage's start and stop apart from every other's:
+    /// the stage, the member, the assignment and the round.
+    pub(crate) fn key(&self) -> (Stage, Option<String>, Option<usize>, Option<u32>) {
+        (self.stage, self.agent.clone(), self.assignment, self.round)
     }
 
     /// The same event for `agent` on assignment `index`.

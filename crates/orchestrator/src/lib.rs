@@ -25,10 +25,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use events::{EventHandler, OrchestrationEvent, Phase, Stage};
-pub use member::{Ask, Member, MemberError, Reply};
+pub use member::{Ask, Member, MemberError, Reply, team_role};
 pub use state::{InMemoryState, SharedState};
 pub use tokio_util::sync::CancellationToken;
-pub use types::{AgentResponse, Assignment, Options, OrchestrationResult, ReviewResult};
+pub use types::{
+    AgentResponse, Assignment, Options, OrchestrationResult, ReviewResult, StageTiming,
+};
 
 /// A file given with the request, as text.
 #[derive(Debug, Clone, PartialEq, Eq)]

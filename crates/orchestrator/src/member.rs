@@ -59,6 +59,20 @@ pub(crate) enum Role {
     Synthesis,
 }
 
+/// The team role `specialisation` names (`planning`, `review` or
+/// `synthesis`, whichever spelling: see the selector), as that word; `None`
+/// for a specialisation of work.
+pub fn team_role(specialisation: &str) -> Option<&'static str> {
+    [
+        (Role::Planning, "planning"),
+        (Role::Review, "review"),
+        (Role::Synthesis, "synthesis"),
+    ]
+    .into_iter()
+    .find(|(role, _)| role.matches(specialisation))
+    .map(|(_, word)| word)
+}
+
 impl Role {
     /// Whether `specialisation` names this role (`planning`/`planner`,
     /// `review`/`reviewer`, `synthesis`/`synthesizer`, any casing).

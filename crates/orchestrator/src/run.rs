@@ -1,7 +1,9 @@
 //! One orchestration: plan, brief, work, review, revise, synthesize.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -11,7 +13,7 @@ use crate::member::{Ask, Member, MemberError, Role};
 use crate::plan::{planner_brief, read_plan, read_review, retry_message};
 use crate::select::Selector;
 use crate::state::SharedState;
-use crate::{AgentResponse, Assignment, Options, OrchestrationResult, ReviewResult};
+use crate::{AgentResponse, Assignment, Options, OrchestrationResult, ReviewResult, StageTiming};
 
 /// Why a run stopped early.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,7 +55,17 @@ pub(crate) struct Run<'a> {
     used: AtomicU64,
     over_budget: AtomicBool,
     notes: Mutex<Vec<String>>,
+    /// When the run began.
+    began: Instant,
+    /// The stages under way, by [`OrchestrationEvent::key`], and when each
+    /// started.
+    started: Mutex<HashMap<StageKey, Instant>>,
+    /// The stages ended, with how long each took.
+    timings: Mutex<Vec<StageTiming>>,
 }
+
+/// [`OrchestrationEvent::key`].
+type StageKey = (Stage, Option<String>, Option<usize>, Option<u32>);
 
 impl<'a> Run<'a> {
     pub(crate) fn new(
@@ -75,7 +87,41 @@ impl<'a> Run<'a> {
             used: AtomicU64::new(0),
             over_budget: AtomicBool::new(false),
             notes: Mutex::default(),
+            began: Instant::now(),
+            started: Mutex::default(),
+            timings: Mutex::default(),
         }
+    }
+
+    /// Sends `event`, timing its stage: a start is remembered, a stop
+    /// says how long since (in the event and the result's stages).
+    fn emit(&self, mut event: OrchestrationEvent) {
+        let mut started = self.started.lock().unwrap_or_else(|e| e.into_inner());
+        match event.phase {
+            Phase::Starting => {
+                started.insert(event.key(), Instant::now());
+            }
+            Phase::Stopped => {
+                let began = started.remove(&event.key());
+                let ms = began.map_or(0, |t| t.elapsed().as_millis() as u64);
+                event.elapsed_ms = Some(ms);
+                if event.stage != Stage::Orchestration {
+                    let (stage, agent, assignment, round) = event.key();
+                    self.timings
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(StageTiming {
+                            stage,
+                            agent,
+                            assignment,
+                            round,
+                            elapsed_ms: ms,
+                        });
+                }
+            }
+        }
+        drop(started);
+        self.events.emit(event);
     }
 
     fn event(&self, stage: Stage, phase: Phase) -> OrchestrationEvent {
@@ -180,14 +226,13 @@ impl<'a> Run<'a> {
             orchestrator.assignments_count = tracing::field::Empty,
             orchestrator.tokens_consumed = tracing::field::Empty,
         );
-        self.events
-            .emit(self.event(Stage::Orchestration, Phase::Starting));
+        self.emit(self.event(Stage::Orchestration, Phase::Starting));
         let result = self.stages(members, &span).instrument(span.clone()).await;
         span.record("orchestrator.tokens_consumed", result.total_tokens);
         let mut stopped = self.event(Stage::Orchestration, Phase::Stopped);
         stopped.text = Some(result.final_response.clone());
         stopped.error = result.error.clone();
-        self.events.emit(stopped);
+        self.emit(stopped);
         result
     }
 
@@ -274,6 +319,12 @@ impl<'a> Run<'a> {
             success: stop.is_none(),
             error,
             notes: self.notes.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+            elapsed_ms: self.began.elapsed().as_millis() as u64,
+            stages: self
+                .timings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
         }
     }
 
@@ -291,7 +342,7 @@ impl<'a> Run<'a> {
         let span = tracing::info_span!("orchestrator.plan", orchestrator.session_id = %self.id);
         let mut start = self.event(Stage::Planning, Phase::Starting);
         start.agent = Some(planner.name().to_string());
-        self.events.emit(start);
+        self.emit(start);
         let specs = selector.work_specialisations();
         let plan = self
             .read_plan_from(planner.as_ref(), &specs)
@@ -300,7 +351,7 @@ impl<'a> Run<'a> {
         let mut stopped = self.event(Stage::Planning, Phase::Stopped);
         stopped.agent = Some(planner.name().to_string());
         stopped.plan = Some(plan.clone());
-        self.events.emit(stopped);
+        self.emit(stopped);
         Ok(plan)
     }
 
@@ -375,16 +426,16 @@ impl<'a> Run<'a> {
     ) -> Work {
         let a = &plan[i];
         let name = author.name().to_string();
-        self.events.emit(
+        self.emit(
             self.event(Stage::AgentTraining, Phase::Starting)
                 .of(&name, i),
         );
         let brief = self.brief(&name, i, plan).await;
-        self.events.emit(
+        self.emit(
             self.event(Stage::AgentTraining, Phase::Stopped)
                 .of(&name, i),
         );
-        self.events.emit(
+        self.emit(
             self.event(Stage::AgentExecution, Phase::Starting)
                 .of(&name, i),
         );
@@ -399,7 +450,7 @@ impl<'a> Run<'a> {
             Ok(t) => t,
             Err(stop) => {
                 stopped.error = Some(format!("{stop:?}"));
-                self.events.emit(stopped);
+                self.emit(stopped);
                 return Work {
                     stop: Some(stop),
                     ..Work::default()
@@ -407,7 +458,7 @@ impl<'a> Run<'a> {
             }
         };
         stopped.text = Some(answer.clone());
-        self.events.emit(stopped);
+        self.emit(stopped);
         let mut work = Work::default();
         let mut revisions = 0;
         if let Some(reviewer) = reviewer {
@@ -514,7 +565,7 @@ impl<'a> Run<'a> {
             .event(Stage::AgentReview, Phase::Starting)
             .of(reviewer.name(), job.index);
         start.round = Some(round);
-        self.events.emit(start);
+        self.emit(start);
         let brief = format!(
             "You review a teammate's work for this request:\n\n{}\n\nApprove it when it does its assignment well; \
              otherwise say exactly what to change. Answer with JSON only: {{\"approved\": true or false, \"feedback\": \"…\"}}",
@@ -539,7 +590,7 @@ impl<'a> Run<'a> {
         stopped.round = Some(round);
         stopped.approved = Some(approved);
         stopped.text = Some(feedback.clone());
-        self.events.emit(stopped);
+        self.emit(stopped);
         Ok((approved, feedback))
     }
 
@@ -555,7 +606,7 @@ impl<'a> Run<'a> {
             .event(Stage::AgentRevise, Phase::Starting)
             .of(author.name(), job.index);
         start.round = Some(revision);
-        self.events.emit(start);
+        self.emit(start);
         let message = format!(
             "A reviewer asked for changes to your answer.\n\nYour answer:\n\n{answer}\n\nThe feedback:\n\n{feedback}\n\n\
              Write your answer again, changed as asked."
@@ -566,7 +617,7 @@ impl<'a> Run<'a> {
             .of(author.name(), job.index);
         stopped.round = Some(revision);
         stopped.text = Some(revised.clone());
-        self.events.emit(stopped);
+        self.emit(stopped);
         Ok(revised)
     }
 
@@ -588,7 +639,7 @@ impl<'a> Run<'a> {
             tracing::info_span!("orchestrator.synthesize", orchestrator.session_id = %self.id);
         let mut start = self.event(Stage::Synthesis, Phase::Starting);
         start.agent = Some(synthesizer.name().to_string());
-        self.events.emit(start);
+        self.emit(start);
         let brief = format!(
             "Your team answered parts of this request:\n\n{}\n\nWrite the one answer the user reads, from their parts: \
              complete, without repeating yourself, without mentioning the team.",
@@ -601,7 +652,7 @@ impl<'a> Run<'a> {
         let mut stopped = self.event(Stage::Synthesis, Phase::Stopped);
         stopped.agent = Some(synthesizer.name().to_string());
         stopped.text = Some(text.clone());
-        self.events.emit(stopped);
+        self.emit(stopped);
         Ok(text)
     }
 }

@@ -107,4 +107,33 @@ pub struct OrchestrationResult {
     /// What Baton did differently from the configuration (a built-in
     /// planner, a plan that could not be read, no reviewer), in words.
     pub notes: Vec<String>,
+    /// How long the whole run took, in milliseconds.
+    #[specta(type = u32)]
+    pub elapsed_ms: u64,
+    /// How long each stage took, in the order they ended.
+    pub stages: Vec<StageTiming>,
+}
+
+/// How long one stage of a run took: planning, a member's briefing, work,
+/// review or revision of one assignment, the synthesis.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct StageTiming {
+    /// The stage.
+    pub stage: crate::Stage,
+    /// The member at work.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[specta(optional)]
+    pub agent: Option<String>,
+    /// Which assignment (from 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[specta(optional, type = Option<u32>)]
+    pub assignment: Option<usize>,
+    /// The review round or revision (from 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[specta(optional)]
+    pub round: Option<u32>,
+    /// Milliseconds.
+    #[specta(type = u32)]
+    pub elapsed_ms: u64,
 }

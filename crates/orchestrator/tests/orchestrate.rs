@@ -194,6 +194,41 @@ async fn plan_parallel_work_review_revise_and_synthesis() {
         );
     }
     assert!(events.iter().all(|e| e.session_id == r.session_id));
+    // Each stage is timed (every member answer takes 20 ms here): in the
+    // stopped events and on the result.
+    assert!(
+        events
+            .iter()
+            .all(|e| (e.phase == Phase::Stopped) == e.elapsed_ms.is_some()),
+        "{events:?}"
+    );
+    let took = |stage: Stage| -> Vec<u64> {
+        r.stages
+            .iter()
+            .filter(|t| t.stage == stage)
+            .map(|t| t.elapsed_ms)
+            .collect()
+    };
+    assert_eq!(took(Stage::AgentExecution).len(), 2, "{:?}", r.stages);
+    assert_eq!(took(Stage::AgentReview).len(), 3, "{:?}", r.stages);
+    for stage in [
+        Stage::Planning,
+        Stage::AgentExecution,
+        Stage::AgentReview,
+        Stage::Synthesis,
+    ] {
+        assert!(
+            took(stage).iter().all(|ms| *ms >= 20),
+            "{stage:?}: {:?}",
+            r.stages
+        );
+    }
+    let planning_and_synthesis = took(Stage::Planning)[0] + took(Stage::Synthesis)[0];
+    assert!(
+        r.elapsed_ms >= planning_and_synthesis + 20,
+        "{} ms",
+        r.elapsed_ms
+    );
 }
 
 #[tokio::test]

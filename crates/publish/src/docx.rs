@@ -67,10 +67,32 @@ pub(crate) fn write(
     }
     w.flush();
     let mut out = std::io::Cursor::new(Vec::new());
-    w.docx
-        .pack(&mut out)
+    let mut xml = w.docx.build();
+    xml.styles = with_default_paragraph_style(&xml.styles);
+    xml.pack(&mut out)
         .map_err(|e| PublishError::Io(format!("the Word file could not be written: {e}")))?;
     Ok(out.into_inner())
+}
+
+/// A4's width, in twentieths of a point.
+const PAGE_WIDTH: u32 = 11906;
+/// The left and right margins.
+const SIDE_MARGIN: i32 = 1077;
+/// The page's text width: what a table's grid columns share.
+const TEXT_WIDTH: usize = (PAGE_WIDTH as usize) - 2 * (SIDE_MARGIN as usize);
+
+/// `styles` (styles.xml) with `Normal` marked as the default paragraph
+/// style, as Word writes it: docx-rs writes the style without
+/// `w:default="1"`, and readers (python-docx, strict validators) then
+/// find no style for plain paragraphs.
+fn with_default_paragraph_style(styles: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(styles);
+    text.replacen(
+        r#"<w:style w:type="paragraph" w:styleId="Normal">"#,
+        r#"<w:style w:type="paragraph" w:default="1" w:styleId="Normal">"#,
+        1,
+    )
+    .into_bytes()
 }
 
 /// An open list: the numbering its items use.
@@ -85,6 +107,8 @@ struct TableBuild {
     cells: Vec<TableCell>,
     head: bool,
     cell: Vec<Paragraph>,
+    /// The most cells in a row (the grid's columns).
+    columns: usize,
 }
 
 /// Inline formatting in force.
@@ -398,6 +422,7 @@ impl<'a> Writer<'a> {
 
     fn end_row(&mut self) {
         if let Some(t) = self.table.as_mut() {
+            t.columns = t.columns.max(t.cells.len());
             let row = TableRow::new(std::mem::take(&mut t.cells)).cant_split();
             t.rows.push(row);
             t.head = false;
@@ -406,7 +431,12 @@ impl<'a> Writer<'a> {
 
     fn end_table(&mut self) {
         if let Some(t) = self.table.take() {
-            let table = Table::new(t.rows).width(5000, WidthType::Pct);
+            // Grid columns sharing the text width (an empty `w:tblGrid`
+            // is invalid OOXML: readers cannot address the cells).
+            let columns = t.columns.max(1);
+            let table = Table::new(t.rows)
+                .set_grid(vec![TEXT_WIDTH / columns; columns])
+                .width(5000, WidthType::Pct);
             self.docx = std::mem::take(&mut self.docx).add_table(table);
         }
     }
@@ -465,13 +495,13 @@ fn picture(bytes: &[u8]) -> Result<Pic, String> {
 /// An A4 document with Baton's styles and list numberings.
 fn base_document() -> Docx {
     let mut docx = Docx::new()
-        .page_size(11906, 16838)
+        .page_size(PAGE_WIDTH, 16838)
         .page_margin(
             PageMargin::new()
                 .top(1134)
                 .bottom(1134)
-                .left(1077)
-                .right(1077),
+                .left(SIDE_MARGIN)
+                .right(SIDE_MARGIN),
         )
         .default_fonts(RunFonts::new().ascii("Calibri").hi_ansi("Calibri"))
         .default_size(22);

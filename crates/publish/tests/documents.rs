@@ -252,7 +252,41 @@ async fn a_word_document_reads_back_in_baton_and_in_libreoffice() {
             "`{want}` not in LibreOffice's reading: {text}"
         );
     }
+    // python-docx finds the default paragraph style and addresses the
+    // table's cells through its grid.
+    let read = python_docx(&f.file("/letters/offer.docx"));
+    assert_eq!(
+        read,
+        "default Normal | plain Normal | 2 columns | Item,Price;Laptop,1200;Screen,300"
+    );
     f.hub.shutdown().await;
+}
+
+/// What python-docx (the fixtures' venv) reads of `file`: the default
+/// paragraph style, a plain paragraph's style, the first table's columns
+/// and cells.
+fn python_docx(file: &Path) -> String {
+    const READ: &str = r#"
+import sys, docx
+from docx.enum.style import WD_STYLE_TYPE
+d = docx.Document(sys.argv[1])
+default = d.styles.default(WD_STYLE_TYPE.PARAGRAPH)
+plain = next(p for p in d.paragraphs if p.text.startswith("Dear"))
+t = d.tables[0]
+cells = ";".join(",".join(c.text for c in row.cells) for row in t.rows)
+print(f"default {default.name if default else None} | plain {plain.style.name} | {len(t.columns)} columns | {cells}")
+"#;
+    let out = std::process::Command::new(baton_test_support::venv_python())
+        .args(["-c", READ])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
 /// The document as LibreOffice reads it (converted to plain text).

@@ -25,7 +25,7 @@ use crate::shift::{Axis, Shift};
 use crate::style;
 use crate::values::{self, ValueType};
 
-/// Workbooks in the user's workspace (xlsx, xlsm; xls and ods read-only; csv): read, describe, edit values, formulas, rows, columns and sheets, format, add tables and charts, sort, find, save with a numbered backup, restore.
+/// Workbooks in the user's workspace (xlsx, xlsm; xls and ods read-only; csv): read, describe, edit values, formulas, rows, columns and sheets, format, add tables and charts, sort, find, save with a numbered backup (FileTool's restore brings an earlier version back).
 #[toolbox]
 pub struct SpreadsheetTool {
     sandbox: Sandbox,

@@ -30,6 +30,9 @@ pub struct MailServers {
     pub smtp: u16,
     /// SMTP over TLS, when Postfix runs.
     pub smtps: u16,
+    /// A relay, when Postfix runs: plain SMTP that takes mail from this
+    /// computer without a sign-in (and offers none).
+    pub relay: u16,
     dovecot: Child,
     postfix: bool,
 }
@@ -100,6 +103,7 @@ impl MailServers {
             lmtp: free_port(),
             smtp: free_port(),
             smtps: free_port(),
+            relay: free_port(),
             dovecot: Command::new("true").spawn().unwrap(),
             postfix: false,
             dir,
@@ -263,15 +267,17 @@ impl MailServers {
         std::fs::write(d.join("main.cf"), main).unwrap();
         // As for Dovecot: a port taken meanwhile means other ports.
         for _ in 0..5 {
-            (self.smtp, self.smtps) = (free_port(), free_port());
-            std::fs::write(d.join("master.cf"), postfix_master(self.smtp, self.smtps)).unwrap();
+            (self.smtp, self.smtps, self.relay) = (free_port(), free_port(), free_port());
+            let master = postfix_master(self.smtp, self.smtps, self.relay);
+            std::fs::write(d.join("master.cf"), master).unwrap();
             let started = Command::new("postfix")
                 .arg("-c")
                 .arg(&d)
                 .arg("start")
                 .output();
             self.postfix = true;
-            if started.is_ok_and(|o| o.status.success()) && listens(&[self.smtp, self.smtps]) {
+            let ports = [self.smtp, self.smtps, self.relay];
+            if started.is_ok_and(|o| o.status.success()) && listens(&ports) {
                 return;
             }
             let _ = Command::new("postfix")
@@ -518,13 +524,14 @@ smtpd_tls_cert_file = {root}/cert.pem
 smtpd_tls_key_file = {root}/key.pem
 smtpd_tls_security_level = may
 smtpd_error_sleep_time = 0s
+mynetworks = 127.0.0.0/8
 maillog_file_prefixes = /tmp, {root}
 maillog_file = {d}/maillog
 "#
     )
 }
 
-fn postfix_master(smtp: u16, smtps: u16) -> String {
+fn postfix_master(smtp: u16, smtps: u16, relay: u16) -> String {
     let services = [
         "cleanup unix n - n - 0 cleanup",
         "qmgr unix n - n 300 1 qmgr",
@@ -546,7 +553,9 @@ fn postfix_master(smtp: u16, smtps: u16) -> String {
         "postlog unix-dgram n - n - 1 postlogd",
     ];
     format!(
-        "127.0.0.1:{smtp} inet n - n - - smtpd\n127.0.0.1:{smtps} inet n - n - - smtpd -o smtpd_tls_wrappermode=yes\n{}\n",
+        "127.0.0.1:{smtp} inet n - n - - smtpd\n127.0.0.1:{smtps} inet n - n - - smtpd -o smtpd_tls_wrappermode=yes\n\
+         127.0.0.1:{relay} inet n - n - - smtpd -o smtpd_sasl_auth_enable=no -o smtpd_tls_security_level=none \
+         -o smtpd_recipient_restrictions=permit_mynetworks,reject -o smtpd_relay_restrictions=permit_mynetworks,reject\n{}\n",
         services.join("\n")
     )
 }

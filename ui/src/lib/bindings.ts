@@ -519,7 +519,11 @@ answer: string } |
 /**  A subagent finished. */
 { type: "subagentFinished"; 
 /**  Its session id. */
-sessionId: string } | 
+sessionId: string; 
+/**  It finished with an answer (not stopped early). */
+answered: boolean; 
+/**  Milliseconds since it was delegated to. */
+elapsedMs: number } | 
 /**  The history was compacted to fit the context. */
 { type: "compacted"; 
 /**  Messages before. */
@@ -800,7 +804,12 @@ export type MailAuth =
  *  User name and an OAuth2 access token (XOAUTH2), for providers
  *  that no longer take passwords.
  */
-"xoauth2";
+"xoauth2" | 
+/**
+ *  No sign-in (SMTP only): a relay that takes mail without one, on
+ *  this computer or the local network.
+ */
+"none";
 
 /**  One server's connection test. */
 export type MailCheck = {
@@ -1017,6 +1026,8 @@ export type OrchestrationEvent = {
 	approved?: boolean | null,
 	/**  What went wrong (stopped without success). */
 	error?: string | null,
+	/**  How long the stage took, in milliseconds (when stopped). */
+	elapsedMs?: number | null,
 };
 
 /**  The outcome (seed 001's `OrchestrationResult`). */
@@ -1046,6 +1057,10 @@ export type OrchestrationResult = {
 	 *  planner, a plan that could not be read, no reviewer), in words.
 	 */
 	notes: string[],
+	/**  How long the whole run took, in milliseconds. */
+	elapsedMs: number,
+	/**  How long each stage took, in the order they ended. */
+	stages: StageTiming[],
 };
 
 /**  Whether a stage starts or stopped. */
@@ -1215,6 +1230,14 @@ export type ServerSettings = {
 	sessions?: string,
 	/**  Days a Redis-kept session lives after its last use. */
 	sessionTtlDays?: number,
+	/**
+	 *  Names besides this computer's that requests may be addressed to
+	 *  once the server asks for keys (a name others reach it by, such as
+	 *  `baton.lan`); IP addresses are answered then anyway. Any other
+	 *  name is refused: a web page could have re-pointed it at this
+	 *  computer.
+	 */
+	hostNames?: string[],
 };
 
 /**  What a server is doing, for the desktop's list. */
@@ -1358,6 +1381,23 @@ export type Stage =
 "agentRevise" | 
 /**  The synthesizer writing the answer. */
 "synthesis";
+
+/**
+ *  How long one stage of a run took: planning, a member's briefing, work,
+ *  review or revision of one assignment, the synthesis.
+ */
+export type StageTiming = {
+	/**  The stage. */
+	stage: Stage,
+	/**  The member at work. */
+	agent?: string | null,
+	/**  Which assignment (from 0). */
+	assignment?: number | null,
+	/**  The review round or revision (from 1). */
+	round?: number | null,
+	/**  Milliseconds. */
+	elapsedMs: number,
+};
 
 /**  What a model is good for. */
 export type Task = 

@@ -61,13 +61,14 @@ describe('stream reducer', () => {
       { type: 'compacted', before: 40, after: 12 },
       { type: 'subagentDelegated', sessionId: 'a', task: 'Book' },
       { type: 'subagentAsked', sessionId: 'a', question: 'How many?' },
-      { type: 'subagentFinished', sessionId: 'a' },
+      { type: 'subagentFinished', sessionId: 'a', answered: true, elapsedMs: 2300 },
       { type: 'error', message: 'Boom' },
       { type: 'done', reason: 'error' },
     ]);
     const kinds = s.message.parts.map((p) => (p.kind === 'note' ? `note:${p.tone}` : p.kind));
     expect(kinds).toEqual(['note:system', 'note:muted', 'note:muted', 'question', 'note:muted', 'note:error']);
     expect(s.message.parts[3]).toMatchObject({ kind: 'question', state: 'closed', settled: true });
+    expect(s.message.parts[4]).toEqual({ kind: 'note', tone: 'muted', text: 'Subagent finished after 2.3 s.' });
     expect(s.message.parts[5]).toEqual({ kind: 'note', tone: 'error', text: 'Boom' });
     expect(s.message.reason).toBe('error');
   });

@@ -214,7 +214,7 @@ export function applyEvents(state: TurnState, evs: readonly ChatEvent[]): TurnSt
         break;
       }
       case 'subagentFinished':
-        parts.push({ kind: 'note', tone: 'muted', text: 'Subagent finished.' });
+        parts.push({ kind: 'note', tone: 'muted', text: `Subagent ${ev.answered ? 'finished' : 'stopped'} after ${(ev.elapsedMs / 1000).toFixed(1)} s.` });
         break;
       case 'compacted':
         parts.push({ kind: 'note', tone: 'muted', text: `History compacted: ${ev.before} → ${ev.after} messages.` });

@@ -339,7 +339,7 @@ export class MockBackend {
   ];
   // ---------------------------------------------------------- HTTP API
   server: Full<HttpApiStatus> = {
-    settings: { startWithApp: false, host: '127.0.0.1', port: 8080, sessions: 'memory', sessionTtlDays: 30 },
+    settings: { startWithApp: false, host: '127.0.0.1', port: 8080, sessions: 'memory', sessionTtlDays: 30, hostNames: [] },
     url: null,
     keysRequired: false,
     keys: 0,
@@ -645,7 +645,7 @@ export class MockBackend {
           answered: (answer) =>
             textScript(text(answer), [], this.pace, [
               { type: 'subagentAnswered', sessionId: id, answer },
-              { type: 'subagentFinished', sessionId: id },
+              { type: 'subagentFinished', sessionId: id, answered: true, elapsedMs: 1200 },
               { type: 'toolFinished', id: call, name: 'launch_subagent', result: JSON.stringify({ done: true, result: 'Booked.', sessionId: id }, null, 2), isError: false, durationMs: 930 },
             ]),
           declined: textScript(opts.declinedText ?? 'The restaurant needs a number: for how many people should I book?', [], this.pace, [
@@ -1136,6 +1136,13 @@ export class MockBackend {
       success: !cancelled,
       error: cancelled ? 'cancelled' : null,
       notes: ['no agent has the planning specialisation: assistant planned with Baton’s built-in instructions'],
+      elapsedMs: 2400,
+      stages: cancelled ? [] : [
+        { stage: 'planning', agent: 'planner', elapsedMs: 600 },
+        { stage: 'agentExecution', agent: 'researcher', assignment: 0, elapsedMs: 900 },
+        { stage: 'agentExecution', agent: 'document-preparer', assignment: 1, elapsedMs: 800 },
+        { stage: 'synthesis', agent: 'synthesizer', elapsedMs: 700 },
+      ],
     };
   }
 

@@ -79,7 +79,7 @@ async fn agents_are_listed_and_a_broken_file_is_named() {
     assert_ne!(out.code, 0);
     assert!(
         out.stderr.contains(
-            "agent `nobody`: no such agent; agents: assistant, researcher, document-preparer, clerk"
+            "agent `nobody`: no such agent; agents: assistant, researcher, document-preparer, planner, reviewer, synthesizer, clerk"
         ),
         "{}",
         out.stderr

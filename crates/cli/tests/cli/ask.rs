@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use baton_scripted_llm::{Reply, ScriptedServer};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::support::*;
 
@@ -26,9 +26,14 @@ async fn ask_streams_the_answer_from_an_openai_compatible_endpoint() {
     assert_eq!(o.stdout, "Paris is the capital of France.\n");
     let req = server.requests()[0].json();
     let msgs = req["messages"].as_array().unwrap();
-    assert_eq!(
-        msgs.last().unwrap(),
-        &json!({"role": "user", "content": "What is the capital?"})
+    let last = msgs.last().unwrap();
+    assert_eq!(last["role"], "user");
+    assert_eq!(said(&last["content"]), "What is the capital?");
+    // A plain chat still knows the date (the time only, no workspace).
+    let content = last["content"].as_str().unwrap();
+    assert!(
+        content.contains("\n\nNow: ") && !content.contains("Workspace"),
+        "{content}"
     );
     assert!(req.get("tools").is_none());
 }

@@ -94,6 +94,67 @@ async fn orchestrate_plans_works_in_parallel_reviews_revises_and_synthesizes() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_shipped_agents_plan_work_review_and_synthesize_without_a_team_file() {
+    let server = ScriptedServer::start().await.unwrap();
+    // The most specific first: the reviews and the synthesis quote the
+    // assignments the members' briefs carry.
+    for _ in 0..2 {
+        server.reply_when(
+            "You review a teammate's work",
+            Reply::text(r#"{"approved": true, "feedback": "Good."}"#),
+        );
+    }
+    server.reply_when(
+        "Your team answered parts of this request",
+        Reply::text("Overall: A grew, B saved."),
+    );
+    server.reply_when("You plan work for a team", Reply::text(TEAM_PLAN));
+    server.reply_when("Summarise report A  ← yours", Reply::text("A grew."));
+    server.reply_when("Summarise report B  ← yours", Reply::text("B saved."));
+    let env = Env::new();
+    let mut c = env.scripted(&server);
+    c.arg("--workspace").arg(env.path().join("ws")).args([
+        "orchestrate",
+        "--json",
+        "Compare reports A and B",
+    ]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
+    let r: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(r["success"], true, "{r}");
+    assert_eq!(r["finalResponse"], "Overall: A grew, B saved.");
+    // No fallback: each role had its shipped agent.
+    assert_eq!(r["notes"], json!([]), "{r}");
+    let by = |key: &str, field: &str| -> Vec<String> {
+        let mut v: Vec<String> = r[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x[field].as_str().unwrap().to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        by("agentResponses", "agent"),
+        ["document-preparer", "researcher"]
+    );
+    assert_eq!(by("reviews", "reviewer"), ["reviewer", "reviewer"]);
+    let stages: Vec<&str> = r["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["stage"].as_str().unwrap())
+        .collect();
+    assert!(
+        stages.contains(&"planning") && stages.contains(&"synthesis"),
+        "{stages:?}"
+    );
+    assert!(r["elapsedMs"].as_u64().is_some(), "{r}");
+    assert_eq!(server.remaining(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn orchestrate_stops_at_the_token_budget_and_says_so() {
     let server = ScriptedServer::start().await.unwrap();
     server.reply_when("ROLE-PLANNER", Reply::text(TEAM_PLAN));

@@ -30,6 +30,23 @@ async fn index_search_watch_and_a_second_process() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     let hits: Value = serde_json::from_str(o.stdout.trim()).unwrap();
     assert_eq!(hits[0]["path"], "/layout.pdf");
+    // Its reader gone before it answers (`baton search --json … | head -c0`):
+    // it ends quietly, without a panic.
+    let mut c = env.cmd();
+    c.arg("--workspace")
+        .arg(&dir)
+        .args(["search", "--json", "inventory table"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    drop(child.stdout.take());
+    let closed = child.wait_with_output().await.unwrap();
+    let stderr = String::from_utf8_lossy(&closed.stderr);
+    assert!(
+        closed.status.success() && !stderr.contains("panicked"),
+        "{:?}: {stderr}",
+        closed.status
+    );
 
     // A watching process holds the index; a second indexer is told it is busy,
     // search still answers, and files saved meanwhile become searchable.

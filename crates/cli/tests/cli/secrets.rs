@@ -25,6 +25,53 @@ async fn key_from_environment_is_sent() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_entry_that_declares_no_key_still_sends_the_one_found_for_it() {
+    // A seed-style entry (the original system's key names, no apiKeyEnv):
+    // its key from the original system's variable.
+    let server = ScriptedServer::start().await.unwrap();
+    server.reply(Reply::text("ok"));
+    server.reply(Reply::text("ok"));
+    let env = Env::new();
+    let file = env.path().join("seed-providers.json");
+    let endpoint = format!("{}/v1", server.url());
+    std::fs::write(
+        &file,
+        serde_json::json!({"default": "deepseek", "providers": [
+            {"name": "deepseek", "Type": "OpenAI", "Endpoint": endpoint, "ModelName": "m"},
+            {"name": "team-proxy", "dialect": "openai", "endpoint": endpoint, "model": "m"}
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let mut c = env.cmd();
+    c.env("DeepSeekApiKey", "sk-seed-variable")
+        .arg("--providers")
+        .arg(&file)
+        .args(["ask", "-p", "deepseek", "hi"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        server.requests()[0].header("authorization"),
+        Some("Bearer sk-seed-variable")
+    );
+    // Its key in the keychain (the test's own Secret Service).
+    let mut set = env.cmd();
+    set.args(["secret", "set", "team-proxy"]);
+    let o = run(set, Some("sk-in-the-keychain\n")).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let mut c = env.cmd();
+    c.arg("--providers")
+        .arg(&file)
+        .args(["ask", "-p", "team-proxy", "hi"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        server.requests()[1].header("authorization"),
+        Some("Bearer sk-in-the-keychain")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn without_a_keychain_secrets_fail_clearly_and_nothing_is_written() {
     let env = Env::new();
     let mut c = env.cmd();

@@ -5,8 +5,9 @@
 use serde_json::{Map, Value};
 
 /// The original system's key and Baton's key for the same field.
-const ALIASES: [(&str, &str); 5] = [
+const ALIASES: [(&str, &str); 6] = [
     ("CacheType", "cacheType"),
+    ("ReasoningEffort", "reasoningEffort"),
     ("AgentInteractionMode", "interactionMode"),
     ("ModelName", "model"),
     ("Type", "dialect"),
@@ -91,6 +92,8 @@ fn seed_value(baton_key: &str, value: Value) -> Result<Value, String> {
         ("cacheType", "anthropiccache") => "AnthropicCache",
         ("interactionMode", "api") => "API",
         ("interactionMode", "cli") => "CLI",
+        // The seed's enum names (`Low`, `Medium`, `High`): the wire's words.
+        ("reasoningEffort", "minimal" | "low" | "medium" | "high") => lower.as_str(),
         _ => return Ok(value),
     };
     Ok(Value::String(mapped.to_string()))
@@ -110,14 +113,16 @@ mod tests {
     #[test]
     fn seed_keys_and_values_are_read_as_batons() {
         let (r, v, notices) = run(json!({"name": "x", "Type": "AzureAIFoundry",
-            "ModelName": "gpt-4o", "AgentInteractionMode": "Cli", "CacheType": "NOCACHESUPPORTED"}));
+            "ModelName": "gpt-4o", "AgentInteractionMode": "Cli", "CacheType": "NOCACHESUPPORTED",
+            "ReasoningEffort": "High"}));
         r.unwrap();
         assert_eq!(
             v,
             json!({"name": "x", "dialect": "azure", "model": "gpt-4o",
-                           "interactionMode": "CLI", "cacheType": "noCacheSupported"})
+                           "interactionMode": "CLI", "cacheType": "noCacheSupported",
+                           "reasoningEffort": "high"})
         );
-        assert_eq!(notices.len(), 4, "{notices:?}");
+        assert_eq!(notices.len(), 5, "{notices:?}");
         assert!(notices.contains(&"entry `x`: `ModelName` is the original system's name for `model`; read as `model`".to_string()), "{notices:?}");
     }
 
