@@ -85,3 +85,43 @@ pub(crate) async fn release(page: &Page) {
         tracing::debug!("a borrowed tab could not be released (it may be closed): {e}");
     }
 }
+
+/// Answers every JavaScript dialog `page` opens, so that none stalls the
+/// page (and every call on it) until someone clicks: an alert or a
+/// leave-page question is accepted, a confirm or a prompt declined (a
+/// page's question is never answered yes for the user). Each is told in
+/// `stopped`, for the next result. Runs until the page closes.
+pub(crate) async fn answer_dialogs(
+    page: &Page,
+    stopped: Stopped,
+) -> Result<(), chromiumoxide::error::CdpError> {
+    use chromiumoxide::cdp::browser_protocol::page::{
+        DialogType, EventJavascriptDialogOpening, HandleJavaScriptDialogParams,
+    };
+    let mut dialogs = page
+        .event_listener::<EventJavascriptDialogOpening>()
+        .await?;
+    let page = page.clone();
+    tokio::spawn(async move {
+        while let Some(d) = dialogs.next().await {
+            let (accept, what) = match d.r#type {
+                DialogType::Alert => (true, "an alert, closed"),
+                DialogType::Beforeunload => (true, "a leave-page question, answered leave"),
+                DialogType::Confirm => (false, "a confirm question, declined"),
+                DialogType::Prompt => (false, "a prompt for text, declined"),
+            };
+            stopped.push(format!(
+                "the page showed {what}: \u{201c}{}\u{201d}",
+                d.message
+            ));
+            if page
+                .execute(HandleJavaScriptDialogParams::new(accept))
+                .await
+                .is_err()
+            {
+                break; // the tab is gone
+            }
+        }
+    });
+    Ok(())
+}

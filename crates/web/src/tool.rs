@@ -92,7 +92,9 @@ pub struct PageInfo {
     #[serde(skip_serializing_if = "is_zero")]
     pub banners_dismissed: u32,
     /// Addresses the page tried to open (a redirect, a frame, a script)
-    /// that the site policy does not allow: the browser stopped them.
+    /// that the site policy does not allow: the browser stopped them; and
+    /// the dialogs it showed, answered by Baton (alerts closed, questions
+    /// declined).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stopped: Vec<String>,
 }
@@ -122,7 +124,8 @@ pub struct Acted {
     /// Whether the action led to another page.
     pub navigated: bool,
     /// Addresses the action led to that the site policy does not allow:
-    /// the browser stopped them.
+    /// the browser stopped them; and the dialogs it brought up, answered
+    /// by Baton (alerts closed, questions declined).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stopped: Vec<String>,
 }
@@ -302,10 +305,13 @@ impl WebTool {
     async fn new_tab(&self, tabs: &mut Tabs) -> Result<Page, WebError> {
         let (browser, _) = self.hub.browser().await?;
         let page = browser.new_page("about:blank").await.map_err(cdp)?;
-        // A tab the policy cannot watch is not used.
-        if let Err(e) =
-            crate::guard::guard(&page, Arc::clone(&self.policy), tabs.stopped.clone()).await
-        {
+        // A tab the policy cannot watch, or whose dialogs could stall it,
+        // is not used.
+        let watched = async {
+            crate::guard::guard(&page, Arc::clone(&self.policy), tabs.stopped.clone()).await?;
+            crate::guard::answer_dialogs(&page, tabs.stopped.clone()).await
+        };
+        if let Err(e) = watched.await {
             let _ = page.close().await;
             return Err(cdp(e));
         }

@@ -182,6 +182,9 @@ async fn serve() -> (SocketAddr, Seen) {
             let to = &q["href"];
             Html(format!(r#"<html><body><a href="{to}">Go on</a> <button onclick="location.href='{to}'">Script</button></body></html>"#))
         }))
+        .route("/dialogs", get(|| async {
+            Html(r#"<html><head><title>Dialogs</title><script>alert('Hello there'); if (confirm('Delete everything?')) { document.title = 'Deleted'; }</script></head><body><p>After the dialogs</p></body></html>"#)
+        }))
         .route("/popup", get(|q: Query<HashMap<String, String>>| async move {
             let to = &q["href"];
             Html(format!(r#"<html><body><a href="{to}" target="_blank">New tab</a></body></html>"#))
@@ -707,6 +710,28 @@ async fn the_browser_itself_stops_what_the_site_policy_refuses() {
     assert!(form_shown(
         &web.get_page_content(5_000).await.unwrap().markdown
     ));
+
+    // A page's dialogs do not stall it: an alert is closed, a question
+    // declined (never answered yes for the user), and the result says so.
+    let dialogs = web
+        .navigate(format!("{base}/dialogs"), 10_000, &ctx)
+        .await
+        .unwrap();
+    assert!(dialogs.loaded, "{dialogs:?}");
+    assert_eq!(dialogs.title, "Dialogs", "the confirm was declined");
+    assert!(
+        dialogs
+            .stopped
+            .iter()
+            .any(|s| s.contains("alert") && s.contains("Hello there"))
+            && dialogs
+                .stopped
+                .iter()
+                .any(|s| s.contains("declined") && s.contains("Delete everything?")),
+        "{dialogs:?}"
+    );
+    let md = web.get_page_content(5_000).await.unwrap().markdown;
+    assert!(md.contains("After the dialogs"), "{md}");
 
     // A tab Baton did not open (here a page's own new tab) is switched to
     // only while it shows a site the policy allows; once switched to, the
