@@ -264,13 +264,17 @@ pub struct LoadedAgents {
     pub warnings: Vec<String>,
 }
 
+/// The shipped agents, read once per process.
+static SHIPPED: std::sync::LazyLock<Vec<AgentDef>> = std::sync::LazyLock::new(|| {
+    parse_agents(FACTORY_AGENTS_JSON, "shipped agents.json").expect("shipped agents.json")
+});
+
 impl LoadedAgents {
     /// The shipped agents with the user's `file` over them by name. A file
     /// that does not exist is no file; one that cannot be read or is
     /// wrong is ignored with a warning naming the problem.
     pub fn load(file: &Path) -> Self {
-        let mut agents =
-            parse_agents(FACTORY_AGENTS_JSON, "shipped agents.json").expect("shipped agents.json");
+        let mut agents = SHIPPED.clone();
         let mut warnings = Vec::new();
         match read_user_file(file) {
             Ok(Some(user)) => merge(&mut agents, user),
@@ -290,8 +294,7 @@ impl LoadedAgents {
     /// Whether `def` is one of the shipped agents as shipped (not
     /// replaced by the user's file).
     pub fn is_shipped(def: &AgentDef) -> bool {
-        parse_agents(FACTORY_AGENTS_JSON, "shipped agents.json")
-            .is_ok_and(|shipped| shipped.iter().any(|s| s == def))
+        SHIPPED.iter().any(|s| s == def)
     }
 
     /// The enabled agents.

@@ -41,6 +41,8 @@ pub mod settings {
         Settings, SettingsError, VoiceSettings, WatchError, conventional_env, parse_agents,
         watch_config,
     };
+    /// A name the network doors answer to, checked (`server.hostNames`).
+    pub use baton_stdx::host_name;
 }
 
 /// The workspace search index.

@@ -799,10 +799,11 @@ fn now_for(
     cfg: &baton_llm::ProviderConfig,
     tools: bool,
 ) -> Option<Arc<crate::now::NowContext>> {
+    let now = engine.now();
     if tools {
-        return Some(engine.now_context());
+        return Some(Arc::new(now));
     }
-    (cfg.dialect != baton_llm::Dialect::Local).then(|| Arc::new(engine.now().time_only()))
+    (cfg.dialect != baton_llm::Dialect::Local).then(|| Arc::new(now.time_only()))
 }
 
 /// A new agent for `def` on `cfg`: its toolboxes (when tools are on),

@@ -504,12 +504,8 @@ impl Engine {
         Team { e: self }
     }
 
-    /// The per-call context of conversations: the time and the workspace.
-    fn now_context(&self) -> Arc<NowContext> {
-        Arc::new(self.now())
-    }
-
-    /// The time and workspace context on the engine's clock.
+    /// The per-call context of conversations on the engine's clock: the
+    /// time and the workspace.
     fn now(&self) -> NowContext {
         let workspace = self.workspace.clone();
         match &self.clock {

@@ -38,17 +38,12 @@ fn transport(cfg: &ServerConfig) -> Result<AsyncSmtpTransport<Tokio1Executor>, M
         .port(cfg.port)
         .tls(security)
         .timeout(Some(CONNECT_TIMEOUT));
-    match cfg.auth {
-        // A relay: no AUTH at all.
-        MailAuth::None => {}
-        MailAuth::Password => {
-            b = b.credentials(Credentials::new(cfg.username.clone(), cfg.password()?));
-        }
-        MailAuth::Xoauth2 => {
-            b = b
-                .credentials(Credentials::new(cfg.username.clone(), cfg.password()?))
-                .authentication(vec![Mechanism::Xoauth2]);
-        }
+    // A relay (`auth: none`) gets no AUTH at all.
+    if cfg.auth != MailAuth::None {
+        b = b.credentials(Credentials::new(cfg.username.clone(), cfg.password()?));
+    }
+    if cfg.auth == MailAuth::Xoauth2 {
+        b = b.authentication(vec![Mechanism::Xoauth2]);
     }
     Ok(b.build())
 }

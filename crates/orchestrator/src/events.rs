@@ -102,7 +102,7 @@ impl OrchestrationEvent {
 
     /// What tells this stage's start and stop apart from every other's:
     /// the stage, the member, the assignment and the round.
-    pub(crate) fn key(&self) -> (Stage, Option<String>, Option<usize>, Option<u32>) {
+    pub(crate) fn key(&self) -> StageKey {
         (self.stage, self.agent.clone(), self.assignment, self.round)
     }
 
@@ -113,6 +113,10 @@ impl OrchestrationEvent {
         self
     }
 }
+
+/// What tells one stage of a run from another: the stage, the member, the
+/// assignment and the round.
+pub(crate) type StageKey = (Stage, Option<String>, Option<usize>, Option<u32>);
 
 /// Something told about each event.
 pub type EventHandler = Arc<dyn Fn(&OrchestrationEvent) + Send + Sync>;

@@ -8,7 +8,7 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::events::{EventSink, OrchestrationEvent, Phase, Stage};
+use crate::events::{EventSink, OrchestrationEvent, Phase, Stage, StageKey};
 use crate::member::{Ask, Member, MemberError, Role};
 use crate::plan::{planner_brief, read_plan, read_review, retry_message};
 use crate::select::Selector;
@@ -63,9 +63,6 @@ pub(crate) struct Run<'a> {
     /// The stages ended, with how long each took.
     timings: Mutex<Vec<StageTiming>>,
 }
-
-/// [`OrchestrationEvent::key`].
-type StageKey = (Stage, Option<String>, Option<usize>, Option<u32>);
 
 impl<'a> Run<'a> {
     pub(crate) fn new(

@@ -47,6 +47,21 @@ impl HostNames {
     }
 }
 
+/// `name` as a name others reach a door by (`baton.lan`), in the form the
+/// checks compare (lower-case, no final dot), or why it is not one.
+pub fn host_name(name: &str) -> Result<String, String> {
+    let name = normal(name);
+    let label_ok = |l: &str| {
+        !l.is_empty() && l.len() <= 63 && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    };
+    if name.is_empty() || !name.split('.').all(label_ok) {
+        return Err(format!(
+            "`{name}` is not a host name such as baton.lan (letters, digits, `-` and dots)"
+        ));
+    }
+    Ok(name)
+}
+
 /// Whether `host` (a `Host` or `Origin` host, without its port) names this
 /// computer: `localhost` or a loopback address.
 pub fn is_this_computer(host: &str) -> bool {

@@ -18,7 +18,7 @@ pub use atomic::{atomic_write, atomic_write_private};
 pub use backups::{
     Backup, RestoreError, Restored, backup_file, list_backups, replace_with_backup, restore_backup,
 };
-pub use hosts::{HostNames, host_of, is_this_computer};
+pub use hosts::{HostNames, host_name, host_of, is_this_computer};
 pub use ids::{is_short_id, short_id};
 pub use lock::{FileLock, lock_beside};
 pub use text::{error_chain, escape_attribute, excerpt, fence_body, mask, without_userinfo};

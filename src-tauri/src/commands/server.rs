@@ -29,7 +29,7 @@ fn updated(current: &ServerSettings, view: &ServerSettings) -> IpcResult<ServerS
     let host_names = view
         .host_names
         .iter()
-        .map(|n| host_name(n))
+        .map(|n| baton_engine::api::settings::host_name(n).map_err(IpcError::invalid))
         .collect::<IpcResult<Vec<String>>>()?;
     Ok(ServerSettings {
         start_with_app: view.start_with_app,
@@ -39,21 +39,6 @@ fn updated(current: &ServerSettings, view: &ServerSettings) -> IpcResult<ServerS
         host_names,
         ..current.clone()
     })
-}
-
-/// `name` as a host name others reach the server by (`baton.lan`), or why
-/// it is not one.
-fn host_name(name: &str) -> IpcResult<String> {
-    let name = name.trim().trim_end_matches('.').to_ascii_lowercase();
-    let label_ok = |l: &str| {
-        !l.is_empty() && l.len() <= 63 && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-    };
-    if name.is_empty() || !name.split('.').all(label_ok) {
-        return Err(IpcError::invalid(format!(
-            "`{name}` is not a host name such as baton.lan (letters, digits, `-` and dots)"
-        )));
-    }
-    Ok(name)
 }
 
 /// The server now: settings, address, keys, the last error.
