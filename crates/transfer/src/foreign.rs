@@ -8,6 +8,7 @@
 //! as a Baton branch of the message where it parts. Claude keeps a
 //! list (`chat_messages`, `sender` human or assistant).
 
+use std::collections::HashMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use baton_agent::{Branch, Fork, Session, SessionId};
@@ -83,82 +84,172 @@ fn chatgpt(c: &Value) -> Result<Dated, String> {
         .ok_or("it has no id")?;
     let mapping = c["mapping"].as_object().ok_or("its messages are missing")?;
     let mut session = session_for("chatgpt", id, title)?;
-    let tree = Tree::new(mapping, c["current_node"].as_str())?;
-    let Some(root) = tree.root() else {
-        return Err("its messages have no first one".into());
-    };
-    let shown = tree.branch_from(root, 0, 0)?;
+    let tree = Tree::chatgpt(mapping, c["current_node"].as_str())?;
+    let shown = tree.branch_from(ROOT, 0, 0)?;
     session.history = shown.messages;
     session.forks = shown.forks;
     let when = c["update_time"].as_f64().or(c["create_time"].as_f64());
     Ok(Dated::new(session, secs(when.unwrap_or(0.0))))
 }
 
-/// A ChatGPT conversation's tree of messages.
-struct Tree<'a> {
-    mapping: &'a serde_json::Map<String, Value>,
-    /// The nodes from the root to `current_node` (the branch shown).
-    shown: std::collections::HashSet<&'a str>,
+/// The tree's root: above the first message (ChatGPT's own root node, or
+/// every first message of a Claude conversation whose first question was
+/// edited).
+const ROOT: usize = 0;
+
+/// One message of a conversation's tree.
+#[derive(Default)]
+struct Node {
+    /// The user's or the assistant's words (none for system prompts, tool
+    /// traffic, empty messages and the root).
+    message: Option<Message>,
+    parent: Option<usize>,
+    children: Vec<usize>,
 }
 
-impl<'a> Tree<'a> {
-    fn new(
-        mapping: &'a serde_json::Map<String, Value>,
-        current: Option<&'a str>,
-    ) -> Result<Tree<'a>, String> {
-        let mut shown = std::collections::HashSet::new();
-        let mut node = current;
-        while let Some(n) = node {
-            let entry = mapping
-                .get(n)
-                .ok_or_else(|| format!("message {n} is missing"))?;
-            if !shown.insert(n) {
-                return Err("its messages form a loop".into());
-            }
-            node = entry["parent"].as_str();
+/// A conversation's tree of messages (ChatGPT's `mapping`, Claude's
+/// messages with their parents) and the branch the user saw last.
+struct Tree {
+    nodes: Vec<Node>,
+    /// On the branch shown, by node.
+    shown: Vec<bool>,
+}
+
+impl Tree {
+    /// ChatGPT's `mapping` (each node names its parent and children) with
+    /// `current_node`, the leaf shown last.
+    fn chatgpt(
+        mapping: &serde_json::Map<String, Value>,
+        current: Option<&str>,
+    ) -> Result<Tree, String> {
+        let index: HashMap<&str, usize> = mapping
+            .keys()
+            .enumerate()
+            .map(|(i, k)| (k.as_str(), i + 1))
+            .collect();
+        let mut nodes = vec![Node::default()];
+        for entry in mapping.values() {
+            let parent = match entry["parent"].as_str() {
+                None => Some(ROOT),
+                Some(p) => index.get(p).copied(),
+            };
+            let children = entry["children"].as_array().into_iter().flatten();
+            nodes.push(Node {
+                message: chatgpt_message(&entry["message"]),
+                parent,
+                children: children
+                    .filter_map(|c| index.get(c.as_str()?).copied())
+                    .collect(),
+            });
         }
-        Ok(Tree { mapping, shown })
-    }
-
-    /// The node without a parent.
-    fn root(&self) -> Option<&'a str> {
-        self.mapping
-            .iter()
-            .find(|(_, e)| e["parent"].as_str().is_none())
-            .map(|(k, _)| k.as_str())
-    }
-
-    fn children(&self, node: &str) -> Vec<&'a str> {
-        self.mapping.get(node).map_or_else(Vec::new, |e| {
-            e["children"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .filter(|c| self.mapping.contains_key(*c))
-                .collect()
+        nodes[ROOT].children = (1..nodes.len())
+            .filter(|&i| nodes[i].parent == Some(ROOT))
+            .collect();
+        if nodes.len() > 1 && nodes[ROOT].children.is_empty() {
+            return Err("its messages have no first one".into());
+        }
+        let leaf = match current {
+            None => None,
+            Some(n) => Some(
+                *index
+                    .get(n)
+                    .ok_or_else(|| format!("message {n} is missing"))?,
+            ),
+        };
+        Tree::with_shown(nodes, leaf, |i| {
+            let missing = mapping
+                .values()
+                .nth(i - 1)
+                .and_then(|e| e["parent"].as_str());
+            format!("message {} is missing", missing.unwrap_or("?"))
         })
     }
 
-    /// The role of the first message at or below `node` (down the branch
-    /// it would show).
-    fn first_role(&self, node: &'a str) -> Option<&'a str> {
-        let mut node = node;
-        for _ in 0..=self.mapping.len() {
-            let entry = &self.mapping[node];
-            if chatgpt_message(&entry["message"]).is_some() {
-                return entry["message"]["author"]["role"].as_str();
-            }
-            node = self.pick(&self.children(node))?;
+    /// Claude's messages: each names its parent (`parent_message_uuid`;
+    /// an edited or regenerated message is a sibling, so the list holds
+    /// every branch) and the conversation its leaf shown
+    /// (`current_leaf_message_uuid`, else the newest message). An older
+    /// export without parents is one branch in the order given.
+    fn claude(c: &Value, messages: &[Value]) -> Result<Tree, String> {
+        let index: HashMap<&str, usize> = messages
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| Some((m["uuid"].as_str()?, i + 1)))
+            .collect();
+        let with_parents = messages
+            .iter()
+            .any(|m| m.get("parent_message_uuid").is_some());
+        let mut nodes = vec![Node::default()];
+        for (i, m) in messages.iter().enumerate() {
+            let parent = if with_parents {
+                let p = m["parent_message_uuid"].as_str();
+                p.and_then(|p| index.get(p).copied()).unwrap_or(ROOT)
+            } else {
+                i
+            };
+            nodes.push(Node {
+                message: claude_message(m),
+                parent: Some(parent),
+                children: Vec::new(),
+            });
         }
-        None
+        for i in 1..nodes.len() {
+            if let Some(p) = nodes[i].parent {
+                nodes[p].children.push(i);
+            }
+        }
+        let newest = (1..nodes.len()).max_by_key(|&i| messages[i - 1]["created_at"].as_str());
+        let leaf = c["current_leaf_message_uuid"]
+            .as_str()
+            .and_then(|l| index.get(l).copied())
+            .or(newest);
+        // Parents come from the same list, so none is missing.
+        Tree::with_shown(nodes, leaf, |_| "a message is missing".into())
+    }
+
+    /// The tree with the branch from the root to `leaf` marked as shown;
+    /// a loop, or a parent that is not there, is damage.
+    fn with_shown(
+        nodes: Vec<Node>,
+        leaf: Option<usize>,
+        missing: impl Fn(usize) -> String,
+    ) -> Result<Tree, String> {
+        let mut shown = vec![false; nodes.len()];
+        let mut node = leaf;
+        while let Some(n) = node.filter(|&n| n != ROOT) {
+            if std::mem::replace(&mut shown[n], true) {
+                return Err("its messages form a loop".into());
+            }
+            node = Some(nodes[n].parent.ok_or_else(|| missing(n))?);
+        }
+        Ok(Tree { nodes, shown })
+    }
+
+    fn is_user(&self, node: usize) -> bool {
+        matches!(self.nodes[node].message, Some(Message::User { .. }))
+    }
+
+    /// Whether the first message at or below `node` (down the branch it
+    /// would show) is the user's.
+    fn starts_with_user(&self, node: usize) -> bool {
+        let mut node = node;
+        for _ in 0..=self.nodes.len() {
+            if self.nodes[node].message.is_some() {
+                return self.is_user(node);
+            }
+            let Some(next) = self.pick(&self.nodes[node].children) else {
+                return false;
+            };
+            node = next;
+        }
+        false
     }
 
     /// The child on the branch shown, else the newest.
-    fn pick(&self, children: &[&'a str]) -> Option<&'a str> {
+    fn pick(&self, children: &[usize]) -> Option<usize> {
         children
             .iter()
-            .find(|c| self.shown.contains(*c))
+            .find(|c| self.shown[**c])
             .or(children.last())
             .copied()
     }
@@ -168,13 +259,13 @@ impl<'a> Tree<'a> {
     /// the last one (an answer asked for again: the question comes first).
     fn alternative(
         &self,
-        child: &'a str,
+        child: usize,
         users: usize,
         last_user: &Option<(usize, Message)>,
         depth: usize,
     ) -> Result<Option<(usize, Branch)>, String> {
         let mut branch = self.branch_from(child, users, depth + 1)?;
-        if self.first_role(child) == Some("user") {
+        if self.starts_with_user(child) {
             return Ok(Some((users, branch)));
         }
         let Some((at, question)) = last_user else {
@@ -187,8 +278,8 @@ impl<'a> Tree<'a> {
     /// The messages from `node` down, the shown (else newest) child where
     /// it forks, with the other children kept as branches; `users` user
     /// messages come before `node`.
-    fn branch_from(&self, node: &'a str, users: usize, depth: usize) -> Result<Branch, String> {
-        if depth > self.mapping.len() {
+    fn branch_from(&self, node: usize, users: usize, depth: usize) -> Result<Branch, String> {
+        if depth > self.nodes.len() {
             return Err("its messages form a loop".into());
         }
         let mut out = Branch::default();
@@ -197,26 +288,23 @@ impl<'a> Tree<'a> {
         let mut steps = 0;
         while let Some(id) = node {
             steps += 1;
-            if steps > self.mapping.len() {
+            if steps > self.nodes.len() {
                 return Err("its messages form a loop".into());
             }
-            if let Some(m) = chatgpt_message(&self.mapping[id]["message"]) {
-                if matches!(m, Message::User { .. }) {
+            if let Some(m) = &self.nodes[id].message {
+                if self.is_user(id) {
                     last_user = Some((users, m.clone()));
                     users += 1;
                 }
-                out.messages.push(m);
+                out.messages.push(m.clone());
             }
-            let children = self.children(id);
-            let chosen = self.pick(&children);
-            if children.len() > 1 {
-                for child in children.iter().filter(|c| Some(**c) != chosen) {
-                    let Some((at, branch)) = self.alternative(child, users, &last_user, depth)?
-                    else {
-                        continue;
-                    };
-                    add_branch(&mut out.forks, at, branch);
-                }
+            let children = &self.nodes[id].children;
+            let chosen = self.pick(children);
+            for &child in children.iter().filter(|c| Some(**c) != chosen) {
+                let Some((at, branch)) = self.alternative(child, users, &last_user, depth)? else {
+                    continue;
+                };
+                add_branch(&mut out.forks, at, branch);
             }
             node = chosen;
         }
@@ -261,7 +349,9 @@ fn chatgpt_message(m: &Value) -> Option<Message> {
     }
 }
 
-/// One Claude conversation.
+/// One Claude conversation: the branch shown last, every other branch
+/// (an edited question, an answer asked for again) kept as a Baton branch
+/// as for ChatGPT.
 fn claude(c: &Value, left_out: &mut Vec<String>) -> Result<Dated, String> {
     let title = c["name"].as_str().filter(|t| !t.is_empty());
     let title = title.unwrap_or("Claude conversation");
@@ -270,31 +360,41 @@ fn claude(c: &Value, left_out: &mut Vec<String>) -> Result<Dated, String> {
     let messages = c["chat_messages"]
         .as_array()
         .ok_or("its messages are missing")?;
-    let mut files = 0;
-    for m in messages {
-        files += m["attachments"].as_array().map_or(0, Vec::len)
-            + m["files"].as_array().map_or(0, Vec::len);
-        let text = claude_text(m);
-        if text.trim().is_empty() {
-            continue;
-        }
-        match m["sender"].as_str() {
-            Some("human") => session.history.push(Message::user(text)),
-            Some("assistant") => session.history.push(Message::assistant(text)),
-            _ => {}
-        }
-    }
+    let files: usize = messages
+        .iter()
+        .map(|m| {
+            m["attachments"].as_array().map_or(0, Vec::len)
+                + m["files"].as_array().map_or(0, Vec::len)
+        })
+        .sum();
     if files > 0 {
         left_out.push(format!(
             "\u{201c}{title}\u{201d}: {files} attached file{} left out (the export holds their names only)",
             if files == 1 { "" } else { "s" }
         ));
     }
+    let shown = Tree::claude(c, messages)?.branch_from(ROOT, 0, 0)?;
+    session.history = shown.messages;
+    session.forks = shown.forks;
     let when = c["updated_at"].as_str().or(c["created_at"].as_str());
     let when = when
         .and_then(|w| chrono::DateTime::parse_from_rfc3339(w).ok())
         .map_or(UNIX_EPOCH, |d| secs(d.timestamp() as f64));
     Ok(Dated::new(session, when))
+}
+
+/// A Claude message as Baton's, when it has words (the human's or the
+/// assistant's).
+fn claude_message(m: &Value) -> Option<Message> {
+    let text = claude_text(m);
+    if text.trim().is_empty() {
+        return None;
+    }
+    match m["sender"].as_str()? {
+        "human" => Some(Message::user(text)),
+        "assistant" => Some(Message::assistant(text)),
+        _ => None,
+    }
 }
 
 /// A Claude message's text: its text blocks, else its `text` field.
@@ -421,6 +521,98 @@ mod tests {
             "{:?}",
             got.left_out
         );
+    }
+
+    /// A Claude conversation as its export holds it: every message names
+    /// its parent (first messages the zero id), so an edited first question
+    /// is a second first message and an answer asked for again a second
+    /// child; the list holds every branch.
+    fn claude_with_branches() -> Value {
+        let root = "00000000-0000-4000-8000-000000000000";
+        let m = |id: &str, parent: &str, sender: &str, text: &str, at: &str| {
+            json!({"uuid": id, "parent_message_uuid": parent, "sender": sender, "text": text,
+                   "content": [{"type": "text", "text": text}], "created_at": format!("2025-04-01T09:{at}:00Z"),
+                   "attachments": [], "files": []})
+        };
+        json!([{
+            "uuid": "c-porto", "name": "Porto", "created_at": "2025-04-01T09:00:00Z", "updated_at": "2025-04-01T09:11:00Z",
+            "chat_messages": [
+                m("m1", root, "human", "Plan a day in Porto.", "00"),
+                m("m2", "m1", "assistant", "Ribeira, then Livraria Lello.", "01"),
+                m("m3", "m2", "human", "Where to eat?", "02"),
+                m("m4", "m3", "assistant", "Try Cantinho do Avillez.", "03"),
+                m("m5", "m3", "assistant", "Try Cafe Santiago.", "05"),
+                m("m1b", root, "human", "Plan a rainy day in Porto.", "10"),
+                m("m2b", "m1b", "assistant", "Serralves museum.", "11"),
+            ]
+        }])
+    }
+
+    fn texts(messages: &[Message]) -> Vec<String> {
+        messages.iter().map(Message::text).collect()
+    }
+
+    #[test]
+    fn claude_gives_the_branch_shown_last_and_keeps_the_others_as_branches() {
+        let got = read(&claude_with_branches()).unwrap();
+        let session = &got.sessions[0].session;
+        // No leaf named: the newest message's branch is the one shown.
+        assert_eq!(
+            texts(&session.history),
+            ["Plan a rainy day in Porto.", "Serralves museum."]
+        );
+        assert_eq!(session.forks.len(), 1, "{:#?}", session.forks);
+        let fork = &session.forks[0];
+        assert_eq!((fork.at, fork.current, fork.branches.len()), (0, 0, 2));
+        let first = &fork.branches[1];
+        assert_eq!(
+            texts(&first.messages),
+            [
+                "Plan a day in Porto.",
+                "Ribeira, then Livraria Lello.",
+                "Where to eat?",
+                "Try Cafe Santiago."
+            ],
+            "the newest answer on a branch not shown"
+        );
+        // The answer asked for again parts at its question.
+        assert_eq!(first.forks.len(), 1);
+        assert_eq!(first.forks[0].at, 1);
+        assert_eq!(
+            texts(&first.forks[0].branches[1].messages),
+            ["Where to eat?", "Try Cantinho do Avillez."]
+        );
+
+        // The leaf the conversation names wins over the newest message.
+        let mut export = claude_with_branches();
+        export[0]["current_leaf_message_uuid"] = json!("m4");
+        let got = read(&export).unwrap();
+        let session = &got.sessions[0].session;
+        assert_eq!(
+            texts(&session.history),
+            [
+                "Plan a day in Porto.",
+                "Ribeira, then Livraria Lello.",
+                "Where to eat?",
+                "Try Cantinho do Avillez."
+            ]
+        );
+        let mut history = session.history.clone();
+        let mut forks = session.forks.clone();
+        baton_agent::switch(&mut history, &mut forks, 0, 1).unwrap();
+        assert_eq!(
+            texts(&history),
+            ["Plan a rainy day in Porto.", "Serralves museum."]
+        );
+    }
+
+    #[test]
+    fn claude_messages_naming_each_other_as_parents_are_damage() {
+        let mut export = claude_with_branches();
+        export[0]["chat_messages"][0]["parent_message_uuid"] = json!("m2");
+        export[0]["current_leaf_message_uuid"] = json!("m2");
+        let e = read(&export).unwrap_err();
+        assert!(e.to_string().contains("form a loop"), "{e}");
     }
 
     #[test]
