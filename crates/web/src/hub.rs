@@ -13,6 +13,7 @@ use chromiumoxide::browser::BrowserConfig;
 use chromiumoxide::cdp::browser_protocol::browser::{
     SetDownloadBehaviorBehavior, SetDownloadBehaviorParams,
 };
+use chromiumoxide::handler::HandlerConfig;
 use futures::StreamExt;
 use tokio::sync::Mutex;
 use tracing::Instrument;
@@ -25,8 +26,16 @@ use crate::discover::{self, Family};
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a launch may take.
 const LAUNCH_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long one CDP request may take.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// The longest a browser tool waits for a page (`navigate`'s and
+/// `wait_for`'s `timeout_ms` are capped at it).
+pub(crate) const LONGEST_WAIT: Duration = Duration::from_secs(120);
+/// How long one CDP request may take: longer than any tool's own wait,
+/// so that the tool's limit decides (a page slow to answer is
+/// `loaded: false` when the tool's time is up, not a protocol error at
+/// 30 s); calls with no limit of their own get one in the tool. (A page's
+/// commands also end at chromiumoxide's own fixed 30 s: `navigate` then
+/// goes on waiting for the page itself.)
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(LONGEST_WAIT.as_secs() + 10);
 
 /// A live connection.
 struct Live {
@@ -205,7 +214,19 @@ impl BrowserHub {
         let url = discover::attach_address(&dir, family)
             .await
             .map_err(WebError::Attach)?;
-        let connected = tokio::time::timeout(ATTACH_TIMEOUT, Browser::connect(url.clone())).await;
+        // A certificate error is an error in the user's browser too
+        // (chromiumoxide's default would have every tab Baton drives
+        // ignore them).
+        let config = HandlerConfig {
+            ignore_https_errors: false,
+            request_timeout: REQUEST_TIMEOUT,
+            ..HandlerConfig::default()
+        };
+        let connected = tokio::time::timeout(
+            ATTACH_TIMEOUT,
+            Browser::connect_with_config(url.clone(), config),
+        )
+        .await;
         let (browser, handler) = match connected {
             Ok(Ok(pair)) => pair,
             Ok(Err(e)) => {
@@ -244,6 +265,10 @@ impl BrowserHub {
             .viewport(None)
             .launch_timeout(LAUNCH_TIMEOUT)
             .request_timeout(REQUEST_TIMEOUT)
+            // A site whose certificate is not trusted stays unopened, as
+            // for the user (chromiumoxide ignores certificate errors by
+            // default: a man in the middle would be read and acted on).
+            .respect_https_errors()
             .args([
                 "--no-first-run",
                 "--no-default-browser-check",

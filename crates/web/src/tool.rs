@@ -19,12 +19,16 @@ use tokio::sync::Mutex;
 
 use crate::WebError;
 use crate::content::{self, PageContent};
-use crate::hub::BrowserHub;
+use crate::hub::{BrowserHub, LONGEST_WAIT};
 use crate::policy::SitePolicy;
 use crate::provenance::{Seen, query_is_users};
 
 /// The default web search: DuckDuckGo's plain HTML results.
 const SEARCH_URL: &str = "https://html.duckduckgo.com/html/?q={query}";
+/// How long a script Baton runs in a page may take (reading it, acting
+/// on an element): a page whose own scripts keep it busy longer gets a
+/// plain error, not a wait as long as the browser protocol's.
+const EVAL_LIMIT: Duration = Duration::from_secs(30);
 /// The action script (see `act.js`).
 const ACT_JS: &str = include_str!("act.js");
 /// Cookie banners dismissed before a page is read (see `consent.js`).
@@ -330,7 +334,15 @@ impl WebTool {
         page: &Page,
         expr: String,
     ) -> Result<T, WebError> {
-        let v = page.evaluate(expr).await.map_err(cdp)?;
+        let v = tokio::time::timeout(EVAL_LIMIT, page.evaluate(expr))
+            .await
+            .map_err(|_| {
+                WebError::Page(format!(
+                    "the page did not answer within {} s (a script on it may be busy); open it again or try another page",
+                    EVAL_LIMIT.as_secs()
+                ))
+            })?
+            .map_err(cdp)?;
         let value = v.value().cloned().unwrap_or(Value::Null);
         serde_json::from_value(value)
             .map_err(|e| WebError::Page(format!("the page answered unexpectedly: {e}")))
@@ -397,13 +409,19 @@ impl WebTool {
     /// watched here, so a page that never finishes does not hold the tab.
     async fn open(page: &Page, url: &str, limit: Duration) -> Result<bool, WebError> {
         let start = Instant::now();
+        let before = Self::url_of(page).await;
         let sent = tokio::time::timeout(limit, page.execute(NavigateParams::new(url))).await;
+        // chromiumoxide gives up on any page command after 30 s (a fixed
+        // limit of its own), while the navigation goes on in the browser:
+        // then the page is waited for until the tool's own limit.
+        let mut committed = true;
         match sent {
             Ok(Ok(r)) => {
                 if let Some(e) = r.result.error_text.as_deref().filter(|e| !e.is_empty()) {
-                    return Err(WebError::Page(format!("`{url}` did not open: {e}")));
+                    return Err(not_opened(url, e));
                 }
             }
+            Ok(Err(chromiumoxide::error::CdpError::Timeout)) => committed = false,
             Ok(Err(e)) => return Err(WebError::Page(format!("`{url}` did not open: {e}"))),
             Err(_) => {
                 let _ = page.execute(StopLoadingParams::default()).await;
@@ -411,10 +429,11 @@ impl WebTool {
             }
         }
         loop {
+            committed = committed || Self::url_of(page).await != before;
             let state: String = Self::eval(page, "document.readyState".into())
                 .await
                 .unwrap_or_default();
-            if state == "complete" {
+            if committed && state == "complete" {
                 return Ok(true);
             }
             if start.elapsed() > limit {
@@ -458,6 +477,17 @@ impl WebTool {
             .and_then(|b| self.sandbox.agent_path(&place.shown(&b)));
         Ok((agent, backup))
     }
+}
+
+/// Why the browser did not open `url`, in words: a certificate it does
+/// not trust is said as such (the page is not opened, as for the user).
+fn not_opened(url: &str, error: &str) -> WebError {
+    if error.starts_with("net::ERR_CERT_") || error.starts_with("net::ERR_SSL_") {
+        return WebError::Page(format!(
+            "`{url}` did not open: the site's certificate is not trusted ({error}); someone may be intercepting the connection, so the page is not opened"
+        ));
+    }
+    WebError::Page(format!("`{url}` did not open: {error}"))
 }
 
 fn cdp(e: chromiumoxide::error::CdpError) -> WebError {
@@ -579,7 +609,7 @@ impl WebTool {
             .map_err(WebError::Refused)?;
         self.seen().opened(&url);
         let page = self.tab_to_navigate().await?;
-        let limit = Duration::from_millis(timeout_ms.clamp(1000, 120_000));
+        let limit = Duration::from_millis(timeout_ms.clamp(1000, LONGEST_WAIT.as_millis() as u64));
         let loaded = tokio::select! {
             r = Self::open(&page, &url, limit) => r?,
             _ = ctx.cancel_token().cancelled() => {
@@ -822,7 +852,7 @@ impl WebTool {
             json!(selector)
         );
         let start = Instant::now();
-        let limit = Duration::from_millis(timeout_ms.min(120_000));
+        let limit = Duration::from_millis(timeout_ms.min(LONGEST_WAIT.as_millis() as u64));
         loop {
             ctx.check().map_err(|_| WebError::Cancelled)?;
             let v: Value = Self::eval(&page, check.clone()).await?;

@@ -138,6 +138,7 @@ async fn serve() -> (SocketAddr, Seen) {
             }),
         )
         .route("/slow", get(slow))
+        .route("/late", get(late))
         .route(
             "/invoice.csv",
             get(|| async {
@@ -203,6 +204,15 @@ async fn submit(State(seen): State<Seen>, body: String) -> Html<String> {
             .into(),
     )
 }
+
+/// A page whose server answers only after longer than the browser
+/// protocol's old fixed limit (30 s).
+async fn late() -> Html<&'static str> {
+    tokio::time::sleep(LATE).await;
+    Html("<html><head><title>Late</title></head><body><p>Worth the wait</p></body></html>")
+}
+
+const LATE: Duration = Duration::from_secs(33);
 
 /// A page whose body never ends.
 async fn slow() -> Response {
@@ -958,4 +968,85 @@ async fn a_frozen_tab_of_the_user_does_not_hold_baton_up() {
     hub.shutdown().await;
     drive.abort();
     user.kill().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_slower_than_thirty_seconds_loads_within_the_tools_own_limit() {
+    let (addr, _) = serve().await;
+    let (_dir, hub, web) = tool(settings(BrowserMode::Headless));
+    let ctx = ToolContext::default();
+    let started = std::time::Instant::now();
+    let page = web
+        .navigate(format!("http://{addr}/late"), 60_000, &ctx)
+        .await
+        .expect("the tool's 60 s decide, not a protocol limit of 30 s");
+    assert!(page.loaded && started.elapsed() >= LATE, "{page:?}");
+    let md = web.get_page_content(2_000).await.unwrap().markdown;
+    assert!(md.contains("Worth the wait"), "{md}");
+    hub.shutdown().await;
+}
+
+/// An HTTPS server (`openssl s_server`) with a certificate nobody
+/// trusts, as a man in the middle would present; its port.
+fn untrusted_https(dir: &Path) -> (std::process::Child, u16) {
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    let made = std::process::Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        ])
+        .args([
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("openssl is installed");
+    assert!(made.status.success(), "{made:?}");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = std::process::Command::new("openssl")
+        .args(["s_server", "-quiet", "-www", "-accept"])
+        .arg(port.to_string())
+        .arg("-cert")
+        .arg(&cert)
+        .arg("-key")
+        .arg(&key)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (server, port)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_site_whose_certificate_is_not_trusted_is_not_opened() {
+    let certs = tempfile::tempdir().unwrap();
+    let (mut server, port) = untrusted_https(certs.path());
+    let (_dir, hub, web) = tool(settings(BrowserMode::Headless));
+    let ctx = ToolContext::default();
+    let refused = web
+        .navigate(format!("https://127.0.0.1:{port}/"), 10_000, &ctx)
+        .await
+        .map(|p| format!("opened: {p:?}"));
+    server.kill().ok();
+    let e = refused.unwrap_err().to_string();
+    assert!(
+        e.contains("certificate is not trusted") && e.contains("net::ERR_CERT"),
+        "{e}"
+    );
+    hub.shutdown().await;
 }
