@@ -153,16 +153,44 @@ pub struct NewProject {
 }
 
 /// The file's shape.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct ProjectsFile {
     version: u32,
     projects: Vec<Project>,
 }
 
+impl Default for ProjectsFile {
+    fn default() -> Self {
+        ProjectsFile {
+            version: 1,
+            projects: Vec::new(),
+        }
+    }
+}
+
+impl From<baton_stdx::JsonFileError> for ProjectError {
+    fn from(e: baton_stdx::JsonFileError) -> Self {
+        match e {
+            baton_stdx::JsonFileError::Io {
+                path,
+                doing,
+                reason,
+            } => ProjectError::Io {
+                path,
+                doing,
+                reason,
+            },
+            baton_stdx::JsonFileError::Damaged { path, reason } => {
+                ProjectError::Damaged { path, reason }
+            }
+        }
+    }
+}
+
 /// The projects of one config folder.
 #[derive(Debug, Clone)]
 pub struct ProjectStore {
-    path: PathBuf,
+    file: baton_stdx::JsonFile,
 }
 
 impl ProjectStore {
@@ -170,13 +198,13 @@ impl ProjectStore {
     /// the first project).
     pub fn in_dir(config_dir: &Path) -> ProjectStore {
         ProjectStore {
-            path: config_dir.join(PROJECTS_FILE),
+            file: baton_stdx::JsonFile::new(config_dir.join(PROJECTS_FILE)),
         }
     }
 
     /// The file.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.file.path()
     }
 
     /// Every project, by name.
@@ -274,48 +302,13 @@ impl ProjectStore {
         &self,
         change: impl FnOnce(&mut Vec<Project>) -> Result<T, ProjectError>,
     ) -> Result<T, ProjectError> {
-        let io = |e: std::io::Error| ProjectError::Io {
-            path: self.path.clone(),
-            doing: "written",
-            reason: e.to_string(),
-        };
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        let _lock = baton_stdx::lock_beside(&self.path).map_err(io)?;
-        let mut list = self.read()?;
-        let out = change(&mut list)?;
-        let file = ProjectsFile {
-            version: 1,
-            projects: list,
-        };
-        let bytes = serde_json::to_vec_pretty(&file).map_err(|e| ProjectError::Damaged {
-            path: self.path.clone(),
-            reason: e.to_string(),
-        })?;
-        baton_stdx::atomic_write_private(&self.path, &bytes).map_err(io)?;
-        Ok(out)
+        self.file
+            .edit(|f: &mut ProjectsFile| change(&mut f.projects))
     }
 
     /// The projects in the file (none when there is no file yet).
     fn read(&self) -> Result<Vec<Project>, ProjectError> {
-        let bytes = match std::fs::read(&self.path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => {
-                return Err(ProjectError::Io {
-                    path: self.path.clone(),
-                    doing: "read",
-                    reason: e.to_string(),
-                });
-            }
-        };
-        let file: ProjectsFile =
-            serde_json::from_slice(&bytes).map_err(|e| ProjectError::Damaged {
-                path: self.path.clone(),
-                reason: e.to_string(),
-            })?;
-        Ok(file.projects)
+        Ok(self.file.read::<ProjectsFile>()?.projects)
     }
 }
 

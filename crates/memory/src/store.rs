@@ -132,10 +132,38 @@ pub struct Memory {
 }
 
 /// The file's shape.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct MemoryFile {
     version: u32,
     memories: Vec<Memory>,
+}
+
+impl Default for MemoryFile {
+    fn default() -> Self {
+        MemoryFile {
+            version: 1,
+            memories: Vec::new(),
+        }
+    }
+}
+
+impl From<baton_stdx::JsonFileError> for MemoryError {
+    fn from(e: baton_stdx::JsonFileError) -> Self {
+        match e {
+            baton_stdx::JsonFileError::Io {
+                path,
+                doing,
+                reason,
+            } => MemoryError::Io {
+                path,
+                doing,
+                reason,
+            },
+            baton_stdx::JsonFileError::Damaged { path, reason } => {
+                MemoryError::Damaged { path, reason }
+            }
+        }
+    }
 }
 
 /// What was read last, and the file's size and time when it was.
@@ -147,14 +175,14 @@ struct Cached {
 
 /// The memory file of one Baton data folder.
 pub struct MemoryStore {
-    path: PathBuf,
+    file: baton_stdx::JsonFile,
     cache: Mutex<Cached>,
 }
 
 impl std::fmt::Debug for MemoryStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MemoryStore")
-            .field("path", &self.path)
+            .field("path", &self.file.path())
             .finish()
     }
 }
@@ -164,14 +192,14 @@ impl MemoryStore {
     /// entry).
     pub fn in_dir(data_dir: &Path) -> MemoryStore {
         MemoryStore {
-            path: data_dir.join("memory.json"),
+            file: baton_stdx::JsonFile::new(data_dir.join("memory.json")),
             cache: Mutex::default(),
         }
     }
 
     /// The file.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.file.path()
     }
 
     /// Every entry, oldest first.
@@ -183,7 +211,7 @@ impl MemoryStore {
     /// changes (recall keeps what it worked out per snapshot).
     pub fn snapshot(&self) -> Result<Arc<Vec<Memory>>, MemoryError> {
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        let stamp = std::fs::metadata(&self.path)
+        let stamp = std::fs::metadata(self.file.path())
             .ok()
             .map(|m| (m.len(), m.modified().unwrap_or(UNIX_EPOCH)));
         if stamp.is_none() || cache.stamp != stamp {
@@ -254,23 +282,9 @@ impl MemoryStore {
         &self,
         change: impl FnOnce(&mut Vec<Memory>) -> Result<T, MemoryError>,
     ) -> Result<T, MemoryError> {
-        let io = |doing, e: std::io::Error| MemoryError::Io {
-            path: self.path.clone(),
-            doing,
-            reason: e.to_string(),
-        };
-        let _lock = baton_stdx::lock_beside(&self.path).map_err(|e| io("written", e))?;
-        let mut list = self.read()?;
-        let out = change(&mut list)?;
-        let file = MemoryFile {
-            version: 1,
-            memories: list,
-        };
-        let bytes = serde_json::to_vec_pretty(&file).map_err(|e| MemoryError::Damaged {
-            path: self.path.clone(),
-            reason: e.to_string(),
-        })?;
-        baton_stdx::atomic_write_private(&self.path, &bytes).map_err(|e| io("written", e))?;
+        let out = self
+            .file
+            .edit(|f: &mut MemoryFile| change(&mut f.memories))?;
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         *cache = Cached::default();
         Ok(out)
@@ -278,23 +292,7 @@ impl MemoryStore {
 
     /// The entries in the file (none when there is no file yet).
     fn read(&self) -> Result<Vec<Memory>, MemoryError> {
-        let bytes = match std::fs::read(&self.path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => {
-                return Err(MemoryError::Io {
-                    path: self.path.clone(),
-                    doing: "read",
-                    reason: e.to_string(),
-                });
-            }
-        };
-        let file: MemoryFile =
-            serde_json::from_slice(&bytes).map_err(|e| MemoryError::Damaged {
-                path: self.path.clone(),
-                reason: e.to_string(),
-            })?;
-        Ok(file.memories)
+        Ok(self.file.read::<MemoryFile>()?.memories)
     }
 }
 
