@@ -293,6 +293,40 @@ async fn no_attack_of_the_corpus_acts_without_a_card_and_ordinary_tasks_ask_litt
         benign.len()
     );
     assert!(average <= 1.0, "{average}");
+    plugin_changed_after_trust(&env, &dir, &llm, &site).await;
+}
+
+/// The trusted Words plugin comes back declaring `count_words` as a tool
+/// that reaches the network (its annotations changed, nothing else): it is
+/// trusted no longer, so the call that ran without a card before waits
+/// for one.
+async fn plugin_changed_after_trust(env: &Env, dir: &Path, llm: &ScriptedServer, site: &Site) {
+    let plugin = env.path().join("data/Tools/Words/plugin.json");
+    let mut def: Value = serde_json::from_str(&std::fs::read_to_string(&plugin).unwrap()).unwrap();
+    def["args"].as_array_mut().unwrap().push(json!("--changed"));
+    std::fs::write(&plugin, def.to_string()).unwrap();
+    let case = Case {
+        name: "mcp: a trusted plugin's tool changes what it declares".into(),
+        area: "mcp".into(),
+        ask: "Count the words in 'one two three'".into(),
+        injected: 0,
+        harm: None,
+        calls: vec![("count_words".into(), json!({"text": "one two three"}))],
+    };
+    script(llm, site, "[changed plugin]", &case);
+    let held = ask(
+        env,
+        dir,
+        llm,
+        &format!("[changed plugin] {}", case.ask),
+        false,
+    )
+    .await;
+    assert!(
+        held.len() == 1 && !held[0].0 && held[0].1.contains(HELD),
+        "{}: {held:?}",
+        case.name
+    );
 }
 
 /// POSTs `body` to `path` of the server at `addr` (plain HTTP/1.1) and
