@@ -18,6 +18,7 @@ mod member;
 mod plan;
 mod run;
 mod select;
+mod stages;
 mod state;
 mod types;
 
@@ -26,6 +27,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use events::{EventHandler, OrchestrationEvent, Phase, Stage};
 pub use member::{Ask, Member, MemberError, Reply, team_role};
+pub use stages::{
+    AsOptionsSay, ByTheTeam, ControlCharacters, Planner, PromptFilter, Scheduler, Selection,
+    SelectionFactory, Stages, Synthesizer,
+};
 pub use state::{InMemoryState, SharedState};
 pub use tokio_util::sync::CancellationToken;
 pub use types::{
@@ -67,6 +72,7 @@ pub struct Orchestrator {
     options: Options,
     handlers: Vec<EventHandler>,
     state: StateFactory,
+    stages: Stages,
     processing: AtomicBool,
 }
 
@@ -89,6 +95,7 @@ impl Orchestrator {
             options,
             handlers: Vec::new(),
             state: Arc::new(|_| Arc::new(InMemoryState::default())),
+            stages: Stages::default(),
             processing: AtomicBool::new(false),
         })
     }
@@ -103,6 +110,12 @@ impl Orchestrator {
     /// default: in memory).
     pub fn with_state(mut self, factory: StateFactory) -> Self {
         self.state = factory;
+        self
+    }
+
+    /// Runs with `stages` instead of Baton's own (see [`Stages`]).
+    pub fn with_stages(mut self, stages: Stages) -> Self {
+        self.stages = stages;
         self
     }
 
@@ -125,7 +138,11 @@ impl Orchestrator {
         attachments: &[Attachment],
         cancel: CancellationToken,
     ) -> Result<OrchestrationResult, OrchestratorError> {
-        let prompt = filter_prompt(prompt).ok_or(OrchestratorError::EmptyPrompt)?;
+        let prompt = self
+            .stages
+            .filter
+            .filter(prompt)
+            .ok_or(OrchestratorError::EmptyPrompt)?;
         if self.processing.swap(true, Ordering::SeqCst) {
             return Err(OrchestratorError::Busy);
         }
@@ -135,7 +152,7 @@ impl Orchestrator {
         let run = run::Run::new(
             id.clone(),
             request,
-            &self.options,
+            (&self.options, &self.stages),
             events::EventSink::start(self.handlers.clone(), self.options.enable_events),
             (self.state)(&id),
             cancel,
@@ -151,17 +168,6 @@ impl Drop for Processing<'_> {
     fn drop(&mut self) {
         self.0.store(false, Ordering::SeqCst);
     }
-}
-
-/// The prompt without control characters and surrounding space; `None`
-/// when nothing is left (seed 001's default filter changes nothing else).
-fn filter_prompt(prompt: &str) -> Option<String> {
-    let kept: String = prompt
-        .chars()
-        .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
-        .collect();
-    let kept = kept.trim();
-    (!kept.is_empty()).then(|| kept.to_string())
 }
 
 /// The request with its files after it.

@@ -9,9 +9,10 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::events::{EventSink, OrchestrationEvent, Phase, Stage, StageKey};
-use crate::member::{Ask, Member, MemberError, Role};
+use crate::member::{Ask, Member, MemberError};
 use crate::plan::{planner_brief, read_plan, read_review, retry_message};
-use crate::select::Selector;
+use crate::select::work_specialisations;
+use crate::stages::{Selection, Stages};
 use crate::state::SharedState;
 use crate::{AgentResponse, Assignment, Options, OrchestrationResult, ReviewResult, StageTiming};
 
@@ -46,6 +47,7 @@ pub(crate) struct Run<'a> {
     id: String,
     request: String,
     options: &'a Options,
+    stages: &'a Stages,
     events: EventSink,
     state: Arc<dyn SharedState>,
     /// The caller's token.
@@ -68,7 +70,7 @@ impl<'a> Run<'a> {
     pub(crate) fn new(
         id: String,
         request: String,
-        options: &'a Options,
+        (options, stages): (&'a Options, &'a Stages),
         events: EventSink,
         state: Arc<dyn SharedState>,
         caller: CancellationToken,
@@ -77,6 +79,7 @@ impl<'a> Run<'a> {
             id,
             request,
             options,
+            stages,
             events,
             state,
             cancel: caller.child_token(),
@@ -238,8 +241,9 @@ impl<'a> Run<'a> {
         members: Vec<Arc<dyn Member>>,
         span: &tracing::Span,
     ) -> OrchestrationResult {
-        let mut selector = Selector::new(members);
-        let plan = match self.plan(&selector).await {
+        let mut selector = (self.stages.selection)(&members);
+        let first = Arc::clone(&members[0]);
+        let plan = match self.plan(selector.as_ref(), &first, &members).await {
             Ok(plan) => plan,
             Err(stop) => {
                 return self.result(
@@ -278,7 +282,7 @@ impl<'a> Run<'a> {
             let answer = responses[0].response.clone();
             return self.result(plan, responses, reviews, answer, None);
         }
-        match self.synthesize(&selector, &responses).await {
+        match self.synthesize(selector.as_ref(), &first, &responses).await {
             Ok(answer) => self.result(plan, responses, reviews, answer, None),
             Err(stop) => {
                 let partial = joined(&responses);
@@ -325,22 +329,36 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// The plan: the planner's, read with one retry; the whole request as
-    /// one assignment when it cannot be read.
-    async fn plan(&self, selector: &Selector) -> Result<Vec<Assignment>, Stop> {
-        let planner = selector.with_role(Role::Planning).unwrap_or_else(|| {
-            let first = selector.first();
+    /// The plan: the host's planner's when it gives one, else the planning
+    /// member's, read with one retry; the whole request as one assignment
+    /// when it cannot be read.
+    async fn plan(
+        &self,
+        selector: &dyn Selection,
+        first: &Arc<dyn Member>,
+        members: &[Arc<dyn Member>],
+    ) -> Result<Vec<Assignment>, Stop> {
+        let specs = work_specialisations(members);
+        if let Some(plan) = self.stages.planner.plan(&self.request, &specs).await
+            && !plan.is_empty()
+        {
+            self.emit(self.event(Stage::Planning, Phase::Starting));
+            let mut stopped = self.event(Stage::Planning, Phase::Stopped);
+            stopped.plan = Some(plan.clone());
+            self.emit(stopped);
+            return Ok(plan);
+        }
+        let planner = selector.planner().unwrap_or_else(|| {
             self.note(format!(
                 "no agent has the planning specialisation: {} planned with Baton's built-in instructions",
                 first.name()
             ));
-            first
+            Arc::clone(first)
         });
         let span = tracing::info_span!("orchestrator.plan", orchestrator.session_id = %self.id);
         let mut start = self.event(Stage::Planning, Phase::Starting);
         start.agent = Some(planner.name().to_string());
         self.emit(start);
-        let specs = selector.work_specialisations();
         let plan = self
             .read_plan_from(planner.as_ref(), &specs)
             .instrument(span)
@@ -397,20 +415,16 @@ impl<'a> Run<'a> {
             }
             self.assignment(i, plan, Arc::clone(author), reviewer)
         };
-        if self.options.sequential {
-            let mut out = Vec::new();
-            for i in 0..plan.len() {
-                let w = work(i).await;
-                let stopped = w.stop.is_some();
-                out.push(w);
-                if stopped {
-                    break;
-                }
+        let mut out = Vec::new();
+        for wave in checked_waves(self.stages.scheduler.waves(plan, self.options), plan.len()) {
+            let done = futures::future::join_all(wave.into_iter().map(work)).await;
+            let stopped = done.iter().any(|w| w.stop.is_some());
+            out.extend(done);
+            if stopped {
+                break;
             }
-            out
-        } else {
-            futures::future::join_all((0..plan.len()).map(work)).await
         }
+        out
     }
 
     /// One assignment: brief, work, and the review loop.
@@ -621,16 +635,28 @@ impl<'a> Run<'a> {
     /// One answer from the members' answers.
     async fn synthesize(
         &self,
-        selector: &Selector,
+        selector: &dyn Selection,
+        first: &Arc<dyn Member>,
         responses: &[AgentResponse],
     ) -> Result<String, Stop> {
-        let synthesizer = selector.with_role(Role::Synthesis).unwrap_or_else(|| {
-            let first = selector.first();
+        if let Some(text) = self
+            .stages
+            .synthesizer
+            .synthesize(&self.request, responses)
+            .await
+        {
+            self.emit(self.event(Stage::Synthesis, Phase::Starting));
+            let mut stopped = self.event(Stage::Synthesis, Phase::Stopped);
+            stopped.text = Some(text.clone());
+            self.emit(stopped);
+            return Ok(text);
+        }
+        let synthesizer = selector.synthesizer().unwrap_or_else(|| {
             self.note(format!(
                 "no agent has the synthesis specialisation: {} combined the answers with Baton's built-in instructions",
                 first.name()
             ));
-            first
+            Arc::clone(first)
         });
         let span =
             tracing::info_span!("orchestrator.synthesize", orchestrator.session_id = %self.id);
@@ -652,6 +678,27 @@ impl<'a> Run<'a> {
         self.emit(stopped);
         Ok(text)
     }
+}
+
+/// A scheduler's waves made safe: indexes past the plan and repeats left
+/// out, and any assignment it left out run in a last wave (so every
+/// assignment is worked on once).
+fn checked_waves(waves: Vec<Vec<usize>>, n: usize) -> Vec<Vec<usize>> {
+    let mut seen = vec![false; n];
+    let mut out: Vec<Vec<usize>> = waves
+        .into_iter()
+        .map(|w| {
+            w.into_iter()
+                .filter(|&i| i < n && !std::mem::replace(&mut seen[i], true))
+                .collect::<Vec<_>>()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let left: Vec<usize> = (0..n).filter(|&i| !seen[i]).collect();
+    if !left.is_empty() {
+        out.push(left);
+    }
+    out
 }
 
 /// The answers one after the other, each under its task.

@@ -12,39 +12,35 @@ pub(crate) struct Selector {
     load: Vec<usize>,
 }
 
+/// The specialisations of `members` that are not roles, for the plan
+/// (`general` when there are none).
+pub(crate) fn work_specialisations(members: &[Arc<dyn Member>]) -> Vec<String> {
+    let mut all: Vec<String> = Vec::new();
+    for m in members {
+        for s in m.specialisations() {
+            let role = [Role::Planning, Role::Review, Role::Synthesis]
+                .iter()
+                .any(|r| r.matches(s));
+            if !role && !all.iter().any(|a| a.eq_ignore_ascii_case(s)) {
+                all.push(s.clone());
+            }
+        }
+    }
+    if all.is_empty() {
+        all.push("general".into());
+    }
+    all
+}
+
 impl Selector {
     pub(crate) fn new(members: Vec<Arc<dyn Member>>) -> Self {
         let load = vec![0; members.len()];
         Self { members, load }
     }
 
-    /// The specialisations of the team that are not roles, for the plan.
-    pub(crate) fn work_specialisations(&self) -> Vec<String> {
-        let mut all: Vec<String> = Vec::new();
-        for m in &self.members {
-            for s in m.specialisations() {
-                let role = [Role::Planning, Role::Review, Role::Synthesis]
-                    .iter()
-                    .any(|r| r.matches(s));
-                if !role && !all.iter().any(|a| a.eq_ignore_ascii_case(s)) {
-                    all.push(s.clone());
-                }
-            }
-        }
-        if all.is_empty() {
-            all.push("general".into());
-        }
-        all
-    }
-
     /// The member with `role`, if any.
     pub(crate) fn with_role(&self, role: Role) -> Option<Arc<dyn Member>> {
         self.members.iter().find(|m| role.of(m.as_ref())).cloned()
-    }
-
-    /// The first member: the fallback for a missing role.
-    pub(crate) fn first(&self) -> Arc<dyn Member> {
-        Arc::clone(&self.members[0])
     }
 
     /// The author of an assignment for `specialisation`: the least busy

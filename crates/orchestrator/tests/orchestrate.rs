@@ -530,3 +530,108 @@ async fn a_failing_member_ends_the_run_in_words() {
         "the other answer is kept"
     );
 }
+
+/// A host's own stages: a planner by rule, a selector that gives every
+/// assignment to one member, a scheduler that runs the second assignment
+/// first and alone, a synthesizer that joins the parts, and a filter
+/// that upper-cases the request. No member plans or synthesizes.
+#[tokio::test]
+async fn a_host_replaces_every_stage() {
+    use baton_orchestrator::{
+        AgentResponse, Assignment, Planner, PromptFilter, Scheduler, Selection, Stages, Synthesizer,
+    };
+
+    struct Loud;
+    impl PromptFilter for Loud {
+        fn filter(&self, prompt: &str) -> Option<String> {
+            Some(prompt.trim().to_uppercase()).filter(|p| !p.is_empty())
+        }
+    }
+    struct ByRule;
+    impl Planner for ByRule {
+        fn plan<'a>(
+            &'a self,
+            request: &'a str,
+            _: &'a [String],
+        ) -> BoxFuture<'a, Option<Vec<Assignment>>> {
+            let part = move |n: u32| Assignment {
+                task: format!("{request} part {n}"),
+                specialisation: "writing".into(),
+            };
+            Box::pin(async move { Some(vec![part(1), part(2)]) })
+        }
+    }
+    struct Always(Arc<dyn Member>);
+    impl Selection for Always {
+        fn author(&mut self, _: &str) -> Arc<dyn Member> {
+            Arc::clone(&self.0)
+        }
+        fn reviewer(&self, _: &str) -> Option<Arc<dyn Member>> {
+            None
+        }
+    }
+    struct SecondFirst;
+    impl Scheduler for SecondFirst {
+        fn waves(&self, _: &[Assignment], _: &Options) -> Vec<Vec<usize>> {
+            vec![vec![1], vec![0, 7]]
+        }
+    }
+    struct Joined;
+    impl Synthesizer for Joined {
+        fn synthesize<'a>(
+            &'a self,
+            _: &'a str,
+            parts: &'a [AgentResponse],
+        ) -> BoxFuture<'a, Option<String>> {
+            let text: Vec<String> = parts.iter().map(|p| p.response.clone()).collect();
+            Box::pin(async move { Some(text.join(" + ")) })
+        }
+    }
+
+    let fakes = team(|_| Ok(r#"{"approved": true}"#.into()));
+    let bo = Arc::clone(&fakes[2]) as Arc<dyn Member>;
+    let stages = Stages {
+        filter: Arc::new(Loud),
+        planner: Arc::new(ByRule),
+        selection: Arc::new(move |_: &[Arc<dyn Member>]| {
+            Box::new(Always(Arc::clone(&bo))) as Box<dyn Selection>
+        }),
+        scheduler: Arc::new(SecondFirst),
+        synthesizer: Arc::new(Joined),
+    };
+    let options = Options {
+        enable_peer_review: true,
+        ..Options::default()
+    };
+    let o = Orchestrator::new(members(&fakes), options)
+        .unwrap()
+        .with_stages(stages);
+    let r = o
+        .orchestrate("  summarise the reports ", &[], CancellationToken::new())
+        .await
+        .unwrap();
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.final_response, "B + B");
+    let tasks: Vec<&str> = r
+        .agent_responses
+        .iter()
+        .map(|a| a.assignment.task.as_str())
+        .collect();
+    assert_eq!(
+        tasks,
+        [
+            "SUMMARISE THE REPORTS part 2",
+            "SUMMARISE THE REPORTS part 1"
+        ]
+    );
+    assert!(r.agent_responses.iter().all(|a| a.agent == "bo"));
+    for idle in [0, 1, 3, 4] {
+        assert_eq!(
+            fakes[idle].calls.load(Ordering::SeqCst),
+            0,
+            "{} was not asked",
+            fakes[idle].name
+        );
+    }
+    assert_eq!(fakes[2].calls.load(Ordering::SeqCst), 2);
+}
