@@ -422,7 +422,7 @@ impl Agent {
     /// toolboxes and commands, so a grammar-constrained model (the local
     /// one) can only write those.
     fn cli_tool_def(&self) -> ToolDefinition {
-        let alternatives: Vec<String> = self
+        let mut alternatives: Vec<String> = self
             .catalog
             .specs()
             .map(|s| {
@@ -430,6 +430,9 @@ impl Agent {
                 format!("{} ({})", s.name, cmds.join("|"))
             })
             .collect();
+        if !self.subagents.is_empty() {
+            alternatives.push(subagent::CLI_PATTERN.to_string());
+        }
         let pattern = format!("^({})( [^\"\\\\]*)?$", alternatives.join("|"));
         ToolDefinition {
             name: "cli".into(),

@@ -183,18 +183,18 @@ impl Agent {
     async fn run_call(&self, call: &ToolCall, ctx: &TurnContext) -> Ran {
         let started = std::time::Instant::now();
         if let Some(which) = subagent::which(&call.name) {
-            let mut ran = if which == subagent::LAUNCH {
-                self.launch_subagent(&call.arguments, ctx).await
-            } else {
-                self.provide_input(&call.arguments, ctx).await
-            };
-            ran.record.name = which.to_string();
-            ran.record.arguments = call.arguments.clone();
-            ran.record.duration = started.elapsed();
-            return ran;
+            return self.delegate(which, &call.arguments, ctx, started).await;
         }
         let (method, args) = if baton_tools::normalize(&call.name) == "cli" {
             let command = subagent::arg(&call.arguments, "command").unwrap_or_default();
+            if !self.subagents.is_empty()
+                && let Some(delegation) = subagent::from_command_line(&command, &self.subagents)
+            {
+                return match delegation {
+                    Ok((which, args)) => self.delegate(which, &args, ctx, started).await,
+                    Err(e) => Ran::new(failed("cli", &call.arguments, e), Effect::Read),
+                };
+            }
             match cli::parse(&self.catalog, &command) {
                 Ok(CliCommand::Call { method, args }) => (method, args),
                 Ok(CliCommand::Help(text)) => {
@@ -221,6 +221,27 @@ impl Agent {
             self.catalog.dispatch_with(&method, args, &tool_ctx).await,
             effect,
         )
+    }
+
+    /// A delegation: `which` of the two tools with `args` (as a native
+    /// call gave them, or read from CLI mode's command line), recorded as
+    /// that tool's call.
+    async fn delegate(
+        &self,
+        which: &'static str,
+        args: &Value,
+        ctx: &TurnContext,
+        started: std::time::Instant,
+    ) -> Ran {
+        let mut ran = if which == subagent::LAUNCH {
+            self.launch_subagent(args, ctx).await
+        } else {
+            self.provide_input(args, ctx).await
+        };
+        ran.record.name = which.to_string();
+        ran.record.arguments = args.clone();
+        ran.record.duration = started.elapsed();
+        ran
     }
 
     /// The declared effect of the method `name` resolves to (reads when

@@ -38,6 +38,8 @@ pub use ids::{BadSessionId, SESSION_ID_MAX, SessionId, TurnId};
 pub use prompt::{BRIEF_PROMPT, DATA_NOTICE, system_prompt};
 pub use reply::{ModelReply, parse_reply};
 pub use repo::{MemorySessions, SessionRepo};
-pub use session::{CitedAnswer, Session, SessionError, SessionInfo, SessionStore, VoiceTurn};
+pub use session::{
+    AgentSettings, CitedAnswer, Session, SessionError, SessionInfo, SessionStore, VoiceTurn,
+};
 pub use stop::StopReason;
 pub use subagent::{SubagentFactory, SubagentSpec};

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use baton_llm::InteractionMode;
 use baton_tools::Catalog;
 
-use crate::subagent::SubagentSpec;
+use crate::subagent::{self, SubagentSpec};
 
 /// The reply format of prompt-based (non-native) API mode.
 pub const JSON_REPLY_FORMAT: &str = "Reply with exactly one JSON object and nothing else: \
@@ -80,10 +80,17 @@ pub fn system_prompt(
                 s.summary, s.name
             );
         }
-        p.push_str(
-            "Use `launch_subagent` with a complete task (and `agent`) to delegate. If a sub-agent answers with a \
-             question, answer it with `provide_subagent_input` (its `session_id` may be omitted when only one is open).\n",
-        );
+        if mode == InteractionMode::Cli {
+            p.push_str(
+                "Delegate with the command line `Subagents launch AGENT TASK` (a complete task). If a sub-agent \
+                 answers with a question, answer it with `Subagents answer YOUR ANSWER`.\n",
+            );
+        } else {
+            p.push_str(
+                "Use `launch_subagent` with a complete task (and `agent`) to delegate. If a sub-agent answers with a \
+                 question, answer it with `provide_subagent_input` (its `session_id` may be omitted when only one is open).\n",
+            );
+        }
     }
     match (mode, native_tools) {
         (InteractionMode::Api, true) => {
@@ -105,6 +112,9 @@ pub fn system_prompt(
         (InteractionMode::Cli, native) => {
             p.push_str("\n## Command line\nYou have one tool: a command line. Commands (one line per toolbox):\n");
             p.push_str(&catalog.cli_command_list());
+            if !subagents.is_empty() {
+                let _ = writeln!(p, "{}", subagent::CLI_LINE);
+            }
             p.push_str(
                 "Arguments go by position or as `--name value`; `<Toolbox> <command> --help` lists a command's arguments.\n",
             );

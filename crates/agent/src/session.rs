@@ -1,5 +1,6 @@
 //! Conversations on disk: one JSON file per session, written atomically.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use baton_llm::Message;
@@ -45,6 +46,36 @@ pub struct Session {
     /// sent again (the one in view is in `history`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forks: Vec<crate::Fork>,
+    /// What was set for the other agents this conversation talked to
+    /// (`/model`, `/instructions`, `/session disable`), by agent name:
+    /// each agent gets back its own when the conversation returns to it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub other_agents: BTreeMap<String, AgentSettings>,
+}
+
+/// What a conversation set for one agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentSettings {
+    /// Model override (`/model`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Extra instructions (`/instructions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// Whether history is kept.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub history_enabled: bool,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        AgentSettings {
+            model: None,
+            instructions: None,
+            history_enabled: true,
+        }
+    }
 }
 
 /// The citations of one answer. The answer is known by its text's SHA-256,
@@ -118,7 +149,32 @@ impl Session {
             cited: Vec::new(),
             project: None,
             forks: Vec::new(),
+            other_agents: BTreeMap::new(),
         }
+    }
+
+    /// Talks to `agent` from now on. `was` is the agent it talked to
+    /// (the session's, or the default agent's name when it names none):
+    /// the model, instructions and history switch set for that one are
+    /// kept for it, and those set earlier for `agent` come back (none:
+    /// the agent's own).
+    pub fn switch_agent(&mut self, was: &str, agent: &str) {
+        self.agent = Some(agent.to_string());
+        if was == agent {
+            return;
+        }
+        let mine = AgentSettings {
+            model: self.model.take(),
+            instructions: self.instructions.take(),
+            history_enabled: std::mem::replace(&mut self.history_enabled, true),
+        };
+        if mine != AgentSettings::default() {
+            self.other_agents.insert(was.to_string(), mine);
+        }
+        let theirs = self.other_agents.remove(agent).unwrap_or_default();
+        self.model = theirs.model;
+        self.instructions = theirs.instructions;
+        self.history_enabled = theirs.history_enabled;
     }
 
     /// Keeps `citations` for the answer whose text is `answer`, and forgets
@@ -412,6 +468,35 @@ impl SessionStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_agent_gets_back_what_was_set_for_it() {
+        let mut s = Session::new();
+        s.model = Some("big-model".into());
+        s.history_enabled = false;
+        s.switch_agent("assistant", "researcher");
+        assert_eq!(s.agent.as_deref(), Some("researcher"));
+        assert_eq!((s.model.as_deref(), s.history_enabled), (None, true));
+        s.instructions = Some("Answer in French.".into());
+        s.switch_agent("researcher", "assistant");
+        assert_eq!(
+            (
+                s.model.as_deref(),
+                s.instructions.as_deref(),
+                s.history_enabled
+            ),
+            (Some("big-model"), None, false)
+        );
+        // Kept across a save.
+        let back: Session = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(back, s);
+        s.switch_agent("assistant", "researcher");
+        assert_eq!(s.instructions.as_deref(), Some("Answer in French."));
+        // The same agent again changes nothing.
+        s.switch_agent("researcher", "researcher");
+        assert_eq!(s.instructions.as_deref(), Some("Answer in French."));
+        assert!(!s.other_agents.contains_key("researcher"));
+    }
 
     fn citation(n: u32, path: &str) -> baton_tools::Citation {
         baton_tools::Citation {

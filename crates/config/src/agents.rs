@@ -83,9 +83,9 @@ pub struct AgentDef {
     /// Whether other agents are offered it as a subagent.
     #[serde(default)]
     pub delegable: bool,
-    /// Whether it is offered subagents (one per toolbox, and every
-    /// delegable agent); default: when its model takes the full tool API
-    /// (small models in CLI mode are not).
+    /// Whether it is offered subagents (one per toolbox in API mode, and
+    /// every delegable agent); default: yes whenever its tools are on, a
+    /// coordinator without toolboxes and CLI mode included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delegation: Option<bool>,
 }
