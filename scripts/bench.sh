@@ -36,6 +36,10 @@ echo "== orchestration: a team of 5 agents vs the same model calls as plain turn
 cargo bench -p baton-engine --bench team 2>&1 | grep -E '^(orchestration|200 ms)' || true
 
 echo
+echo "== scheduled tasks: how late a due task starts (known ahead, and made by another process), against the run itself; scripted server, zero delay =="
+cargo bench -p baton-engine --bench scheduler 2>&1 | grep -E '^scheduler wake-up' || true
+
+echo
 echo "== local models: a catalog download vs curl from the same loopback server; start-up with the local-server probes vs without =="
 cargo bench -p baton-engine --bench models 2>&1 | grep -E '^(pull throughput|start-up with)' || true
 

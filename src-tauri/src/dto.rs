@@ -373,6 +373,25 @@ pub struct SettingsChanged {
     pub workspace_moved: bool,
 }
 
+/// Sent when a scheduled task ran (while the app is open): the window
+/// shows it and the task's chat.
+#[derive(Debug, Clone, Serialize, Type, tauri_specta::Event)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskRan {
+    /// The task's id.
+    pub task_id: String,
+    /// What it asks.
+    pub prompt: String,
+    /// How the run ended.
+    pub status: baton_engine::api::schedule::RunStatus,
+    /// The answer's first words, why it failed, or what waits for a yes.
+    pub summary: String,
+    /// The chat the run is kept in.
+    pub session: String,
+    /// Its next run (RFC 3339), if it runs again.
+    pub next_run: Option<String>,
+}
+
 /// Sent while the embedded model loads into memory (its first answer).
 #[derive(Debug, Clone, Serialize, Type, tauri_specta::Event)]
 #[serde(rename_all = "camelCase")]

@@ -77,8 +77,25 @@ impl From<baton_engine::EngineError> for IpcError {
                 ErrorCode::InvalidInput
             }
             E::Memory(_) => ErrorCode::Io,
+            E::Schedule(s) => schedule_code(s),
         };
         from_error(code, &e)
+    }
+}
+
+/// How the UI tells a scheduled task's failure.
+fn schedule_code(e: &baton_engine::api::schedule::ScheduleError) -> ErrorCode {
+    use baton_engine::api::schedule::ScheduleError as S;
+    match e {
+        S::NotFound(_) => ErrorCode::NotFound,
+        S::When(_) | S::NoPrompt => ErrorCode::InvalidInput,
+        S::Io { .. } | S::Damaged { .. } => ErrorCode::Io,
+    }
+}
+
+impl From<baton_engine::api::schedule::BadTaskId> for IpcError {
+    fn from(e: baton_engine::api::schedule::BadTaskId) -> Self {
+        from_error(ErrorCode::InvalidInput, &e)
     }
 }
 

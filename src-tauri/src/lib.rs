@@ -53,6 +53,10 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             projects::update_project,
             projects::delete_project,
             projects::move_session,
+            schedule::list_tasks,
+            schedule::add_task,
+            schedule::remove_task,
+            schedule::run_task,
             settings::app_info,
             settings::get_settings,
             settings::save_settings,
@@ -98,7 +102,8 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             dto::AttachmentsChanged,
             dto::IndexStatus,
             dto::ModelLoad,
-            dto::SettingsChanged
+            dto::SettingsChanged,
+            dto::TaskRan
         ])
 }
 
@@ -177,6 +182,8 @@ pub fn run() {
                     .await;
             });
             commands::settings::watch_settings(app.handle());
+            // Scheduled tasks run while the app is open.
+            commands::schedule::start_scheduler(app.handle());
             if serve {
                 let handle = app.handle().clone();
                 tauri::async_runtime::spawn(async move {

@@ -551,6 +551,31 @@ try {
     await until('the chat out of the project', () => js(`return document.querySelectorAll('[data-testid=project-group] [data-testid=session-item]').length === 0`));
   });
 
+  await step("a scheduled task made in Settings is run by the app's scheduler, told in a toast and kept in its own chat", async () => {
+    await app.click('[data-testid=open-settings]');
+    const form = '[data-testid=new-task-form]';
+    await script([{ kind: 'reply', text: 'Two ships came in; the ferry is late.' }]);
+    const before = (await received()).length;
+    await app.type(`${form} [data-testid=task-new-prompt]`, 'Summarise the harbour news');
+    await app.type(`${form} [data-testid=task-new-when]`, 'in 3 seconds');
+    await app.click(`${form} [data-testid=task-add]`);
+    await until('the task listed', () => js(`return [...document.querySelectorAll('[data-testid=task-prompt]')].some(e => e.textContent.trim() === 'Summarise the harbour news')`));
+    await app.click('[data-testid=close-settings]');
+    // The app's scheduler runs it when it is due (it looks at least every 5 s).
+    await until('the toast of its run', () => js(`return [...document.querySelectorAll('[data-testid=toast]')].some(t => t.textContent.includes('Scheduled task'))`), 30000);
+    const asked = (await completions(before)).pop();
+    if (!textOf(asked.messages.at(-1)).includes('Summarise the harbour news')) throw new Error('the task prompt was not sent: ' + JSON.stringify(asked.messages.at(-1)).slice(0, 300));
+    await screenshot('07b-scheduled-task');
+    await until('its chat under Scheduled', () => js(`return document.querySelectorAll('[data-testid=scheduled-sessions] [data-testid=session-item]').length === 1`));
+    await js(`[...document.querySelectorAll('[data-testid=toast]')].find(t => t.textContent.includes('Scheduled task')).querySelector('[data-testid=toast-action]').click()`);
+    await until('its chat open', async () => (await assistantTexts()).some((t) => t.includes('the ferry is late')));
+    await app.click('[data-testid=open-settings]');
+    await until('the run in its history', () => js(`return document.querySelector('[data-testid=task-last]')?.textContent.includes('answered') ?? false`));
+    await js(`document.querySelector('[data-testid=task-item] [data-testid=task-remove]').click()`);
+    await until('the task removed', () => js(`return !!document.querySelector('[data-testid=tasks-empty]')`));
+    await app.click('[data-testid=close-settings]');
+  });
+
   await step('an earlier question edited is a branch, and the old one comes back whole', async () => {
     await app.click('[data-testid=new-chat]');
     for (const [q, a] of [['Which berths are free on Monday?', 'Berths 3 and 7.'], ['Who pilots on Monday?', 'Captain Nowak.']]) {

@@ -68,6 +68,11 @@ pub enum Command {
     /// Projects: chats grouped with their own folder, instructions, agent and memory.
     #[command(subcommand)]
     Projects(ProjectsCommand),
+    /// Scheduled tasks: prompts Baton runs on its own (`add --when "every weekday at 8:00" PROMPT`, `list`, `run ID`, `rm ID`).
+    #[command(subcommand)]
+    Schedule(ScheduleCommand),
+    /// Run scheduled tasks when they are due, until Ctrl-C (each run is printed as a line).
+    Daemon,
     /// Print the tool catalog, or run a raw tool call the way the model would.
     Tools(ToolsArgs),
     /// The models folder (GGUF files and which entries use them), or the model catalog: `catalog`, `pull NAME`, `rm NAME`.
@@ -700,6 +705,45 @@ pub enum ProjectsCommand {
         /// Out of any project.
         #[arg(long, conflicts_with = "project")]
         none: bool,
+    },
+}
+
+/// `baton schedule …`.
+#[derive(Subcommand, Debug)]
+pub enum ScheduleCommand {
+    /// Make a task: PROMPT run at WHEN, in its own chat.
+    Add {
+        /// When: plain words (`every weekday at 8:00`, `every monday at 9`, `on the first of the month`, `in 2 hours`, `tomorrow at 9:30`), a date (`2026-12-24 18:00`) or a cron pattern (`0 8 * * 1-5`), in your time zone.
+        #[arg(long)]
+        when: String,
+        /// The named agent to run it with (default: the default agent).
+        #[arg(long)]
+        agent: Option<String>,
+        /// No notification when a run ends (the desktop's; `baton daemon` prints a line anyway).
+        #[arg(long)]
+        quiet: bool,
+        /// Also e-mail each run's answer to you (your own address; see `email` in the settings).
+        #[arg(long)]
+        email: bool,
+        /// What Baton should do, as you would ask it.
+        #[arg(required = true, num_args = 1..)]
+        prompt: Vec<String>,
+    },
+    /// Every task with its id, when, next run and last run.
+    List {
+        /// Print JSON (each task with `id`, `prompt`, `when`, `schedule`, `nextRun` as an RFC 3339 time, `runs`).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a task now, in the foreground, printing its answer.
+    Run {
+        /// Its id, as `baton schedule list` shows it.
+        id: baton_engine::api::schedule::TaskId,
+    },
+    /// Remove a task.
+    Rm {
+        /// Its id, as `baton schedule list` shows it.
+        id: baton_engine::api::schedule::TaskId,
     },
 }
 

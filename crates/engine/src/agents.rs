@@ -37,13 +37,31 @@ pub struct Toolkit {
     pub(crate) mcp: Vec<Arc<dyn Toolbox>>,
     /// What the user asked to remember (`None`: memory is off).
     pub(crate) memory: Option<Arc<baton_memory::MemoryStore>>,
+    /// The user's scheduled tasks (`None`: not offered).
+    pub(crate) schedule: Option<ScheduleParts>,
+}
+
+/// What the scheduled-tasks toolbox is made from.
+#[derive(Clone)]
+pub(crate) struct ScheduleParts {
+    pub(crate) store: Arc<baton_schedule::TaskStore>,
+    pub(crate) clock: baton_schedule::UtcClock,
 }
 
 impl Toolkit {
-    /// The same kit without the memory toolbox (for callers that are not
-    /// the user: other agents over MCP, API keys).
+    /// The same kit without the memory toolbox (the `memory` setting is
+    /// off).
     pub fn without_memory(mut self) -> Self {
         self.memory = None;
+        self
+    }
+
+    /// The same kit without what is the user's alone, their memory and
+    /// their scheduled tasks (for callers that are not the user: other
+    /// agents over MCP, API keys).
+    pub fn for_others(mut self) -> Self {
+        self.memory = None;
+        self.schedule = None;
         self
     }
 
@@ -69,6 +87,13 @@ impl Toolkit {
         ];
         if let Some(store) = &self.memory {
             all.push(Arc::new(baton_memory::MemoryTool::new(Arc::clone(store))));
+        }
+        if let Some(parts) = &self.schedule {
+            all.push(Arc::new(baton_schedule::ScheduleTool::new(
+                Arc::clone(&parts.store),
+                baton_schedule::local_zone(),
+                Arc::clone(&parts.clock),
+            )));
         }
         if self.diagnostics {
             all.push(Arc::new(crate::Diagnostics::default()));
@@ -239,31 +264,39 @@ impl<'a> Agents<'a> {
     }
 
     /// The agent of `blueprint` with `catalog`, its limits and compaction,
-    /// and its subagents when it delegates (only in API mode: the one
-    /// command line of CLI mode has no delegation).
-    pub(crate) fn assemble(&self, bp: &Blueprint, catalog: Catalog, kit: &Toolkit) -> Agent {
+    /// and its subagents when it delegates: whenever `tools` are on (a
+    /// coordinator without toolboxes too), in API and CLI mode alike.
+    pub(crate) fn assemble(
+        &self,
+        bp: &Blueprint,
+        catalog: Catalog,
+        kit: &Toolkit,
+        tools: bool,
+    ) -> Agent {
         let agent = (self.subagent_builder())(bp, catalog);
-        let delegates = bp.def.delegation.unwrap_or(true)
-            && agent.config().mode == InteractionMode::Api
-            && !agent.catalog().is_empty();
-        if !delegates {
+        if !(tools && bp.def.delegation.unwrap_or(true)) {
             return agent;
         }
-        let specs = self.subagent_specs(bp, agent.catalog(), kit);
+        let per_toolbox = agent.config().mode == InteractionMode::Api;
+        let specs = self.subagent_specs(bp, agent.catalog(), kit, per_toolbox);
         specs.into_iter().fold(agent, Agent::with_subagent)
     }
 
-    /// The subagents offered to the agent of `bp`: one per toolbox it
-    /// has (same provider, same tool filters, fresh toolboxes) and every
-    /// other enabled, delegable agent whose provider can be opened.
+    /// The subagents offered to the agent of `bp`: with `per_toolbox`,
+    /// one per toolbox it has (same provider, same tool filters, fresh
+    /// toolboxes; not in CLI mode, whose small models do better with a
+    /// short command list), and every other enabled, delegable agent whose
+    /// provider can be opened.
     fn subagent_specs(
         &self,
         bp: &Blueprint,
         catalog: &Catalog,
         kit: &Toolkit,
+        per_toolbox: bool,
     ) -> Vec<SubagentSpec> {
         let mut specs: Vec<SubagentSpec> = catalog
             .specs()
+            .filter(|_| per_toolbox)
             .map(|spec| {
                 let mut def = bp.def.clone();
                 def.toolboxes = Some(vec![baton_config::ToolboxRef {

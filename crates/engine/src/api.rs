@@ -117,6 +117,16 @@ pub mod memory {
     };
 }
 
+/// Scheduled tasks: prompts Baton runs on its own on a schedule.
+pub mod schedule {
+    pub use crate::{CurrentEngine, LOOK_EVERY, OnRun, Scheduled, Scheduler, TaskReport};
+    pub use baton_schedule::{
+        BadTaskId, NewTask, RunStatus, Schedule, ScheduleError, ScheduledTask, TaskId, TaskRun,
+        WhenError, shown,
+    };
+    pub use chrono_tz::Tz;
+}
+
 /// Projects: chats grouped with their own folder, instructions, agent,
 /// provider and memory.
 pub mod projects {

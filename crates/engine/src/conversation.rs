@@ -220,6 +220,9 @@ impl Conversation {
             options.index = IndexChoice::Refreshed;
         }
         let engine = routed;
+        if let Some(agent) = &options.agent {
+            switch_agent(&engine, &mut session, agent);
+        }
         Self {
             engine,
             repo,
@@ -547,7 +550,7 @@ impl Conversation {
             TurnInput::Send(m) => m,
         };
         if let Some(agent) = &self.options.agent {
-            session.agent = Some(agent.clone());
+            switch_agent(&self.engine, session, agent);
         }
         if let Some(command) = prompt_command(&message.text) {
             message.text = self.engine.tools().expand_prompt(command).await?;
@@ -705,6 +708,17 @@ fn without_tool(catalog: baton_tools::Catalog, name: &str) -> baton_tools::Catal
     out
 }
 
+/// Has `session` talk to `agent`, keeping what was set for the agent it
+/// talked to (its own, or when it names none the project's or the default
+/// agent) for that agent, and bringing back what was set for `agent`.
+fn switch_agent(engine: &Engine, session: &mut Session, agent: &str) {
+    let was = session.agent.clone().or_else(|| {
+        let project = engine.project().and_then(|p| p.agent.clone());
+        project.or_else(|| engine.agents().def(None).ok().map(|d| d.name))
+    });
+    session.switch_agent(was.as_deref().unwrap_or_default(), agent);
+}
+
 /// The rest of a `/prompt NAME …` line.
 fn prompt_command(text: &str) -> Option<&str> {
     let rest = text.trim_start().strip_prefix("/prompt")?;
@@ -826,7 +840,10 @@ fn new_agent(
     };
     let memory_on = memory_on(engine, options);
     let mut kit = engine.tools().kit(index)?;
-    if !memory_on {
+    if !options.memory {
+        // Not the user's front door: neither their memory nor their tasks.
+        kit = kit.for_others();
+    } else if !memory_on {
         kit = kit.without_memory();
     }
     let catalog = match (tools, options.web_search) {
@@ -858,7 +875,7 @@ fn new_agent(
     };
     Ok(engine
         .agents()
-        .assemble(&bp, catalog, &kit)
+        .assemble(&bp, catalog, &kit, tools)
         .with_file_renderer(crate::attachments::file_renderer(engine)))
 }
 

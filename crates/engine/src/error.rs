@@ -51,6 +51,9 @@ pub enum EngineError {
     /// What the user asked to remember could not be read or changed.
     #[error(transparent)]
     Memory(#[from] baton_memory::MemoryError),
+    /// A scheduled task could not be made, found or kept.
+    #[error(transparent)]
+    Schedule(#[from] baton_schedule::ScheduleError),
     /// A branch that is not there.
     #[error(transparent)]
     Branch(#[from] baton_agent::BranchError),

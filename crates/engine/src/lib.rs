@@ -23,6 +23,7 @@ mod providers;
 mod readiness;
 mod restore;
 mod run;
+mod schedule;
 mod team;
 mod tools;
 mod user_providers;
@@ -57,6 +58,7 @@ pub use providers::{ProviderInfo, Providers};
 pub use readiness::local_readiness;
 pub use restore::{RestoreFileError, RestoredFile};
 pub use run::{EventSource, Run, RunParts};
+pub use schedule::{CurrentEngine, LOOK_EVERY, OnRun, Scheduled, Scheduler, TaskReport};
 pub use team::{Team, TeamRequest, TeamRun};
 pub use tools::Tools;
 pub use voice::{
@@ -128,6 +130,8 @@ struct Shared {
     /// The remembered texts' vectors, for recall by meaning (the user's
     /// and every project's memory).
     memory_vectors: OnceLock<Arc<baton_memory::MemoryVectors>>,
+    /// The scheduled tasks (`schedule.json`).
+    tasks: OnceLock<Arc<baton_schedule::TaskStore>>,
 }
 
 /// Loaded configuration and the shared parts made from it.
@@ -407,6 +411,24 @@ impl Engine {
         )
     }
 
+    /// The scheduled tasks file, in the data folder (one for the process:
+    /// tasks are the user's, not a project's).
+    pub(crate) fn task_store(&self) -> Arc<baton_schedule::TaskStore> {
+        Arc::clone(
+            self.shared
+                .tasks
+                .get_or_init(|| Arc::new(baton_schedule::TaskStore::in_dir(&self.paths.data_dir))),
+        )
+    }
+
+    /// The time now, on the engine's clock (a test's, else the system's).
+    pub(crate) fn utc_now(&self) -> chrono::DateTime<chrono::Utc> {
+        match &self.clock {
+            Some(c) => c().with_timezone(&chrono::Utc),
+            None => chrono::Utc::now(),
+        }
+    }
+
     /// The local embedding model (none installed, or `searchByMeaning`
     /// off: nothing is embedded), one for the process.
     pub(crate) fn embedder(&self) -> Arc<baton_embed::SharedEmbedder> {
@@ -502,6 +524,12 @@ impl Engine {
     /// Teams of agents (orchestration).
     pub fn team(self: &Arc<Self>) -> Team<'_> {
         Team { e: self }
+    }
+
+    /// Scheduled tasks: prompts run on their own on a schedule, each in a
+    /// chat of its own, and the scheduler that runs them.
+    pub fn schedule(self: &Arc<Self>) -> Scheduled<'_> {
+        Scheduled { e: self }
     }
 
     /// The per-call context of conversations on the engine's clock: the

@@ -40,7 +40,24 @@ impl Tools<'_> {
             mail: self.mail(),
             mcp: not_posing(self.mcp().started()),
             memory: self.e.settings.memory.then(|| self.e.memory_here()),
+            schedule: Some(self.schedule_parts()),
         })
+    }
+
+    /// What the scheduled-tasks toolbox is made from: the tasks file and
+    /// the engine's clock.
+    fn schedule_parts(&self) -> crate::agents::ScheduleParts {
+        let clock: baton_schedule::UtcClock = match &self.e.clock {
+            Some(c) => {
+                let c = Arc::clone(c);
+                Arc::new(move || c().with_timezone(&chrono::Utc))
+            }
+            None => Arc::new(chrono::Utc::now),
+        };
+        crate::agents::ScheduleParts {
+            store: self.e.task_store(),
+            clock,
+        }
     }
 
     /// Every built-in toolbox on the workspace (created if it does not
@@ -264,13 +281,14 @@ impl Tools<'_> {
 
 /// The names of Baton's built-in toolboxes, which no MCP server or plugin
 /// may take (a card must never say `MailTool` for a server's tool).
-const BUILTIN_TOOLBOXES: [&str; 7] = [
+const BUILTIN_TOOLBOXES: [&str; 8] = [
     <FileTool as baton_tools::ToolboxDoc>::NAME,
     <baton_sheet::SpreadsheetTool as baton_tools::ToolboxDoc>::NAME,
     <baton_web::WebTool as baton_tools::ToolboxDoc>::NAME,
     <baton_publish::DocumentTool as baton_tools::ToolboxDoc>::NAME,
     <baton_mail::MailTool as baton_tools::ToolboxDoc>::NAME,
     <baton_memory::MemoryTool as baton_tools::ToolboxDoc>::NAME,
+    <baton_schedule::ScheduleTool as baton_tools::ToolboxDoc>::NAME,
     <crate::Diagnostics as baton_tools::ToolboxDoc>::NAME,
 ];
 

@@ -325,3 +325,49 @@ async fn slash_document_has_the_document_preparer_write_it_from_the_conversation
         Some("document-preparer")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_coordinator_without_toolboxes_delegates_to_the_agents() {
+    let server = ScriptedServer::start().await.unwrap();
+    let setup = Setup::new(&server);
+    write_agents(
+        &setup,
+        json!([{"name": "coordinator", "instructions": "Hand the work to the right agent.", "toolboxes": []}]),
+    );
+    let engine = setup.engine();
+    server.reply(Reply::tool_call(
+        "launch_subagent",
+        json!({"task": "What is in the workspace?", "agent": "researcher"}),
+    ));
+    server.reply(Reply::text("The workspace is empty."));
+    server.reply(Reply::text("The researcher says the workspace is empty."));
+    let chat = engine
+        .conversations()
+        .open(None, options("coordinator"))
+        .unwrap();
+    let (outcome, _) = collect(chat.send(UserMessage::text("What is in my workspace?"))).await;
+    assert_eq!(outcome.stop, StopReason::Answered, "{:?}", outcome.stop);
+    assert_eq!(
+        outcome.result.answer,
+        "The researcher says the workspace is empty."
+    );
+    let b = bodies(&server);
+    // Its own tools: none but delegation, to every delegable agent.
+    assert_eq!(
+        tool_names(&b[0]),
+        ["launch_subagent", "provide_subagent_input"]
+    );
+    let launch = &b[0]["tools"][0]["function"]["parameters"]["properties"]["agent"]["enum"];
+    assert_eq!(launch, &json!(["researcher", "document-preparer"]));
+    // The researcher ran with its own tools.
+    assert!(tool_names(&b[1]).contains(&"read_text_file".to_string()));
+    // A chat without tools is offered no delegation.
+    server.reply(Reply::text("Hello."));
+    let plain = ConversationOptions {
+        tools: false,
+        ..options("coordinator")
+    };
+    let chat = engine.conversations().open(None, plain).unwrap();
+    collect(chat.send(UserMessage::text("Hi"))).await;
+    assert!(tool_names(bodies(&server).last().unwrap()).is_empty());
+}

@@ -470,3 +470,40 @@ async fn an_earlier_message_edited_is_a_branch_and_the_old_one_comes_back_whole(
         "the branches below came back with it"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_set_for_one_agent_stays_with_it_when_the_chat_switches_agent() {
+    let server = ScriptedServer::start().await.unwrap();
+    for _ in 0..3 {
+        server.reply(Reply::text("ok"));
+    }
+    let setup = Setup::new(&server);
+    let engine = setup.engine();
+    let open = |agent: &str, id: Option<&baton_agent::SessionId>| {
+        let options = ConversationOptions {
+            agent: Some(agent.into()),
+            tools: false,
+            persist: true,
+            ..ConversationOptions::default()
+        };
+        engine.conversations().open(id, options).unwrap()
+    };
+    let chat = open("assistant", None);
+    chat.command("/model big-model").await.unwrap();
+    collect(chat.send(UserMessage::text("one"))).await;
+    let id = chat.session_id().await;
+    // The same chat with another agent: its own model.
+    let chat = open("researcher", Some(&id));
+    collect(chat.send(UserMessage::text("two"))).await;
+    // Back to the first agent: the model set for it.
+    let chat = open("assistant", Some(&id));
+    collect(chat.send(UserMessage::text("three"))).await;
+    let models: Vec<String> = bodies(&server)
+        .iter()
+        .map(|b| b["model"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(models.len(), 3, "{models:?}");
+    assert_eq!(models[0], "big-model");
+    assert_ne!(models[1], "big-model", "{models:?}");
+    assert_eq!(models[2], "big-model");
+}

@@ -44,6 +44,8 @@ import {
   type SessionView,
   type SettingsChanged,
   type SettingsView,
+  type ScheduledTask,
+  type TaskRan,
   type TurnResult,
   type VoiceEvent,
   type VoiceSettingsView,
@@ -212,6 +214,14 @@ export const api = {
   addMemory: (text: string): Promise<Memory[]> => call(commands.addMemory(text)),
   updateMemory: (id: string, text: string): Promise<Memory[]> => call(commands.updateMemory(id, text)),
   forgetMemory: (id: string): Promise<Memory[]> => call(commands.forgetMemory(id)),
+  // scheduled tasks
+  listTasks: (): Promise<ScheduledTask[]> => call(commands.listTasks()),
+  /** Makes a task: `when` in plain words, a date or a cron pattern; `email`: each answer e-mailed too; the list after. */
+  addTask: (prompt: string, when: string, agent: string | null, email: boolean): Promise<ScheduledTask[]> =>
+    call(commands.addTask(prompt, when, agent, email)),
+  removeTask: (id: string): Promise<ScheduledTask[]> => call(commands.removeTask(id)),
+  /** Runs a task now; its answer goes to its chat. */
+  runTask: (id: string): Promise<TaskRan> => call(commands.runTask(id)),
   setMcpServerEnabled: (name: string, enabled: boolean): Promise<McpOverview> => call(commands.setMcpServerEnabled(name, enabled)),
   setMcpServerTrusted: (name: string, trusted: boolean): Promise<McpOverview> => call(commands.setMcpServerTrusted(name, trusted)),
   addMcpServer: (name: string, server: NewMcpServer): Promise<McpOverview> => call(commands.addMcpServer(name, server)),
@@ -257,6 +267,9 @@ export const api = {
   /** The settings, agents or providers were changed outside the app (`baton config set`). */
   onSettingsChanged: (cb: (change: SettingsChanged) => void): Promise<UnlistenFn> =>
     events.settingsChanged.listen((e) => cb(e.payload)),
+  /** A scheduled task ran (while the app is open). */
+  onTaskRan: (cb: (ran: TaskRan) => void): Promise<UnlistenFn> =>
+    events.taskRan.listen((e) => cb(e.payload)),
   /** Progress of the embedded model loading into memory (during its first answer). */
   onModelLoad: (cb: (load: ModelLoad) => void): Promise<UnlistenFn> =>
     events.modelLoad.listen((e) => cb(e.payload)),

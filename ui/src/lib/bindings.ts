@@ -95,6 +95,17 @@ export const commands = {
 	deleteProject: (id: string) => typedError<string[], IpcError>(__TAURI_INVOKE("delete_project", { id })),
 	/**  Moves a saved conversation into a project (`null`: out of any). */
 	moveSession: (id: string, project: string | null) => typedError<null, IpcError>(__TAURI_INVOKE("move_session", { id, project })),
+	/**  Every scheduled task, in the order made. */
+	listTasks: () => typedError<ScheduledTask[], IpcError>(__TAURI_INVOKE("list_tasks")),
+	/**
+	 *  Makes a task (`when` in plain words, a date or a cron pattern; `email`:
+	 *  each answer e-mailed to the user too); the list after.
+	 */
+	addTask: (prompt: string, when: string, agent: string | null, email: boolean) => typedError<ScheduledTask[], IpcError>(__TAURI_INVOKE("add_task", { prompt, when, agent, email })),
+	/**  Removes task `id`; the list after. */
+	removeTask: (id: string) => typedError<ScheduledTask[], IpcError>(__TAURI_INVOKE("remove_task", { id })),
+	/**  Runs task `id` now (its answer goes to its chat); what came of it. */
+	runTask: (id: string) => typedError<TaskRan, IpcError>(__TAURI_INVOKE("run_task", { id })),
 	/**  Version, provider and workspace for the title bar and the empty chat. */
 	appInfo: () => typedError<AppInfo, IpcError>(__TAURI_INVOKE("app_info")),
 	/**  The settings as the panel edits them. */
@@ -217,6 +228,7 @@ export const events = {
 	indexStatus: makeEvent<IndexStatus, IndexStatus>("index-status"),
 	modelLoad: makeEvent<ModelLoad, ModelLoad>("model-load"),
 	settingsChanged: makeEvent<SettingsChanged, SettingsChanged>("settings-changed"),
+	taskRan: makeEvent<TaskRan, TaskRan>("task-ran"),
 };
 
 /* Types */
@@ -1182,6 +1194,67 @@ export type ReviewResult = {
 	round: number,
 };
 
+/**  How a run ended. */
+export type RunStatus = 
+/**  The agent answered; nothing waited for the user. */
+"answered" | 
+/**
+ *  The agent answered but an action waited for the user's yes (it was
+ *  not done: the user is told).
+ */
+"waiting" | 
+/**
+ *  The run failed (the model could not be reached, …); tried again on
+ *  the stated rule ([`plan::RETRY_AFTER`]).
+ */
+"failed";
+
+/**  When a task runs. */
+export type Schedule = 
+/**
+ *  Again and again, on a cron pattern read in a time zone (so that
+ *  "8:00" stays 8:00 across daylight-saving changes).
+ */
+{ kind: "repeat"; 
+/**  The pattern (seconds and year optional). */
+cron: string; 
+/**  The IANA time zone it is read in, e.g. `Europe/Warsaw`. */
+zone: string } | 
+/**  Once. */
+{ kind: "once"; 
+/**  When. */
+at: string };
+
+/**  A task: what to ask, of whom, when, and what came of it. */
+export type ScheduledTask = {
+	/**  Its id. */
+	id: string,
+	/**  What Baton is asked, as the user would type it. */
+	prompt: string,
+	/**  When, as the user wrote it (`every weekday at 8:00`). */
+	when: string,
+	/**  When, as read. */
+	schedule: Schedule,
+	/**  The named agent it runs with (`None`: the default one). */
+	agent?: string | null,
+	/**
+	 *  Whether a notification says when a run ends (the desktop; `baton
+	 *  daemon` prints a line).
+	 */
+	notify?: boolean,
+	/**
+	 *  Whether each run's answer is e-mailed to the user (their own
+	 *  address, as `email_me` sends).
+	 */
+	email?: boolean,
+	/**  When it was made. */
+	created: string,
+	/**  When it runs next (`None`: not again, a one-time task that ran). */
+	nextRun?: string | null,
+	/**  Its last runs, oldest first (at most [`RUNS_KEPT`]). */
+	runs?: TaskRun[],
+};
+
 /**  What the composer sends. */
 export type SendRequest = {
 	/**  The session to continue; `null` starts a new one. */
@@ -1407,6 +1480,39 @@ export type Task =
 "tools" | 
 /**  Reading images (OCR of scans and photos). */
 "vision";
+
+/**
+ *  Sent when a scheduled task ran (while the app is open): the window
+ *  shows it and the task's chat.
+ */
+export type TaskRan = {
+	/**  The task's id. */
+	taskId: string,
+	/**  What it asks. */
+	prompt: string,
+	/**  How the run ended. */
+	status: RunStatus,
+	/**  The answer's first words, why it failed, or what waits for a yes. */
+	summary: string,
+	/**  The chat the run is kept in. */
+	session: string,
+	/**  Its next run (RFC 3339), if it runs again. */
+	nextRun: string | null,
+};
+
+/**  One run of a task. */
+export type TaskRun = {
+	/**  When it started. */
+	started: string,
+	/**  How long it took, in milliseconds. */
+	elapsedMs: number,
+	/**  How it ended. */
+	status: RunStatus,
+	/**  The answer's first words, why it failed, or what waits for a yes. */
+	summary: string,
+	/**  Tokens the model read and wrote (its cost). */
+	tokens: number,
+};
 
 /**  One finished tool call. */
 export type ToolCallView = {

@@ -39,6 +39,14 @@ describe('groupSessions', () => {
     expect(ids(g.loose)).toEqual(['s6', 's4', 's5']);
   });
 
+  it("scheduled tasks' chats have a group of their own, searched like the rest", () => {
+    const withTasks = [...sessions, chat('scheduled-t0a1b2c3d', 'Harbour news', 60), chat('scheduled-notes', 'Not a task chat', 1)];
+    const g = groupSessions(withTasks, [gdynia], '');
+    expect(ids(g.scheduled)).toEqual(['scheduled-t0a1b2c3d']);
+    expect(ids(g.loose)).toEqual(['s6', 's4', 's3', 's5', 'scheduled-notes']);
+    expect(groupSessions(withTasks, [], 'lisbon').scheduled).toEqual([]);
+  });
+
   it('a chat whose project is not known counts as in none', () => {
     const g = groupSessions(sessions, [gdynia], '');
     expect(g.projects.map((x) => ids(x.sessions))).toEqual([['s2', 's1']]);
@@ -61,7 +69,7 @@ describe('groupSessions', () => {
       ['thesis', ['s3']],
     ]);
     expect(ids(r.loose)).toEqual(['s6', 's4']);
-    expect(groupSessions(sessions, [gdynia, thesis], 'zzz')).toEqual({ projects: [], loose: [] });
+    expect(groupSessions(sessions, [gdynia, thesis], 'zzz')).toEqual({ projects: [], scheduled: [], loose: [] });
   });
 
   it("a project whose name matches shows all its chats (and shows even when it has none)", () => {

@@ -36,8 +36,15 @@ export interface SessionGroups {
    * only those with a match (or whose name matches: all their chats).
    */
   projects: ProjectGroup[];
-  /** The chats in no (known) project that match the search, newest first. */
+  /** The chats of scheduled tasks (in no project) that match, newest first. */
+  scheduled: SessionSummary[];
+  /** The other chats in no (known) project that match the search, newest first. */
   loose: SessionSummary[];
+}
+
+/** The chat a scheduled task's runs are kept in (`scheduled-` and the task's id). */
+export function isScheduledChat(id: string): boolean {
+  return /^scheduled-t[0-9a-f]{8}$/.test(id);
 }
 
 /**
@@ -68,5 +75,7 @@ export function groupSessions(sessions: readonly SessionSummary[], projects: rea
     if (q && !nameMatches && matching.length === 0) continue;
     groups.push({ project, sessions: matching });
   }
-  return { projects: groups, loose: visibleSessions(loose, q) };
+  const scheduled = loose.filter((s) => isScheduledChat(s.id));
+  const others = loose.filter((s) => !isScheduledChat(s.id));
+  return { projects: groups, scheduled: visibleSessions(scheduled, q), loose: visibleSessions(others, q) };
 }

@@ -1,7 +1,7 @@
 // The app's state and actions (Svelte 5 runes). Components read it and call
 // its methods; all IPC goes through `api`.
 import { api, toIpcError } from './api';
-import type { AgentInfo, AppInfo, AttachmentView, ChatEvent, IpcError, ModelLoad, NewProject, Project, SessionSummary, TurnEnd, TurnResult } from './bindings';
+import type { AgentInfo, AppInfo, AttachmentView, ChatEvent, IpcError, ModelLoad, NewProject, Project, SessionSummary, TaskRan, TurnEnd, TurnResult } from './bindings';
 import {
   answerConfirmation,
   answerQuestion,
@@ -92,6 +92,7 @@ export class Store {
       this.refreshAgents(),
       api.onAttachmentsChanged((list) => (this.attachments = list)).catch((e) => this.fail(e)),
       api.onModelLoad((l) => this.setModelLoad(l)).catch((e) => this.fail(e)),
+      api.onTaskRan((r) => this.taskRan(r)).catch((e) => this.fail(e)),
       api
         .onSettingsChanged(() => {
           void this.refreshInfo();
@@ -104,6 +105,17 @@ export class Store {
         .then((l) => (this.attachments = l))
         .catch(() => {}),
     ]);
+  }
+
+  /** A scheduled task ran: its chat is listed, and a toast says how it ended, with Open. */
+  taskRan(r: TaskRan): void {
+    void this.refreshSessions();
+    const how = r.status === 'answered' ? 'answered' : r.status === 'waiting' ? 'waits for your yes' : 'failed';
+    this.toast(`Scheduled task “${r.prompt}” ${how}: ${r.summary}`, {
+      tone: r.status === 'failed' ? 'error' : undefined,
+      action: { label: 'Open', run: () => void this.openSession(r.session) },
+      ms: 10000,
+    });
   }
 
   /** A `model-load` event: show it; once at 100 %, clear it a moment later. */

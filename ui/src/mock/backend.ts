@@ -11,6 +11,9 @@ import type {
   MailTest,
   McpOverview,
   Memory,
+  RunStatus,
+  ScheduledTask,
+  TaskRan,
   McpPromptView,
   NewMcpServer,
   NewProject,
@@ -163,6 +166,14 @@ export class MockBackend {
     { id: 'm5e6f7a8b', text: 'The invoice folder is /Finance/Invoices', source: 'user', created: 1765036800 },
   ];
   sessions = new Map<string, Session>();
+  /** The scheduled tasks (Settings → Scheduled tasks). */
+  tasks: ScheduledTask[] = [];
+  private taskSeq = 0;
+  /** What `run_task` answers next (its status and summary). */
+  nextTaskRun: { status: RunStatus; summary: string } = {
+    status: 'answered',
+    summary: 'Two ships came in; the ferry is late.',
+  };
   /** The projects (Settings → Projects, the sidebar's groups); none at first. */
   projects: Project[] = [];
   private projectSeq = 0;
@@ -491,6 +502,55 @@ export class MockBackend {
     this.projects.push({ id: 'p0000beef', name: 'Harbour', folder: '/srv/harbour', created: 1765000000 });
     const lisbon = this.sessions.get('s2');
     if (lisbon) lisbon.project = 'p0000beef';
+  }
+
+  /** `add_task`: the engine's checks in short (a prompt, a time it reads). */
+  addTask(prompt: string, when: string, agent: string | null, email: boolean): ScheduledTask[] {
+    if (!prompt.trim()) throw ipcError('invalid_input', 'a scheduled task needs a prompt: what Baton should do');
+    const inHours = /^in (\d+) hours?$/.exec(when.trim());
+    const repeat = /^every /.test(when.trim()) || /^[\d*]/.test(when.trim());
+    if (!inHours && !repeat) {
+      throw ipcError('invalid_input', `“${when}” is not a time Baton understands; write for example “every weekday at 8:00”, “in 2 hours” or a cron pattern such as “0 8 * * 1-5”`);
+    }
+    const next = inHours ? new Date(Date.now() + Number(inHours[1]) * 3_600_000) : new Date(Date.now() + 86_400_000);
+    const id = `t${(0x20000000 + ++this.taskSeq * 7919).toString(16)}`;
+    this.tasks.push({
+      id,
+      prompt: prompt.trim(),
+      when: when.trim(),
+      schedule: inHours ? { kind: 'once', at: next.toISOString() } : { kind: 'repeat', cron: '0 8 * * 1-5', zone: 'Europe/Warsaw' },
+      agent,
+      notify: true,
+      email,
+      created: new Date().toISOString(),
+      nextRun: next.toISOString(),
+      runs: [],
+    });
+    return structuredClone(this.tasks);
+  }
+
+  /** A run the app's scheduler makes: as `run_task`, and the window is told (`task-ran`). */
+  async scheduledRun(id: string): Promise<TaskRan> {
+    const ran = this.runTask(id);
+    await emit('task-ran', ran);
+    return ran;
+  }
+
+  /** `run_task`: the answer kept in the task's chat, the run in its history. */
+  runTask(id: string): TaskRan {
+    const task = this.tasks.find((t) => t.id === id);
+    if (!task) throw ipcError('not_found', `no scheduled task has the id ${id} (\`baton schedule list\` shows them)`);
+    const { status, summary } = this.nextTaskRun;
+    task.runs = [...(task.runs ?? []), { started: new Date().toISOString(), elapsedMs: 420, status, summary, tokens: 31 }];
+    if (task.schedule.kind === 'once') task.nextRun = null;
+    const session = `scheduled-${id}`;
+    const messages: MessageView[] = [
+      { role: 'user', text: task.prompt, toolCalls: [], attachments: [], spoken: null, citations: [], branch: null },
+      { role: 'assistant', text: summary, toolCalls: [], attachments: [], spoken: null, citations: [], branch: null },
+    ];
+    const old = this.sessions.get(session);
+    this.sessions.set(session, { id: session, title: task.prompt, updatedMs: Date.now(), messages: [...(old?.messages ?? []), ...messages], deleted: false, agent: task.agent ?? null, project: null, forks: [] });
+    return { taskId: id, prompt: task.prompt, status, summary, session, nextRun: task.nextRun ?? null };
   }
 
   addSession(title: string, updatedMs: number, messages: MessageView[], agent: string | null = null): string {
@@ -836,6 +896,15 @@ export class MockBackend {
       case 'forget_memory':
         this.memories = this.memories.filter((m) => m.id !== args.id);
         return structuredClone(this.memories);
+      case 'list_tasks':
+        return structuredClone(this.tasks);
+      case 'add_task':
+        return this.addTask(args.prompt as string, args.when as string, (args.agent as string | null) ?? null, Boolean(args.email));
+      case 'remove_task':
+        this.tasks = this.tasks.filter((t) => t.id !== args.id);
+        return structuredClone(this.tasks);
+      case 'run_task':
+        return this.runTask(args.id as string);
       case 'list_sessions':
         return [...this.sessions.values()].filter((s) => !s.deleted).map((s) => this.summary(s));
       case 'load_session': {

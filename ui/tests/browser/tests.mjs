@@ -10,6 +10,7 @@ import './areas/settings.mjs';
 import './areas/team.mjs';
 import './areas/sessions.mjs';
 import './areas/projects.mjs';
+import './areas/schedule.mjs';
 import './areas/voice.mjs';
 import './areas/perf.mjs';
 import './areas/models.mjs';

@@ -39,11 +39,9 @@ pub async fn run(ctx: &Context, args: McpArgs) -> anyhow::Result<ExitCode> {
 /// One fresh catalog of the built-in toolboxes (no MCP servers: Baton
 /// does not pass other servers' tools on).
 fn factory(ctx: &Context) -> anyhow::Result<baton_engine::api::mcp::server::CatalogFactory> {
-    // Other agents get the workspace's tools, not the user's memory.
-    let kit = ctx
-        .tools()
-        .kit(ctx.tools().refreshed_index())?
-        .without_memory();
+    // Other agents get the workspace's tools, neither the user's memory nor
+    // their scheduled tasks.
+    let kit = ctx.tools().kit(ctx.tools().refreshed_index())?.for_others();
     kit.builtin_catalog()?; // says now, not per session, when it cannot be made
     Ok(Arc::new(move || kit.builtin_catalog().unwrap_or_default()))
 }

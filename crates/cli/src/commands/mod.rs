@@ -15,6 +15,7 @@ mod orchestrate;
 mod projects;
 mod providers;
 mod say;
+mod schedule;
 mod search;
 mod secret;
 mod serve;
@@ -55,6 +56,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Secret(c) => secret::run(&ctx, c),
         Command::Memory(a) => memory::run(&ctx, a),
         Command::Projects(c) => projects::run(&ctx, c),
+        Command::Schedule(c) => schedule::run(&ctx, c).await,
+        Command::Daemon => schedule::daemon(&ctx).await,
         Command::Export(a) => transfer::export(&ctx, a).await,
         Command::Import { file } => transfer::import(&ctx, &file),
         Command::Convert(a) => convert::run(&ctx, a),

@@ -22,6 +22,7 @@ mod memory;
 mod models;
 mod orchestrate;
 mod projects;
+mod schedule;
 mod search;
 mod secrets;
 mod serve;

@@ -54,21 +54,89 @@ async fn ask_runs_the_agent_loop_with_file_tool() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(o.stdout, "There is one report.\n");
     let req = server.requests()[2].json();
-    // FileTool's eleven, SpreadsheetTool's twenty-eight, WebTool's nineteen, DocumentTool's two, MemoryTool's one, and delegation to the
-    // subagents (its own, and the shipped researcher).
+    // FileTool's eleven, SpreadsheetTool's twenty-eight, WebTool's nineteen, DocumentTool's two, MemoryTool's one,
+    // ScheduleTool's three, and delegation to the subagents (its own, and the shipped researcher).
     let names: Vec<&str> = req["tools"]
         .as_array()
         .unwrap()
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 74, "native tools in API mode: {names:?}");
+    assert_eq!(names.len(), 77, "native tools in API mode: {names:?}");
+    assert!(names.contains(&"schedule_task"), "{names:?}");
     assert!(names.contains(&"describe_worksheet"), "{names:?}");
     assert!(names.contains(&"remember"), "{names:?}");
     assert!(
         names.ends_with(&["launch_subagent", "provide_subagent_input"]),
         "{names:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn in_cli_mode_an_agent_delegates_on_its_command_line() {
+    let server = ScriptedServer::start().await.unwrap();
+    let env = Env::new();
+    let dir = ws(&env);
+    // The `scripted` entry's small context window: CLI mode, replies in JSON.
+    server.reply(Reply::text(
+        r#"{"method": "cli", "command": "Subagents launch researcher Read /reports/q1.txt and give the figure"}"#,
+    ));
+    server.reply(Reply::text(r#"{"answer": "Q1 revenue is up 12%."}"#));
+    server.reply(Reply::text(
+        r#"{"answer": "The researcher found that Q1 revenue is up 12%."}"#,
+    ));
+    let mut c = env.scripted(&server);
+    c.arg("--workspace")
+        .arg(&dir)
+        .args(["ask", "--json", "Ask the researcher for the Q1 figure"]);
+    let o = run(c, None).await;
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    assert_eq!(v["text"], "The researcher found that Q1 revenue is up 12%.");
+    assert_eq!(v["toolCalls"][0]["name"], "launch_subagent", "{v}");
+    assert_eq!(v["toolCalls"][0]["arguments"]["agent"], "researcher");
+    let asked = server.requests();
+    let system = |i: usize| {
+        asked[i].json()["messages"][0]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    // The parent's command list offers delegation; the researcher got the
+    // task, with its own instructions and no further delegation to itself.
+    assert!(
+        system(0).contains("- Subagents {launch|answer}")
+            && system(0).contains("Subagents launch AGENT TASK"),
+        "{}",
+        system(0)
+    );
+    let sub = asked[1].json();
+    let task = sub["messages"].as_array().unwrap().last().unwrap()["content"].to_string();
+    assert!(
+        task.contains("Read /reports/q1.txt and give the figure"),
+        "{task}"
+    );
+    assert!(
+        system(1).contains("Search and read the workspace to answer."),
+        "{}",
+        system(1)
+    );
+    // A line that names no known sub-agent is an error the model reads.
+    server.reply(Reply::text(
+        r#"{"method": "cli", "command": "Subagents launch"}"#,
+    ));
+    server.reply(Reply::text(r#"{"answer": "I could not delegate."}"#));
+    let mut c = env.scripted(&server);
+    c.arg("--workspace")
+        .arg(&dir)
+        .args(["ask", "--json", "Delegate"]);
+    let o = run(c, None).await;
+    let v: Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    let error = v["toolCalls"][0]["outcome"]["err"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(error.contains("Subagents launch AGENT TASK"), "{v}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
