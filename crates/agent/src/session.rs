@@ -153,13 +153,20 @@ impl Session {
         }
     }
 
-    /// Talks to `agent` from now on. `was` is the agent it talked to
-    /// (the session's, or the default agent's name when it names none):
-    /// the model, instructions and history switch set for that one are
-    /// kept for it, and those set earlier for `agent` come back (none:
-    /// the agent's own).
-    pub fn switch_agent(&mut self, was: &str, agent: &str) {
-        self.agent = Some(agent.to_string());
+    /// Talks to `agent` from now on: the model, instructions and history
+    /// switch set for the agent it talked to are kept for that one, and
+    /// those set earlier for `agent` come back (none: the agent's own).
+    /// `default` names the agent it talked to when the session names
+    /// none; it is asked only when there is something to keep.
+    pub fn switch_agent(&mut self, agent: &str, default: impl FnOnce() -> String) {
+        let Some(was) = self.agent.replace(agent.to_string()).or_else(|| {
+            let kept = self.model.is_some() || self.instructions.is_some() || !self.history_enabled;
+            kept.then(default)
+        }) else {
+            // Nothing set for the default agent: only `agent`'s come back.
+            self.take_settings_of(agent);
+            return;
+        };
         if was == agent {
             return;
         }
@@ -169,12 +176,18 @@ impl Session {
             history_enabled: std::mem::replace(&mut self.history_enabled, true),
         };
         if mine != AgentSettings::default() {
-            self.other_agents.insert(was.to_string(), mine);
+            self.other_agents.insert(was, mine);
         }
-        let theirs = self.other_agents.remove(agent).unwrap_or_default();
-        self.model = theirs.model;
-        self.instructions = theirs.instructions;
-        self.history_enabled = theirs.history_enabled;
+        self.take_settings_of(agent);
+    }
+
+    /// What was kept for `agent`, made the session's own again.
+    fn take_settings_of(&mut self, agent: &str) {
+        if let Some(theirs) = self.other_agents.remove(agent) {
+            self.model = theirs.model;
+            self.instructions = theirs.instructions;
+            self.history_enabled = theirs.history_enabled;
+        }
     }
 
     /// Keeps `citations` for the answer whose text is `answer`, and forgets
@@ -474,11 +487,11 @@ mod tests {
         let mut s = Session::new();
         s.model = Some("big-model".into());
         s.history_enabled = false;
-        s.switch_agent("assistant", "researcher");
+        s.switch_agent("researcher", || "assistant".into());
         assert_eq!(s.agent.as_deref(), Some("researcher"));
         assert_eq!((s.model.as_deref(), s.history_enabled), (None, true));
         s.instructions = Some("Answer in French.".into());
-        s.switch_agent("researcher", "assistant");
+        s.switch_agent("assistant", || unreachable!("the session names its agent"));
         assert_eq!(
             (
                 s.model.as_deref(),
@@ -490,10 +503,10 @@ mod tests {
         // Kept across a save.
         let back: Session = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
         assert_eq!(back, s);
-        s.switch_agent("assistant", "researcher");
+        s.switch_agent("researcher", || unreachable!("the session names its agent"));
         assert_eq!(s.instructions.as_deref(), Some("Answer in French."));
         // The same agent again changes nothing.
-        s.switch_agent("researcher", "researcher");
+        s.switch_agent("researcher", || unreachable!("the session names its agent"));
         assert_eq!(s.instructions.as_deref(), Some("Answer in French."));
         assert!(!s.other_agents.contains_key("researcher"));
     }

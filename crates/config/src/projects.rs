@@ -153,39 +153,13 @@ pub struct NewProject {
 }
 
 /// The file's shape.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 struct ProjectsFile {
     version: u32,
     projects: Vec<Project>,
 }
 
-impl Default for ProjectsFile {
-    fn default() -> Self {
-        ProjectsFile {
-            version: 1,
-            projects: Vec::new(),
-        }
-    }
-}
-
-impl From<baton_stdx::JsonFileError> for ProjectError {
-    fn from(e: baton_stdx::JsonFileError) -> Self {
-        match e {
-            baton_stdx::JsonFileError::Io {
-                path,
-                doing,
-                reason,
-            } => ProjectError::Io {
-                path,
-                doing,
-                reason,
-            },
-            baton_stdx::JsonFileError::Damaged { path, reason } => {
-                ProjectError::Damaged { path, reason }
-            }
-        }
-    }
-}
+baton_stdx::from_json_file_error!(ProjectError);
 
 /// The projects of one config folder.
 #[derive(Debug, Clone)]
@@ -302,8 +276,10 @@ impl ProjectStore {
         &self,
         change: impl FnOnce(&mut Vec<Project>) -> Result<T, ProjectError>,
     ) -> Result<T, ProjectError> {
-        self.file
-            .edit(|f: &mut ProjectsFile| change(&mut f.projects))
+        self.file.edit(|f: &mut ProjectsFile| {
+            f.version = 1;
+            change(&mut f.projects)
+        })
     }
 
     /// The projects in the file (none when there is no file yet).

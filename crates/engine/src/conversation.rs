@@ -710,13 +710,18 @@ fn without_tool(catalog: baton_tools::Catalog, name: &str) -> baton_tools::Catal
 
 /// Has `session` talk to `agent`, keeping what was set for the agent it
 /// talked to (its own, or when it names none the project's or the default
-/// agent) for that agent, and bringing back what was set for `agent`.
+/// agent, looked up only when something was set) for that agent, and
+/// bringing back what was set for `agent`.
 fn switch_agent(engine: &Engine, session: &mut Session, agent: &str) {
-    let was = session.agent.clone().or_else(|| {
+    session.switch_agent(agent, || {
         let project = engine.project().and_then(|p| p.agent.clone());
-        project.or_else(|| engine.agents().def(None).ok().map(|d| d.name))
+        let default = || {
+            let preferred = engine.settings.agent.as_deref();
+            let def = engine.agents().loaded().default_agent(preferred);
+            def.map(|d| d.name.clone()).unwrap_or_default()
+        };
+        project.unwrap_or_else(default)
     });
-    session.switch_agent(was.as_deref().unwrap_or_default(), agent);
 }
 
 /// The rest of a `/prompt NAME …` line.

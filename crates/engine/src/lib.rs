@@ -421,12 +421,21 @@ impl Engine {
         )
     }
 
-    /// The time now, on the engine's clock (a test's, else the system's).
-    pub(crate) fn utc_now(&self) -> chrono::DateTime<chrono::Utc> {
+    /// The engine's clock (a test's, else the system's) in UTC, for parts
+    /// that keep it.
+    pub(crate) fn utc_clock(&self) -> baton_schedule::UtcClock {
         match &self.clock {
-            Some(c) => c().with_timezone(&chrono::Utc),
-            None => chrono::Utc::now(),
+            Some(c) => {
+                let c = Arc::clone(c);
+                Arc::new(move || c().with_timezone(&chrono::Utc))
+            }
+            None => Arc::new(chrono::Utc::now),
         }
+    }
+
+    /// The time now, on the engine's clock.
+    pub(crate) fn utc_now(&self) -> chrono::DateTime<chrono::Utc> {
+        (self.utc_clock())()
     }
 
     /// The local embedding model (none installed, or `searchByMeaning`

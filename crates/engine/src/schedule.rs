@@ -156,12 +156,24 @@ impl Scheduled<'_> {
 
     /// Runs every task that is due now, the longest waiting first.
     pub async fn run_due(&self) -> Result<Vec<TaskReport>, EngineError> {
-        let due = baton_schedule::plan::due(&self.list()?, self.now());
+        Ok(self.run_due_then_next().await?.0)
+    }
+
+    /// [`run_due`](Self::run_due), and when the first task runs next (the
+    /// tasks file read again only when something ran).
+    async fn run_due_then_next(
+        &self,
+    ) -> Result<(Vec<TaskReport>, Option<DateTime<Utc>>), EngineError> {
+        let tasks = self.list()?;
+        let due = baton_schedule::plan::due(&tasks, self.now());
+        if due.is_empty() {
+            return Ok((Vec::new(), baton_schedule::plan::next_wake(&tasks)));
+        }
         let mut reports = Vec::with_capacity(due.len());
         for id in due {
             reports.push(self.run(&id).await?);
         }
-        Ok(reports)
+        Ok((reports, baton_schedule::plan::next_wake(&self.list()?)))
     }
 
     /// Starts the scheduler on this engine (see [`Scheduler::start`]).
@@ -319,12 +331,10 @@ impl Ended {
 async fn schedule_loop(current: CurrentEngine, on_run: OnRun, stop: CancellationToken) {
     loop {
         let engine = current();
-        let ran = engine.schedule().run_due().await;
-        let next = match ran {
-            Ok(reports) => {
+        let next = match engine.schedule().run_due_then_next().await {
+            Ok((reports, next)) => {
                 reports.iter().for_each(|r| on_run(r));
-                let tasks = engine.schedule().list().ok();
-                tasks.and_then(|t| baton_schedule::plan::next_wake(&t))
+                next
             }
             Err(e) => {
                 // Tried again after a while, not at once.

@@ -47,16 +47,9 @@ impl Tools<'_> {
     /// What the scheduled-tasks toolbox is made from: the tasks file and
     /// the engine's clock.
     fn schedule_parts(&self) -> crate::agents::ScheduleParts {
-        let clock: baton_schedule::UtcClock = match &self.e.clock {
-            Some(c) => {
-                let c = Arc::clone(c);
-                Arc::new(move || c().with_timezone(&chrono::Utc))
-            }
-            None => Arc::new(chrono::Utc::now),
-        };
         crate::agents::ScheduleParts {
             store: self.e.task_store(),
-            clock,
+            clock: self.e.utc_clock(),
         }
     }
 

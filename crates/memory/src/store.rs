@@ -132,39 +132,13 @@ pub struct Memory {
 }
 
 /// The file's shape.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 struct MemoryFile {
     version: u32,
     memories: Vec<Memory>,
 }
 
-impl Default for MemoryFile {
-    fn default() -> Self {
-        MemoryFile {
-            version: 1,
-            memories: Vec::new(),
-        }
-    }
-}
-
-impl From<baton_stdx::JsonFileError> for MemoryError {
-    fn from(e: baton_stdx::JsonFileError) -> Self {
-        match e {
-            baton_stdx::JsonFileError::Io {
-                path,
-                doing,
-                reason,
-            } => MemoryError::Io {
-                path,
-                doing,
-                reason,
-            },
-            baton_stdx::JsonFileError::Damaged { path, reason } => {
-                MemoryError::Damaged { path, reason }
-            }
-        }
-    }
-}
+baton_stdx::from_json_file_error!(MemoryError);
 
 /// What was read last, and the file's size and time when it was.
 #[derive(Default)]
@@ -282,9 +256,10 @@ impl MemoryStore {
         &self,
         change: impl FnOnce(&mut Vec<Memory>) -> Result<T, MemoryError>,
     ) -> Result<T, MemoryError> {
-        let out = self
-            .file
-            .edit(|f: &mut MemoryFile| change(&mut f.memories))?;
+        let out = self.file.edit(|f: &mut MemoryFile| {
+            f.version = 1;
+            change(&mut f.memories)
+        })?;
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         *cache = Cached::default();
         Ok(out)

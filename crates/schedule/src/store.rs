@@ -209,39 +209,13 @@ pub struct NewTask {
 }
 
 /// The file's shape.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 struct TasksFile {
     version: u32,
     tasks: Vec<ScheduledTask>,
 }
 
-impl Default for TasksFile {
-    fn default() -> Self {
-        TasksFile {
-            version: 1,
-            tasks: Vec::new(),
-        }
-    }
-}
-
-impl From<baton_stdx::JsonFileError> for ScheduleError {
-    fn from(e: baton_stdx::JsonFileError) -> Self {
-        match e {
-            baton_stdx::JsonFileError::Io {
-                path,
-                doing,
-                reason,
-            } => ScheduleError::Io {
-                path,
-                doing,
-                reason,
-            },
-            baton_stdx::JsonFileError::Damaged { path, reason } => {
-                ScheduleError::Damaged { path, reason }
-            }
-        }
-    }
-}
+baton_stdx::from_json_file_error!(ScheduleError);
 
 /// The scheduled tasks of one Baton data folder.
 #[derive(Debug)]
@@ -344,7 +318,10 @@ impl TaskStore {
         &self,
         change: impl FnOnce(&mut Vec<ScheduledTask>) -> Result<T, ScheduleError>,
     ) -> Result<T, ScheduleError> {
-        self.file.edit(|f: &mut TasksFile| change(&mut f.tasks))
+        self.file.edit(|f: &mut TasksFile| {
+            f.version = 1;
+            change(&mut f.tasks)
+        })
     }
 
     /// The tasks in the file (none when there is no file yet).

@@ -32,6 +32,33 @@ pub enum JsonFileError {
     },
 }
 
+/// `From<JsonFileError>` for a crate's own error that has the same two
+/// cases, `Io { path, doing, reason }` and `Damaged { path, reason }`
+/// (so that each store keeps its own words for its file).
+#[macro_export]
+macro_rules! from_json_file_error {
+    ($error:ty) => {
+        impl From<$crate::JsonFileError> for $error {
+            fn from(e: $crate::JsonFileError) -> Self {
+                match e {
+                    $crate::JsonFileError::Io {
+                        path,
+                        doing,
+                        reason,
+                    } => Self::Io {
+                        path,
+                        doing,
+                        reason,
+                    },
+                    $crate::JsonFileError::Damaged { path, reason } => {
+                        Self::Damaged { path, reason }
+                    }
+                }
+            }
+        }
+    };
+}
+
 /// One JSON file of shape `T` (made with `T::default()` on the first edit).
 #[derive(Debug, Clone)]
 pub struct JsonFile {

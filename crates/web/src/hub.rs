@@ -26,16 +26,10 @@ use crate::discover::{self, Family};
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a launch may take.
 const LAUNCH_TIMEOUT: Duration = Duration::from_secs(30);
-/// The longest a browser tool waits for a page (`navigate`'s and
-/// `wait_for`'s `timeout_ms` are capped at it).
-pub(crate) const LONGEST_WAIT: Duration = Duration::from_secs(120);
-/// How long one CDP request may take: longer than any tool's own wait,
-/// so that the tool's limit decides (a page slow to answer is
-/// `loaded: false` when the tool's time is up, not a protocol error at
-/// 30 s); calls with no limit of their own get one in the tool. (A page's
-/// commands also end at chromiumoxide's own fixed 30 s: `navigate` then
-/// goes on waiting for the page itself.)
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(LONGEST_WAIT.as_secs() + 10);
+/// How long one CDP request may take (chromiumoxide ends a page's
+/// commands at a fixed 30 s of its own; `navigate` then goes on waiting
+/// for the page until its `timeout_ms`).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A live connection.
 struct Live {

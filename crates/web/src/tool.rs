@@ -19,16 +19,15 @@ use tokio::sync::Mutex;
 
 use crate::WebError;
 use crate::content::{self, PageContent};
-use crate::hub::{BrowserHub, LONGEST_WAIT};
+use crate::hub::BrowserHub;
 use crate::policy::SitePolicy;
 use crate::provenance::{Seen, query_is_users};
 
 /// The default web search: DuckDuckGo's plain HTML results.
 const SEARCH_URL: &str = "https://html.duckduckgo.com/html/?q={query}";
-/// How long a script Baton runs in a page may take (reading it, acting
-/// on an element): a page whose own scripts keep it busy longer gets a
-/// plain error, not a wait as long as the browser protocol's.
-const EVAL_LIMIT: Duration = Duration::from_secs(30);
+/// The longest a browser tool waits for a page (`navigate`'s and
+/// `wait_for`'s `timeout_ms` are capped at it).
+const LONGEST_WAIT: Duration = Duration::from_secs(120);
 /// The action script (see `act.js`).
 const ACT_JS: &str = include_str!("act.js");
 /// Cookie banners dismissed before a page is read (see `consent.js`).
@@ -334,15 +333,7 @@ impl WebTool {
         page: &Page,
         expr: String,
     ) -> Result<T, WebError> {
-        let v = tokio::time::timeout(EVAL_LIMIT, page.evaluate(expr))
-            .await
-            .map_err(|_| {
-                WebError::Page(format!(
-                    "the page did not answer within {} s (a script on it may be busy); open it again or try another page",
-                    EVAL_LIMIT.as_secs()
-                ))
-            })?
-            .map_err(cdp)?;
+        let v = page.evaluate(expr).await.map_err(cdp)?;
         let value = v.value().cloned().unwrap_or(Value::Null);
         serde_json::from_value(value)
             .map_err(|e| WebError::Page(format!("the page answered unexpectedly: {e}")))
@@ -490,8 +481,16 @@ fn not_opened(url: &str, error: &str) -> WebError {
     WebError::Page(format!("`{url}` did not open: {error}"))
 }
 
+/// A browser-protocol failure in words; a page that does not answer
+/// (chromiumoxide ends each page command after 30 s) is said as such.
 fn cdp(e: chromiumoxide::error::CdpError) -> WebError {
-    WebError::Page(e.to_string())
+    match e {
+        chromiumoxide::error::CdpError::Timeout => WebError::Page(
+            "the page did not answer within 30 s (a script on it may be busy); open it again or try another page"
+                .into(),
+        ),
+        e => WebError::Page(e.to_string()),
+    }
 }
 
 #[toolbox]
