@@ -40,6 +40,10 @@ echo "== scheduled tasks: how late a due task starts (known ahead, and made by a
 cargo bench -p baton-engine --bench scheduler 2>&1 | grep -E '^scheduler wake-up' || true
 
 echo
+echo "== deep research: the offline site (30 pages) with the scripted model at 20 ms per token, sources read one at a time (baseline) vs four at once =="
+cargo bench -p baton-engine --bench research 2>&1 | grep -E '^research' || true
+
+echo
 echo "== local models: a catalog download vs curl from the same loopback server; start-up with the local-server probes vs without =="
 cargo bench -p baton-engine --bench models 2>&1 | grep -E '^(pull throughput|start-up with)' || true
 

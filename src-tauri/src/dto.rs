@@ -205,6 +205,29 @@ pub enum ChatEvent {
     },
 }
 
+/// The kind of file a research report is saved as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Type)]
+#[serde(rename_all = "lowercase")]
+pub enum ReportFormat {
+    /// A Word document.
+    Docx,
+    /// A PDF.
+    Pdf,
+    /// Markdown.
+    Md,
+}
+
+impl ReportFormat {
+    /// The file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Docx => "docx",
+            Self::Pdf => "pdf",
+            Self::Md => "md",
+        }
+    }
+}
+
 /// Why a turn ended, as the chat view tells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Type)]
 #[serde(rename_all = "camelCase")]

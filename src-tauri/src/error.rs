@@ -78,6 +78,7 @@ impl From<baton_engine::EngineError> for IpcError {
             }
             E::Memory(_) => ErrorCode::Io,
             E::Schedule(s) => schedule_code(s),
+            E::Research(_) => ErrorCode::Config,
         };
         from_error(code, &e)
     }

@@ -80,6 +80,10 @@ pub struct AppState {
     pub server_error: Mutex<Option<String>>,
     /// Stops the team at work (Team mode), while one works.
     pub team: Mutex<Option<baton_engine::api::team::CancellationToken>>,
+    /// Stops the research job at work (Research mode), while one runs.
+    pub research: Mutex<Option<baton_engine::api::team::CancellationToken>>,
+    /// The last research report (what Save writes).
+    pub report: Mutex<Option<baton_engine::api::research::Report>>,
     /// Stops each model download in flight, by catalog name.
     pub pulls: Mutex<std::collections::HashMap<String, tokio_util::sync::CancellationToken>>,
 }
@@ -110,6 +114,8 @@ impl AppState {
             server: Mutex::new(None),
             server_error: Mutex::new(None),
             team: Mutex::new(None),
+            research: Mutex::new(None),
+            report: Mutex::new(None),
             pulls: Mutex::new(std::collections::HashMap::new()),
         }
     }

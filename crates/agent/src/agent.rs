@@ -37,6 +37,10 @@ pub struct AgentConfig {
     /// with a JSON mode are asked for one, and the embedded model is held
     /// to it by a grammar.
     pub answer_json: bool,
+    /// The answer's `[n]` markers cite sources given in the prompt itself
+    /// (a research report's), not passages Baton's tools gave: they are
+    /// left as written instead of checked.
+    pub own_citations: bool,
     /// Model calls per `execute_action` at most.
     pub max_iterations: usize,
     /// Extra instructions in the system prompt.
@@ -70,6 +74,7 @@ impl Default for AgentConfig {
             native_tools: true,
             json_mode: false,
             answer_json: false,
+            own_citations: false,
             max_iterations: 50,
             instructions: None,
             max_depth: 2,

@@ -233,13 +233,18 @@ impl Agent {
 
     /// The answer's `[n]` citations checked against the passages the tools
     /// gave: those that point nowhere are taken out of the answer (and of
-    /// history) and counted.
+    /// history) and counted. A JSON answer (its arrays of numbers are not
+    /// citations) and an answer citing sources of its own prompt are left
+    /// as they are.
     fn check_citations(
         &self,
         history: &mut [Message],
         result: &mut ActionResult,
         ctx: &TurnContext,
     ) {
+        if self.config.answer_json || self.config.own_citations {
+            return;
+        }
         let cited = ctx.sources.resolve(&result.answer);
         if cited.dropped > 0 {
             tracing::warn!(

@@ -73,6 +73,8 @@ pub enum Command {
     Schedule(ScheduleCommand),
     /// Run scheduled tasks when they are due, until Ctrl-C (each run is printed as a line).
     Daemon,
+    /// Deep research: a question answered from many web sources, each claim with the passage it was read in, as a report with numbered citations (Ctrl-C stops).
+    Research(ResearchArgs),
     /// Print the tool catalog, or run a raw tool call the way the model would.
     Tools(ToolsArgs),
     /// The models folder (GGUF files and which entries use them), or the model catalog: `catalog`, `pull NAME`, `rm NAME`.
@@ -164,6 +166,35 @@ pub struct OrchestrateArgs {
     /// The request (`-` reads stdin).
     #[arg(required = true)]
     pub prompt: Vec<String>,
+}
+
+/// `baton research`.
+#[derive(Args, Debug)]
+pub struct ResearchArgs {
+    /// The most sources to read [default: the `research.sources` setting, 8].
+    #[arg(long)]
+    pub sources: Option<usize>,
+    /// Sources read at once, each in its own tab [default: `research.parallel`, 4].
+    #[arg(long)]
+    pub parallel: Option<usize>,
+    /// Minutes reading may take; the report is written from what was read by then [default: `research.minutes`, 10].
+    #[arg(long)]
+    pub minutes: Option<u64>,
+    /// Tokens the job may use before it stops reading [default: `research.tokens`, no limit].
+    #[arg(long)]
+    pub max_tokens: Option<u64>,
+    /// The agent that reads the sources [default: the default agent].
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Write the report to FILE (`.md`, `.docx`, `.pdf` or `.html`) instead of printing it.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Print the whole report as JSON (sources, claims with their quotes, what was left out and why).
+    #[arg(long)]
+    pub json: bool,
+    /// The question (`-` reads stdin).
+    #[arg(required = true)]
+    pub question: Vec<String>,
 }
 
 /// `baton mcp`.

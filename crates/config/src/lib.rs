@@ -30,7 +30,7 @@ pub use secrets::{
 };
 pub use settings::{
     BrowserMode, BrowserSettings, EmailSettings, InteractionMode, LoadedSettings, LocalServer,
-    LocalServerKind, MailAuth, MailSecurity, MailServer, SETTINGS_FILE, ServerSettings, Settings,
-    SettingsError, VoiceSettings, default_local_servers,
+    LocalServerKind, MailAuth, MailSecurity, MailServer, ResearchSearch, ResearchSettings,
+    SETTINGS_FILE, ServerSettings, Settings, SettingsError, VoiceSettings, default_local_servers,
 };
 pub use watch::{ConfigWatcher, WatchError, watch_config};

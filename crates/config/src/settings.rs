@@ -205,6 +205,56 @@ pub struct BrowserSettings {
     pub search_url: Option<String>,
 }
 
+/// Where deep research searches the web.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "lowercase")]
+pub enum ResearchSearch {
+    /// The browser's search page (`browser.searchUrl`, else DuckDuckGo).
+    #[default]
+    Browser,
+    /// A SearXNG instance (`research.searxngUrl`), no key.
+    Searxng,
+    /// Brave Search's API (its key: `BRAVE_API_KEY` or the keychain's
+    /// `search:brave`).
+    Brave,
+    /// Tavily's API (its key: `TAVILY_API_KEY` or the keychain's
+    /// `search:tavily`).
+    Tavily,
+}
+
+/// Deep research: where it searches and how far it goes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ResearchSettings {
+    /// Where it searches.
+    pub search: ResearchSearch,
+    /// The SearXNG instance's address (for `searxng`), e.g.
+    /// `http://localhost:8888`; its JSON output must be on.
+    pub searxng_url: Option<String>,
+    /// The most sources a job reads.
+    pub sources: usize,
+    /// Sources read at once, each in its own tab.
+    pub parallel: usize,
+    /// Minutes a job may spend reading; the report is written from what
+    /// was read by then.
+    pub minutes: u64,
+    /// Tokens a job may use before it stops reading (none: no limit).
+    pub tokens: Option<u64>,
+}
+
+impl Default for ResearchSettings {
+    fn default() -> Self {
+        Self {
+            search: ResearchSearch::Browser,
+            searxng_url: None,
+            sources: 8,
+            parallel: 4,
+            minutes: 10,
+            tokens: None,
+        }
+    }
+}
+
 /// Voice conversation settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase", default)]
@@ -368,6 +418,8 @@ pub struct Settings {
     pub voice: VoiceSettings,
     /// The browser toolbox.
     pub browser: BrowserSettings,
+    /// Deep research.
+    pub research: ResearchSettings,
     /// The HTTP API.
     pub server: ServerSettings,
     /// The plugins folder: each plugin is a folder in it with a
@@ -407,6 +459,7 @@ impl Default for Settings {
             email: EmailSettings::default(),
             voice: VoiceSettings::default(),
             browser: BrowserSettings::default(),
+            research: ResearchSettings::default(),
             server: ServerSettings::default(),
             plugins_dir: None,
             plugins_reload_secs: DEFAULT_PLUGINS_RELOAD_SECS,

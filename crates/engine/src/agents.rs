@@ -39,6 +39,8 @@ pub struct Toolkit {
     pub(crate) memory: Option<Arc<baton_memory::MemoryStore>>,
     /// The user's scheduled tasks (`None`: not offered).
     pub(crate) schedule: Option<ScheduleParts>,
+    /// The engine deep research runs on (`None`: not offered).
+    pub(crate) research: Option<std::sync::Weak<Engine>>,
 }
 
 /// What the scheduled-tasks toolbox is made from.
@@ -62,6 +64,14 @@ impl Toolkit {
     pub fn for_others(mut self) -> Self {
         self.memory = None;
         self.schedule = None;
+        self.research = None;
+        self
+    }
+
+    /// The same kit with deep research on `engine` (the user's own chats:
+    /// a job reads with the user's browser and agents).
+    pub(crate) fn with_research(mut self, engine: &Arc<Engine>) -> Self {
+        self.research = Some(Arc::downgrade(engine));
         self
     }
 
@@ -94,6 +104,9 @@ impl Toolkit {
                 baton_schedule::local_zone(),
                 Arc::clone(&parts.clock),
             )));
+        }
+        if let Some(engine) = &self.research {
+            all.push(Arc::new(crate::research::ResearchTool::new(engine.clone())));
         }
         if self.diagnostics {
             all.push(Arc::new(crate::Diagnostics::default()));
@@ -202,6 +215,7 @@ pub(crate) struct Blueprint {
     pub(crate) dynamic: Option<Arc<dyn DynamicContext>>,
     /// Its answer is one JSON object (a team's plan or review).
     pub(crate) answer_json: bool,
+    pub(crate) own_citations: bool,
 }
 
 impl<'a> Agents<'a> {
@@ -308,6 +322,7 @@ impl<'a> Agents<'a> {
                     def,
                     instructions: None,
                     answer_json: false,
+                    own_citations: false,
                     ..bp.clone()
                 };
                 self.subagent_spec(spec.name.clone(), spec.summary.clone(), sub, kit)
@@ -376,6 +391,7 @@ impl<'a> Agents<'a> {
             apply_limits(&mut config, &bp.def);
             config.instructions = bp.instructions.clone();
             config.answer_json = bp.answer_json;
+            config.own_citations = bp.own_citations;
             let mut agent = Agent::new(Arc::clone(&bp.provider), catalog, config);
             if let Some(d) = &bp.dynamic {
                 agent = agent.with_dynamic_context(Arc::clone(d));
@@ -409,6 +425,7 @@ impl<'a> Agents<'a> {
             instructions,
             dynamic,
             answer_json: false,
+            own_citations: false,
         })
     }
 }

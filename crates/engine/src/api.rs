@@ -127,6 +127,15 @@ pub mod schedule {
     pub use chrono_tz::Tz;
 }
 
+/// Deep research: a question answered from many web sources, each claim
+/// with the passage it was read in.
+pub mod research {
+    pub use crate::{ResearchRequest, ResearchRun, Researching};
+    pub use baton_research::{
+        Claim, Dropped, DroppedWhy, Limits, Report, ResearchError, ResearchEvent, Source, Stage,
+    };
+}
+
 /// Projects: chats grouped with their own folder, instructions, agent,
 /// provider and memory.
 pub mod projects {

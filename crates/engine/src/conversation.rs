@@ -83,6 +83,10 @@ pub struct ConversationOptions {
     /// with a JSON mode are asked for one, the embedded model is held to
     /// it by a grammar.
     pub answer_json: bool,
+    /// The answer cites sources given in the message itself as `[n]` (a
+    /// research report): its markers are left as written, not checked
+    /// against the passages Baton's tools gave.
+    pub own_citations: bool,
     /// Whether the agent is offered `web_search` (a team's members are
     /// not, unless the team may search the internet).
     pub web_search: bool,
@@ -111,6 +115,7 @@ impl Default for ConversationOptions {
             on_load: None,
             previews: false,
             answer_json: false,
+            own_citations: false,
             web_search: true,
             memory: true,
             project: None,
@@ -736,7 +741,7 @@ fn prompt_command(text: &str) -> Option<&str> {
 /// tools and instructions (the last few are kept, most recently used
 /// first).
 pub(crate) async fn agent_for(
-    engine: &Engine,
+    engine: &Arc<Engine>,
     session: &Session,
     options: &ConversationOptions,
 ) -> Result<Arc<Agent>, EngineError> {
@@ -774,13 +779,14 @@ pub(crate) async fn agent_for(
     }
     // A new MCP server or plugin makes a new agent.
     let key = format!(
-        "{}\n{}\n{}\n{:?}\n{}\n{}\n{}\n{}\n{}",
+        "{}\n{}\n{}\n{:?}\n{}\n{}\n{}\n{}\n{}\n{}",
         def.name,
         cfg.name,
         cfg.model_name(),
         options.mode,
         options.tools,
         options.answer_json,
+        options.own_citations,
         options.web_search,
         engine.tools().mcp().generation(),
         instructions.as_deref().unwrap_or("")
@@ -828,7 +834,7 @@ fn now_for(
 /// A new agent for `def` on `cfg`: its toolboxes (when tools are on),
 /// subagents, per-call context and attachment rendering.
 fn new_agent(
-    engine: &Engine,
+    engine: &Arc<Engine>,
     def: baton_config::AgentDef,
     cfg: baton_llm::ProviderConfig,
     instructions: Option<String>,
@@ -844,9 +850,10 @@ fn new_agent(
         (IndexChoice::Given(i), true) => i.clone(),
     };
     let memory_on = memory_on(engine, options);
-    let mut kit = engine.tools().kit(index)?;
+    let mut kit = engine.tools().kit(index)?.with_research(engine);
     if !options.memory {
-        // Not the user's front door: neither their memory nor their tasks.
+        // Not the user's front door: neither their memory, their tasks
+        // nor research with their browser.
         kit = kit.for_others();
     } else if !memory_on {
         kit = kit.without_memory();
@@ -877,6 +884,7 @@ fn new_agent(
         instructions,
         dynamic,
         answer_json: options.answer_json,
+        own_citations: options.own_citations,
     };
     Ok(engine
         .agents()

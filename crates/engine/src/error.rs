@@ -54,6 +54,10 @@ pub enum EngineError {
     /// A scheduled task could not be made, found or kept.
     #[error(transparent)]
     Schedule(#[from] baton_schedule::ScheduleError),
+    /// A research job could not start (its search is not set up) or its
+    /// report could not be saved.
+    #[error("research: {0}")]
+    Research(String),
     /// A branch that is not there.
     #[error(transparent)]
     Branch(#[from] baton_agent::BranchError),

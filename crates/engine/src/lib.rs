@@ -21,6 +21,7 @@ mod projects;
 mod prompts;
 mod providers;
 mod readiness;
+mod research;
 mod restore;
 mod run;
 mod schedule;
@@ -56,6 +57,7 @@ pub use now::{Clock, NowContext};
 pub use projects::{Projects, RemovedProject};
 pub use providers::{ProviderInfo, Providers};
 pub use readiness::local_readiness;
+pub use research::{ResearchRequest, ResearchRun, Researching};
 pub use restore::{RestoreFileError, RestoredFile};
 pub use run::{EventSource, Run, RunParts};
 pub use schedule::{CurrentEngine, LOOK_EVERY, OnRun, Scheduled, Scheduler, TaskReport};
@@ -533,6 +535,12 @@ impl Engine {
     /// Teams of agents (orchestration).
     pub fn team(self: &Arc<Self>) -> Team<'_> {
         Team { e: self }
+    }
+
+    /// Deep research: a question answered from many web sources, each
+    /// claim with the passage it was read in.
+    pub fn research(self: &Arc<Self>) -> Researching<'_> {
+        Researching { e: self }
     }
 
     /// Scheduled tasks: prompts run on their own on a schedule, each in a

@@ -65,6 +65,23 @@ pub struct TeamMember {
     name: String,
     specialisations: Vec<String>,
     confirm: ConfirmMode,
+    /// Whether it works with its toolboxes (a research job's agents read
+    /// pages as data and have none).
+    tools: bool,
+}
+
+impl TeamMember {
+    /// Agent `name` answering without tools (no toolbox, no web search),
+    /// as a research job asks its agents.
+    pub(crate) fn without_tools(engine: Arc<Engine>, name: String, confirm: ConfirmMode) -> Self {
+        Self {
+            engine,
+            name,
+            specialisations: Vec::new(),
+            confirm,
+            tools: false,
+        }
+    }
 }
 
 impl Member for TeamMember {
@@ -89,6 +106,10 @@ impl Member for TeamMember {
                 confirm: self.confirm.clone(),
                 answer_json: ask.json,
                 web_search: ask.internet_search,
+                tools: self.tools,
+                memory: self.tools,
+                // A research job's writer cites the sources it was given.
+                own_citations: !self.tools,
                 ..ConversationOptions::default()
             };
             let conversation = self
@@ -158,6 +179,7 @@ impl Team<'_> {
                 name: def.name.clone(),
                 specialisations: def.specialisations.clone(),
                 confirm: confirm.clone(),
+                tools: true,
             }));
         }
         Ok(members)

@@ -41,6 +41,7 @@ impl Tools<'_> {
             mcp: not_posing(self.mcp().started()),
             memory: self.e.settings.memory.then(|| self.e.memory_here()),
             schedule: Some(self.schedule_parts()),
+            research: None,
         })
     }
 
@@ -274,7 +275,7 @@ impl Tools<'_> {
 
 /// The names of Baton's built-in toolboxes, which no MCP server or plugin
 /// may take (a card must never say `MailTool` for a server's tool).
-const BUILTIN_TOOLBOXES: [&str; 8] = [
+const BUILTIN_TOOLBOXES: [&str; 9] = [
     <FileTool as baton_tools::ToolboxDoc>::NAME,
     <baton_sheet::SpreadsheetTool as baton_tools::ToolboxDoc>::NAME,
     <baton_web::WebTool as baton_tools::ToolboxDoc>::NAME,
@@ -282,6 +283,7 @@ const BUILTIN_TOOLBOXES: [&str; 8] = [
     <baton_mail::MailTool as baton_tools::ToolboxDoc>::NAME,
     <baton_memory::MemoryTool as baton_tools::ToolboxDoc>::NAME,
     <baton_schedule::ScheduleTool as baton_tools::ToolboxDoc>::NAME,
+    <crate::research::ResearchTool as baton_tools::ToolboxDoc>::NAME,
     <crate::Diagnostics as baton_tools::ToolboxDoc>::NAME,
 ];
 

@@ -168,9 +168,16 @@ impl Recorded {
     }
 }
 
+/// Answers every request whose body holds a marker, from the request's
+/// last user message.
+type Responder = Arc<dyn Fn(&str) -> Reply + Send + Sync>;
+
 #[derive(Default)]
 struct State {
     script: VecDeque<Step>,
+    /// Rules for requests whose body contains a marker, checked after
+    /// `routes` and before `script`; never used up.
+    responders: Vec<(String, Responder)>,
     /// Steps kept for requests whose body contains a marker, checked in
     /// the order the markers were first used, before `script`.
     routes: Vec<(String, VecDeque<Step>)>,
@@ -199,14 +206,24 @@ impl State {
 
     /// The step for a request with `body`: the first route whose marker
     /// it contains (with a step left), else the next scripted step.
-    fn next_step(&mut self, body: &str) -> Option<Step> {
+    fn next_step(&mut self, body: &str, dialect: Option<WireDialect>) -> Option<Step> {
         let routed = self
             .routes
             .iter_mut()
             .find(|(marker, steps)| !steps.is_empty() && body.contains(marker.as_str()));
-        match routed {
-            Some((_, steps)) => steps.pop_front(),
-            None => self.script.pop_front(),
+        if let Some((_, steps)) = routed {
+            return steps.pop_front();
+        }
+        let responder = self
+            .responders
+            .iter()
+            .find(|(marker, _)| body.contains(marker.as_str()));
+        match (responder, dialect) {
+            (Some((_, answer)), Some(dialect)) => Some(Step::Reply(answer(&last_user_text(
+                dialect,
+                body.as_bytes(),
+            )))),
+            _ => self.script.pop_front(),
         }
     }
 }
@@ -283,6 +300,24 @@ impl ScriptedServer {
                 .push((marker.to_string(), VecDeque::from([Step::Reply(reply)]))),
         }
         drop(state);
+        self
+    }
+
+    /// Answers every request whose body contains `marker` with
+    /// `answer(the request's last user message)`, for as long as the
+    /// server runs: a model that reads what it is sent (a reviewer
+    /// numbering claims, a writer citing sources) without a reply queued
+    /// per request.
+    pub fn reply_by(
+        &self,
+        marker: &str,
+        answer: impl Fn(&str) -> Reply + Send + Sync + 'static,
+    ) -> &Self {
+        self.state
+            .lock()
+            .expect("state")
+            .responders
+            .push((marker.to_string(), Arc::new(answer)));
         self
     }
 
@@ -452,13 +487,14 @@ async fn handle(
         s.requests.push(recorded);
         return plain(200, "application/json", s.model_list());
     }
+    let dialect = WireDialect::from_path(&path);
     let step = {
         let mut s = state.lock().expect("state");
         let body = String::from_utf8_lossy(&recorded.body).into_owned();
         s.requests.push(recorded);
-        s.next_step(&body)
+        s.next_step(&body, dialect)
     };
-    let Some(dialect) = WireDialect::from_path(&path) else {
+    let Some(dialect) = dialect else {
         return plain(
             404,
             "application/json",

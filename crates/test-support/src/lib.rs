@@ -5,6 +5,8 @@
 
 use std::path::PathBuf;
 
+pub mod research_site;
+
 /// The fixtures virtualenv (`BATON_FIXTURES_VENV`, else
 /// `~/.cache/baton-fixtures-venv`): openpyxl, the OpenAI and MCP SDKs.
 pub fn fixtures_venv() -> PathBuf {

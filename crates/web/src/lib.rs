@@ -24,6 +24,7 @@ pub use content::PageContent;
 pub use error::WebError;
 pub use hub::BrowserHub;
 pub use policy::SitePolicy;
+pub use provenance::query_is_users;
 pub use tool::{
     Acted, Download, Field, PageInfo, PdfText, Saved, SavedDownload, SearchResult, TabInfo, WebTool,
 };

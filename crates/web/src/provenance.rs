@@ -124,7 +124,7 @@ fn host_named(u: &Url, user_words: &str) -> bool {
 
 /// Whether every word of a web search `query` is one the user typed (the
 /// model may reorder and drop the user's words, not add its own).
-pub(crate) fn query_is_users(query: &str, user_words: &str) -> bool {
+pub fn query_is_users(query: &str, user_words: &str) -> bool {
     let words = |s: &str| -> HashSet<String> {
         s.split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())

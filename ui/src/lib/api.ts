@@ -32,6 +32,9 @@ import {
   type NewProject,
   type OrchestrationEvent,
   type OrchestrationResult,
+  type ReportFormat,
+  type ResearchEvent,
+  type ResearchReport,
   type ServerSettings,
   type HttpApiStatus,
   type MailTest,
@@ -239,6 +242,13 @@ export const api = {
   runTeam: (prompt: string, onEvent: (e: OrchestrationEvent) => void): Promise<OrchestrationResult> =>
     call(commands.runTeam(prompt, new Channel<OrchestrationEvent>(onEvent))),
   stopTeam: (): Promise<null> => call(commands.stopTeam()),
+  // research mode
+  /** Researches `question`; each stage and source arrives on `onEvent` as it happens. */
+  runResearch: (question: string, sources: number | null, onEvent: (e: ResearchEvent) => void): Promise<ResearchReport> =>
+    call(commands.runResearch(question, sources, new Channel<ResearchEvent>(onEvent))),
+  stopResearch: (): Promise<null> => call(commands.stopResearch()),
+  /** Saves the last report into the workspace's Research folder; the path. */
+  saveResearch: (format: ReportFormat): Promise<string> => call(commands.saveResearch(format)),
   // HTTP API
   serverStatus: (): Promise<Full<HttpApiStatus>> => call(commands.serverStatus()) as Promise<Full<HttpApiStatus>>,
   startServer: (): Promise<Full<HttpApiStatus>> => call(commands.startServer()) as Promise<Full<HttpApiStatus>>,

@@ -182,6 +182,19 @@ export const commands = {
 	runTeam: (prompt: string, onEvent: Channel<OrchestrationEvent>) => typedError<OrchestrationResult, IpcError>(__TAURI_INVOKE("run_team", { prompt, onEvent })),
 	/**  Stops the team at work (its answer comes back marked cancelled). */
 	stopTeam: () => typedError<null, IpcError>(__TAURI_INVOKE("stop_team")),
+	/**
+	 *  Researches `question` reading at most `sources` pages (default: the
+	 *  `research` settings); each stage and source is sent on `on_event`. One
+	 *  job at a time.
+	 */
+	runResearch: (question: string, sources: number | null, onEvent: Channel<ResearchEvent>) => typedError<ResearchReport, IpcError>(__TAURI_INVOKE("run_research", { question, sources, onEvent })),
+	/**  Stops the research job at work. */
+	stopResearch: () => typedError<null, IpcError>(__TAURI_INVOKE("stop_research")),
+	/**
+	 *  Writes the last report into the workspace's `Research` folder as
+	 *  `format`; the path written.
+	 */
+	saveResearch: (format: ReportFormat) => typedError<string, IpcError>(__TAURI_INVOKE("save_research", { format })),
 	/**  The server now: settings, address, keys, the last error. */
 	serverStatus: () => typedError<HttpApiStatus, IpcError>(__TAURI_INVOKE("server_status")),
 	/**  Starts the server (or restarts it on the current settings). */
@@ -637,6 +650,29 @@ export type DeviceInfo = {
 	/**  Whether it is the system's default. */
 	isDefault: boolean,
 };
+
+/**  A claim left out of the report. */
+export type DroppedClaim = {
+	/**  What it said. */
+	claim: string,
+	/**  The passage it came with. */
+	quote: string,
+	/**  The page it came from. */
+	url: string,
+	/**  Why it was left out. */
+	why: DroppedWhy,
+};
+
+/**  Why a claim was left out. */
+export type DroppedWhy = 
+/**  It came with no passage, or one too short to tell anything. */
+{ kind: "noPassage" } | 
+/**  Its passage is not on the page. */
+{ kind: "notOnPage" } | 
+/**  Its passage speaks to an assistant (an injected instruction). */
+{ kind: "instruction" } | 
+/**  The reviewer found the passage does not say it. */
+{ kind: "unsupported"; why: string };
 
 /**  The user's own e-mail identity and how sending is guarded. */
 export type EmailSettings = {
@@ -1169,6 +1205,127 @@ export type PulledModel = {
 	/**  The hash was not published: this one was recorded for later pulls. */
 	hashRecorded: boolean,
 };
+
+/**  The kind of file a research report is saved as. */
+export type ReportFormat = 
+/**  A Word document. */
+"docx" | 
+/**  A PDF. */
+"pdf" | 
+/**  Markdown. */
+"md";
+
+/**  A source the report cites. */
+export type ReportSource = {
+	/**  Its number in the report (`[n]`). */
+	n: number,
+	/**  Its address. */
+	url: string,
+	/**  Its title. */
+	title: string,
+};
+
+/**  A claim the report stands on. */
+export type ResearchClaim = {
+	/**  What it says. */
+	text: string,
+	/**  The passage of its source that says it, as quoted. */
+	quote: string,
+	/**  Its source's number. */
+	source: number,
+};
+
+/**  What a research job is doing, as it happens. */
+export type ResearchEvent = 
+/**  A stage began. */
+{ kind: "stage"; 
+/**  Which. */
+stage: ResearchStage } | 
+/**  The sub-questions to search. */
+{ kind: "planned"; 
+/**  Them. */
+questions: string[] } | 
+/**  A search answered. */
+{ kind: "searched"; 
+/**  What was searched. */
+query: string; 
+/**  Results found. */
+found: number; 
+/**  Why the search failed, in words (none: it answered). */
+failed: string | null } | 
+/**  A source was read and its claims checked. */
+{ kind: "sourceRead"; 
+/**  Its address. */
+url: string; 
+/**  Its title. */
+title: string; 
+/**  Claims kept from it. */
+kept: number; 
+/**
+ *  Claims dropped (no such passage on the page, or one that speaks
+ *  to the assistant).
+ */
+dropped: number } | 
+/**  A source could not be read. */
+{ kind: "sourceFailed"; 
+/**  Its address. */
+url: string; 
+/**  Why, in words. */
+why: string } | 
+/**  Reading stopped before every source was read. */
+{ kind: "stopped"; 
+/**  Why (the time or token limit), in words. */
+why: string } | 
+/**  The reviewer's verdict. */
+{ kind: "reviewed"; 
+/**  Claims kept. */
+kept: number; 
+/**  Claims the reviewer found unsupported by their quotes. */
+dropped: number };
+
+/**  What a research job found. */
+export type ResearchReport = {
+	/**  The question. */
+	question: string,
+	/**  The sub-questions searched. */
+	questions: string[],
+	/**  The report in Markdown, its source list included. */
+	markdown: string,
+	/**  The sources cited, numbered. */
+	sources: ReportSource[],
+	/**  The claims kept. */
+	claims: ResearchClaim[],
+	/**  The claims left out, and why. */
+	dropped: DroppedClaim[],
+	/**  Where sources disagree, as the reviewer noted. */
+	conflicts: string[],
+	/**  Pages read. */
+	pagesRead: number,
+	/**  Pages that could not be read: address and why. */
+	pagesFailed: ([string, string])[],
+	/**  Tokens the job's agents used. */
+	tokens: number,
+	/**  How long the job took, in milliseconds. */
+	elapsedMs: number,
+	/**
+	 *  What did not go as planned (a limit reached, an agent's answer that
+	 *  could not be used), in words.
+	 */
+	notes: string[],
+};
+
+/**  A stage of a research job. */
+export type ResearchStage = 
+/**  Splitting the question into sub-questions. */
+"planning" | 
+/**  Searching the web. */
+"searching" | 
+/**  Reading the sources. */
+"reading" | 
+/**  Checking the claims. */
+"reviewing" | 
+/**  Writing the report. */
+"writing";
 
 /**  What [`Tools::restore_file`](crate::Tools::restore_file) did, in workspace paths. */
 export type RestoredFile = {

@@ -20,6 +20,9 @@ import type {
   Project,
   OrchestrationEvent,
   OrchestrationResult,
+  ReportFormat,
+  ResearchEvent,
+  ResearchReport,
   ChatEvent,
   Citation,
   IndexStatus,
@@ -1055,6 +1058,13 @@ export class MockBackend {
       case 'stop_team':
         this.teamStopped = true;
         return null;
+      case 'run_research':
+        return this.runResearch(args.question as string, args.onEvent as ChannelLike);
+      case 'stop_research':
+        this.researchStopped = true;
+        return null;
+      case 'save_research':
+        return this.saveResearch(args.format as ReportFormat);
       case 'mcp_servers':
         return structuredClone(this.mcp);
       case 'set_mcp_server_enabled':
@@ -1149,6 +1159,71 @@ export class MockBackend {
   teamStepMs = 120;
   private teamRunning = false;
   private teamStopped = false;
+  private researchRunning = false;
+  private researchStopped = false;
+  private report: ResearchReport | null = null;
+
+  /** Like the Rust side: one job at a time; Stop ends it with "the research was stopped". */
+  private async runResearch(question: string, ch: ChannelLike): Promise<ResearchReport> {
+    if (this.researchRunning) throw ipcError('busy', 'a research job is already running; stop it or wait for its report');
+    if (!question.trim()) throw ipcError('invalid_input', 'there is no question to research');
+    this.researchRunning = true;
+    this.researchStopped = false;
+    const site = 'https://velmar.example';
+    const steps: ResearchEvent[] = [
+      { kind: 'stage', stage: 'planning' },
+      { kind: 'planned', questions: ['How long is the Velmar river?', 'When was Velmar city founded?'] },
+      { kind: 'stage', stage: 'searching' },
+      { kind: 'searched', query: 'How long is the Velmar river?', found: 8, failed: null },
+      { kind: 'searched', query: 'When was Velmar city founded?', found: 0, failed: 'SearXNG answered 502 Bad Gateway' },
+      { kind: 'stage', stage: 'reading' },
+      { kind: 'sourceRead', url: `${site}/river`, title: 'The Velmar river at a glance', kept: 2, dropped: 1 },
+      { kind: 'sourceFailed', url: `${site}/gone`, why: '`https://velmar.example/gone` did not open: net::ERR_NAME_NOT_RESOLVED' },
+      { kind: 'sourceRead', url: `${site}/city`, title: 'History of Velmar city', kept: 1, dropped: 0 },
+      { kind: 'stage', stage: 'reviewing' },
+      { kind: 'reviewed', kept: 3, dropped: 0 },
+      { kind: 'stage', stage: 'writing' },
+    ];
+    let index = 0;
+    for (const step of steps) {
+      await sleep(this.teamStepMs);
+      if (this.researchStopped) break;
+      internals().runCallback(ch.id, { index: index++, message: step });
+    }
+    internals().runCallback(ch.id, { index: index++, end: true });
+    this.researchRunning = false;
+    if (this.researchStopped) throw ipcError('invalid_input', 'the research was stopped');
+    const markdown = `# ${question}\n\nThe Velmar is 412 km long and rises in the Ostra hills [1]. Velmar city was founded in 1204 [2].\n\n## Sources\n\n1. [The Velmar river at a glance](<${site}/river>)\n   > “The Velmar river is 412 km long”\n2. [History of Velmar city](<${site}/city>)\n   > “Velmar city was founded in 1204”\n`;
+    this.report = {
+      question,
+      questions: ['How long is the Velmar river?', 'When was Velmar city founded?'],
+      markdown,
+      sources: [
+        { n: 1, url: `${site}/river`, title: 'The Velmar river at a glance' },
+        { n: 2, url: `${site}/city`, title: 'History of Velmar city' },
+      ],
+      claims: [
+        { text: 'The Velmar is 412 km long', quote: 'The Velmar river is 412 km long', source: 1 },
+        { text: 'It rises in the Ostra hills', quote: 'It rises in the Ostra hills', source: 1 },
+        { text: 'Velmar city was founded in 1204', quote: 'Velmar city was founded in 1204', source: 2 },
+      ],
+      dropped: [{ claim: 'The hills are 2,000 m high', quote: 'the hills rise to 2,000 metres', url: `${site}/river`, why: { kind: 'notOnPage' } }],
+      conflicts: [],
+      pagesRead: 2,
+      pagesFailed: [[`${site}/gone`, 'did not open']],
+      tokens: 5120,
+      elapsedMs: 1400,
+      notes: [],
+    };
+    return structuredClone(this.report);
+  }
+
+  /** Like the Rust side: the last report, into the workspace's Research folder. */
+  private saveResearch(format: ReportFormat): string {
+    if (!this.report) throw ipcError('invalid_input', 'there is no report to save yet');
+    const stem = this.report.question.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).slice(0, 8).join('-') || 'report';
+    return `/home/user/Documents/Research/${stem}.${format}`;
+  }
 
   /** Like the Rust side: one team at a time; Stop ends it, marked cancelled. */
   private async runTeam(prompt: string, ch: ChannelLike): Promise<OrchestrationResult> {

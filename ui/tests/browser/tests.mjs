@@ -8,6 +8,7 @@ import './areas/composer.mjs';
 import './areas/branches.mjs';
 import './areas/settings.mjs';
 import './areas/team.mjs';
+import './areas/research.mjs';
 import './areas/sessions.mjs';
 import './areas/projects.mjs';
 import './areas/schedule.mjs';

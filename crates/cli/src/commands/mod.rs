@@ -14,6 +14,7 @@ mod models;
 mod orchestrate;
 mod projects;
 mod providers;
+mod research;
 mod say;
 mod schedule;
 mod search;
@@ -42,6 +43,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             | Command::Voice(_)
             | Command::Serve(_)
             | Command::Orchestrate(_)
+            | Command::Research(_)
     );
     let ctx = crate::context::load(&cli.global, discover).await?;
     let verbose = cli.global.verbose > 0;
@@ -58,6 +60,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Projects(c) => projects::run(&ctx, c),
         Command::Schedule(c) => schedule::run(&ctx, c).await,
         Command::Daemon => schedule::daemon(&ctx).await,
+        Command::Research(a) => research::run(&ctx, a).await,
         Command::Export(a) => transfer::export(&ctx, a).await,
         Command::Import { file } => transfer::import(&ctx, &file),
         Command::Convert(a) => convert::run(&ctx, a),

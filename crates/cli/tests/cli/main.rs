@@ -22,6 +22,7 @@ mod memory;
 mod models;
 mod orchestrate;
 mod projects;
+mod research;
 mod schedule;
 mod search;
 mod secrets;

@@ -1,0 +1,81 @@
+// Research mode's view of a job: each event folded into the stage, the
+// search questions, and each source with what was kept from it. Pure
+// functions; no DOM.
+import type { ResearchEvent, ResearchStage } from './bindings';
+
+export interface ResearchSourceView {
+  url: string;
+  title: string;
+  read: boolean;
+  kept: number;
+  dropped: number;
+  why: string | null;
+}
+
+export interface ResearchSearchView {
+  query: string;
+  found: number;
+  failed: string | null;
+}
+
+export interface ResearchView {
+  stage: ResearchStage | null;
+  questions: string[];
+  searches: ResearchSearchView[];
+  sources: ResearchSourceView[];
+  stopped: string | null;
+  unsupported: number | null;
+}
+
+export const emptyResearch = (): ResearchView => ({
+  stage: null,
+  questions: [],
+  searches: [],
+  sources: [],
+  stopped: null,
+  unsupported: null,
+});
+
+/** `view` with `e` applied (a new object). */
+export function foldResearch(view: ResearchView, e: ResearchEvent): ResearchView {
+  switch (e.kind) {
+    case 'stage':
+      return { ...view, stage: e.stage };
+    case 'planned':
+      return { ...view, questions: e.questions };
+    case 'searched':
+      return { ...view, searches: [...view.searches, { query: e.query, found: e.found, failed: e.failed }] };
+    case 'sourceRead':
+      return {
+        ...view,
+        sources: [...view.sources, { url: e.url, title: e.title, read: true, kept: e.kept, dropped: e.dropped, why: null }],
+      };
+    case 'sourceFailed':
+      return { ...view, sources: [...view.sources, { url: e.url, title: e.url, read: false, kept: 0, dropped: 0, why: e.why }] };
+    case 'stopped':
+      return { ...view, stopped: e.why };
+    case 'reviewed':
+      return { ...view, unsupported: e.dropped };
+  }
+}
+
+/** What the job is doing, in words. */
+export function stageLabel(stage: ResearchStage | null): string {
+  switch (stage) {
+    case 'planning':
+      return 'Planning the search questions…';
+    case 'searching':
+      return 'Searching…';
+    case 'reading':
+      return 'Reading the sources…';
+    case 'reviewing':
+      return 'Checking the claims against their quotes…';
+    case 'writing':
+      return 'Writing the report…';
+    case null:
+      return 'Starting…';
+  }
+}
+
+/** Claims kept so far, over every source read. */
+export const claimsKept = (view: ResearchView): number => view.sources.reduce((n, s) => n + s.kept, 0);
