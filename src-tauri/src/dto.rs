@@ -205,6 +205,21 @@ pub enum ChatEvent {
     },
 }
 
+/// The research settings as Settings → Research edits them.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ResearchSettingsView {
+    /// The settings.
+    #[serde(flatten)]
+    pub settings: baton_engine::api::settings::ResearchSettings,
+    /// Whether Brave Search's key is set (read-only).
+    #[serde(default)]
+    pub brave_key_set: bool,
+    /// Whether Tavily's key is set (read-only).
+    #[serde(default)]
+    pub tavily_key_set: bool,
+}
+
 /// The kind of file a research report is saved as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Type)]
 #[serde(rename_all = "lowercase")]

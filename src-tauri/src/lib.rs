@@ -86,6 +86,8 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             research::run_research,
             research::stop_research,
             research::save_research,
+            research::research_settings,
+            research::save_research_settings,
             server::server_status,
             server::start_server,
             server::server_key,

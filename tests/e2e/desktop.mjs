@@ -64,7 +64,11 @@ writeFileSync(
 // the scripted server also plays an Ollama running on this computer.
 writeFileSync(
   path.join(config, 'setup.json'),
-  JSON.stringify({ provider: 'scripted', workspace, pluginsReloadSecs: 1, localServers: [{ kind: 'ollama', endpoint: LLM }] }),
+  JSON.stringify({
+    provider: 'scripted', workspace, pluginsReloadSecs: 1, localServers: [{ kind: 'ollama', endpoint: LLM }],
+    // Research reads pages in Debian's Chromium, headless.
+    browser: { mode: 'headless', path: '/usr/bin/chromium' },
+  }),
 );
 await fetch(`${LLM}/_control/models`, { method: 'POST', body: JSON.stringify(['e2e-model']) });
 
@@ -84,6 +88,21 @@ const fileServer = http.createServer((req, res) => {
   res.end(EMBEDDED);
 });
 await new Promise((r) => fileServer.listen(0, '127.0.0.1', r));
+// A web of one page about the Velmar river, and a search over it in
+// SearXNG's JSON (what Research mode reads).
+const site = http.createServer((req, res) => {
+  const base = `http://127.0.0.1:${site.address().port}`;
+  if (req.url.startsWith('/search?')) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ results: [{ url: `${base}/velmar`, title: 'The Velmar river', content: 'The Velmar river is 412 km long.' }] }));
+  } else if (req.url === '/velmar') {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<!doctype html><title>The Velmar river</title><h1>The Velmar river</h1><p>The Velmar river is 412 km long. It rises in the Ostra hills.</p>');
+  } else {
+    res.writeHead(404).end();
+  }
+});
+await new Promise((r) => site.listen(0, '127.0.0.1', r));
 writeFileSync(
   path.join(config, 'models-catalog.json'),
   JSON.stringify({
@@ -468,6 +487,36 @@ try {
     await app.click('[data-testid=team-close]');
   });
 
+  await step('research mode: SearXNG chosen in Settings, one page read in the browser, a cited report saved as Word', async () => {
+    await app.click('[data-testid=open-settings]');
+    await until('the research settings', () => js(`return !!document.querySelector('[data-testid=research-search]')`));
+    await js(`const s = document.querySelector('[data-testid=research-search]'); s.value = 'searxng'; s.dispatchEvent(new Event('change', { bubbles: true }));`);
+    await until('the SearXNG field', () => js(`return !!document.querySelector('[data-testid=research-searxng]')`));
+    await app.type('[data-testid=research-searxng]', `http://127.0.0.1:${site.address().port}`);
+    await app.click('[data-testid=research-settings-save]');
+    await until('the research settings saved', () => js(`return !!document.querySelector('[data-testid=research-settings-saved]')`));
+    await app.click('[data-testid=close-settings]');
+    // One source: the planner, the reader, the reviewer and the writer ask in turn.
+    await script([
+      { kind: 'reply', text: '{"questions": ["How long is the Velmar river?"]}' },
+      { kind: 'reply', text: '{"claims": [{"claim": "The Velmar is 412 km long", "quote": "The Velmar river is 412 km long"}]}' },
+      { kind: 'reply', text: '{"unsupported": []}' },
+      { kind: 'reply', text: 'The Velmar is 412 km long [1].' },
+    ]);
+    await app.click('[data-testid=research-open]');
+    await app.type('[data-testid=research-question]', 'How long is the Velmar river?');
+    await app.click('[data-testid=research-start]');
+    await until('the report', () => js(`return document.querySelector('[data-testid=research-report]')?.textContent.includes('412 km long [1]') ?? false`), 60000);
+    const report = await js(`return document.querySelector('[data-testid=research-report]').textContent`);
+    if (!report.includes('Sources') || !report.includes('The Velmar river is 412 km long')) throw new Error('the report lists no source with its quote: ' + report);
+    await screenshot('08d-research');
+    await app.click('[data-testid=research-save-docx]');
+    await until('the saved report', () => js(`return !!document.querySelector('[data-testid=research-saved]')`), 60000);
+    const saved = path.join(workspace, 'Research', 'how-long-is-the-velmar-river.docx');
+    if (!existsSync(saved) || readFileSync(saved).subarray(0, 2).toString() !== 'PK') throw new Error('no Word report at ' + saved);
+    await app.click('[data-testid=research-close]');
+  });
+
   await step('a catalog model downloads from the Models page, becomes a provider, and is deleted', async () => {
     await app.click('[data-testid=open-settings]');
     const item = '[data-testid=catalog-model][data-name="smol-e2e"]';
@@ -656,6 +705,7 @@ try {
   await app.close();
   stopAll();
   fileServer.close();
+  site.close();
   rmSync(tmp, { recursive: true, force: true });
 }
 if (failures) {

@@ -223,7 +223,7 @@ pub enum ResearchSearch {
 }
 
 /// Deep research: where it searches and how far it goes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ResearchSettings {
     /// Where it searches.
@@ -232,13 +232,17 @@ pub struct ResearchSettings {
     /// `http://localhost:8888`; its JSON output must be on.
     pub searxng_url: Option<String>,
     /// The most sources a job reads.
+    #[specta(type = u32)]
     pub sources: usize,
     /// Sources read at once, each in its own tab.
+    #[specta(type = u32)]
     pub parallel: usize,
     /// Minutes a job may spend reading; the report is written from what
     /// was read by then.
+    #[specta(type = u32)]
     pub minutes: u64,
     /// Tokens a job may use before it stops reading (none: no limit).
+    #[specta(type = Option<u32>)]
     pub tokens: Option<u64>,
 }
 

@@ -37,9 +37,9 @@ pub use crate::{
 pub mod settings {
     pub use baton_config::{
         BrowserMode, BrowserSettings, ConfigWatcher, EmailSettings, InteractionMode, KeySource,
-        MailAuth, MailSecurity, MailServer, SecretError, SecretName, Secrets, ServerSettings,
-        Settings, SettingsError, VoiceSettings, WatchError, conventional_env, parse_agents,
-        watch_config,
+        MailAuth, MailSecurity, MailServer, ResearchSearch, ResearchSettings, SecretError,
+        SecretName, Secrets, ServerSettings, Settings, SettingsError, VoiceSettings, WatchError,
+        conventional_env, parse_agents, watch_config,
     };
     /// A name the network doors answer to, checked (`server.hostNames`).
     pub use baton_stdx::host_name;
@@ -132,7 +132,8 @@ pub mod schedule {
 pub mod research {
     pub use crate::{ResearchRequest, ResearchRun, Researching};
     pub use baton_research::{
-        Claim, Dropped, DroppedWhy, Limits, Report, ResearchError, ResearchEvent, Source, Stage,
+        Claim, Dropped, DroppedWhy, FailedPage, Limits, Report, ResearchError, ResearchEvent,
+        Source, Stage,
     };
 }
 

@@ -182,6 +182,32 @@ impl Researching<'_> {
         })
     }
 
+    /// Whether search API `search` (Brave, Tavily) has its key, in its
+    /// environment variable or the keychain; searches without keys are
+    /// always ready.
+    pub fn search_key_set(&self, search: ResearchSearch) -> bool {
+        match key_name(search) {
+            Some(name) => self.search_key(name).is_ok(),
+            None => true,
+        }
+    }
+
+    /// Stores the API key of search `search` (Brave, Tavily) in the
+    /// keychain as `search:NAME`.
+    pub fn set_search_key(&self, search: ResearchSearch, key: &str) -> Result<(), EngineError> {
+        let name = key_name(search).ok_or_else(|| not_set_up("this search needs no key"))?;
+        let key = key.trim();
+        if key.is_empty() || key.chars().any(char::is_whitespace) {
+            return Err(not_set_up(
+                "the key is empty or has spaces; paste only the key itself",
+            ));
+        }
+        self.e
+            .secrets()
+            .write(&SecretName::Named(format!("search:{name}")), key)
+            .map_err(|e| not_set_up(&e.to_string()))
+    }
+
     /// The key of search API `name`: `NAME_API_KEY`, else the keychain's
     /// `search:NAME`.
     fn search_key(&self, name: &str) -> Result<String, EngineError> {
@@ -196,6 +222,15 @@ impl Researching<'_> {
                 "the {name} search needs its API key: set {var}, or store it with `baton secret set search:{name}`"
             ))),
         }
+    }
+}
+
+/// The name of search `search`'s key (`brave`, `tavily`), if it has one.
+fn key_name(search: ResearchSearch) -> Option<&'static str> {
+    match search {
+        ResearchSearch::Brave => Some("brave"),
+        ResearchSearch::Tavily => Some("tavily"),
+        ResearchSearch::Browser | ResearchSearch::Searxng => None,
     }
 }
 

@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use tracing::Instrument;
 
 use crate::evidence::{self, Unfit};
-use crate::report::{self, Claim, Dropped, DroppedWhy, Report, Source};
+use crate::report::{self, Claim, Dropped, DroppedWhy, FailedPage, Report, Source};
 use crate::{
     CancellationToken, Hit, Limits, Member, Reader, ResearchError, ResearchEvent, Roles, Searcher,
     Stage, briefs, parse,
@@ -57,8 +57,8 @@ struct Job<'a> {
     tokens: AtomicU64,
     notes: Mutex<Vec<String>>,
     dropped: Mutex<Vec<Dropped>>,
-    /// Pages that could not be read: address and why.
-    failed: Mutex<Vec<(String, String)>>,
+    /// Pages that could not be read, and why.
+    failed: Mutex<Vec<FailedPage>>,
 }
 
 impl Research {
@@ -326,7 +326,7 @@ impl Job<'_> {
             ));
         }
         if read.is_empty() && failed > 0 {
-            let (url, why) = lock(&self.failed)[0].clone();
+            let FailedPage { url, why } = lock(&self.failed)[0].clone();
             return Err(ResearchError::NothingRead {
                 count: failed,
                 first: format!("{url}: {why}"),
@@ -402,7 +402,10 @@ impl Job<'_> {
                 why: why.clone(),
             })
             .await;
-        lock(&self.failed).push((url.to_string(), why));
+        lock(&self.failed).push(FailedPage {
+            url: url.to_string(),
+            why,
+        });
         Failure::Page
     }
 

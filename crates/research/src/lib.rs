@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 pub use baton_orchestrator::{CancellationToken, Member};
 pub use error::ResearchError;
 pub use job::Research;
-pub use report::{Claim, Dropped, DroppedWhy, Report, Source};
+pub use report::{Claim, Dropped, DroppedWhy, FailedPage, Report, Source};
 pub use search::{SearchApi, SearchService};
 
 /// A page as read: its address (after redirects), title and text.

@@ -62,6 +62,16 @@ pub struct Dropped {
     pub why: DroppedWhy,
 }
 
+/// A page that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct FailedPage {
+    /// Its address.
+    pub url: String,
+    /// Why, in words.
+    pub why: String,
+}
+
 /// What a research job found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename = "ResearchReport", rename_all = "camelCase")]
@@ -83,8 +93,8 @@ pub struct Report {
     /// Pages read.
     #[specta(type = u32)]
     pub pages_read: usize,
-    /// Pages that could not be read: address and why.
-    pub pages_failed: Vec<(String, String)>,
+    /// Pages that could not be read, and why.
+    pub pages_failed: Vec<FailedPage>,
     /// Tokens the job's agents used.
     #[specta(type = u32)]
     pub tokens: u64,

@@ -12,9 +12,12 @@ use serde_json::json;
 
 use crate::*;
 
+/// How a [`Rule`] answers what it is asked.
+type Answer = Box<dyn Fn(&Ask) -> Result<String, MemberError> + Send + Sync>;
+
 /// A member answering by a rule over what it is asked; 10 tokens a call.
 struct Rule {
-    answer: Box<dyn Fn(&Ask) -> Result<String, MemberError> + Send + Sync>,
+    answer: Answer,
     asked: Mutex<Vec<Ask>>,
 }
 
@@ -400,10 +403,10 @@ async fn unusable_answers_are_worked_around_and_said() {
     );
     assert_eq!(
         report.pages_failed,
-        [(
-            "http://s.test/gone".to_string(),
-            "404 Not Found".to_string()
-        )]
+        [FailedPage {
+            url: "http://s.test/gone".into(),
+            why: "404 Not Found".into()
+        }]
     );
     assert!(
         report

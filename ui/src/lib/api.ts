@@ -35,6 +35,7 @@ import {
   type ReportFormat,
   type ResearchEvent,
   type ResearchReport,
+  type ResearchSettingsView,
   type ServerSettings,
   type HttpApiStatus,
   type MailTest,
@@ -247,6 +248,11 @@ export const api = {
   runResearch: (question: string, sources: number | null, onEvent: (e: ResearchEvent) => void): Promise<ResearchReport> =>
     call(commands.runResearch(question, sources, new Channel<ResearchEvent>(onEvent))),
   stopResearch: (): Promise<null> => call(commands.stopResearch()),
+  researchSettings: (): Promise<Full<ResearchSettingsView>> =>
+    call(commands.researchSettings()) as Promise<Full<ResearchSettingsView>>,
+  /** Saves the research settings; `key` is the chosen search API's key (to the keychain). */
+  saveResearchSettings: (settings: Full<ResearchSettingsView>, key: string | null): Promise<Full<ResearchSettingsView>> =>
+    call(commands.saveResearchSettings(settings, key)) as Promise<Full<ResearchSettingsView>>,
   /** Saves the last report into the workspace's Research folder; the path. */
   saveResearch: (format: ReportFormat): Promise<string> => call(commands.saveResearch(format)),
   // HTTP API

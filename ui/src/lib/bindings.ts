@@ -195,6 +195,13 @@ export const commands = {
 	 *  `format`; the path written.
 	 */
 	saveResearch: (format: ReportFormat) => typedError<string, IpcError>(__TAURI_INVOKE("save_research", { format })),
+	/**  The research settings, with whether the search APIs have their keys. */
+	researchSettings: () => typedError<ResearchSettingsView, IpcError>(__TAURI_INVOKE("research_settings")),
+	/**
+	 *  Checks and saves the research settings; `key`, when given, is the
+	 *  chosen search API's key (kept in the keychain).
+	 */
+	saveResearchSettings: (settings: ResearchSettingsView, key: string | null) => typedError<ResearchSettingsView, IpcError>(__TAURI_INVOKE("save_research_settings", { settings, key })),
 	/**  The server now: settings, address, keys, the last error. */
 	serverStatus: () => typedError<HttpApiStatus, IpcError>(__TAURI_INVOKE("server_status")),
 	/**  Starts the server (or restarts it on the current settings). */
@@ -721,6 +728,14 @@ export type ExportFormat =
  *  document printer).
  */
 "pdf";
+
+/**  A page that could not be read. */
+export type FailedPage = {
+	/**  Its address. */
+	url: string,
+	/**  Why, in words. */
+	why: string,
+};
 
 /**  Whether a model fits this computer. */
 export type Fit = 
@@ -1301,8 +1316,8 @@ export type ResearchReport = {
 	conflicts: string[],
 	/**  Pages read. */
 	pagesRead: number,
-	/**  Pages that could not be read: address and why. */
-	pagesFailed: ([string, string])[],
+	/**  Pages that could not be read, and why. */
+	pagesFailed: FailedPage[],
 	/**  Tokens the job's agents used. */
 	tokens: number,
 	/**  How long the job took, in milliseconds. */
@@ -1313,6 +1328,53 @@ export type ResearchReport = {
 	 */
 	notes: string[],
 };
+
+/**  Where deep research searches the web. */
+export type ResearchSearch = 
+/**  The browser's search page (`browser.searchUrl`, else DuckDuckGo). */
+"browser" | 
+/**  A SearXNG instance (`research.searxngUrl`), no key. */
+"searxng" | 
+/**
+ *  Brave Search's API (its key: `BRAVE_API_KEY` or the keychain's
+ *  `search:brave`).
+ */
+"brave" | 
+/**
+ *  Tavily's API (its key: `TAVILY_API_KEY` or the keychain's
+ *  `search:tavily`).
+ */
+"tavily";
+
+/**  Deep research: where it searches and how far it goes. */
+export type ResearchSettings = {
+	/**  Where it searches. */
+	search?: ResearchSearch,
+	/**
+	 *  The SearXNG instance's address (for `searxng`), e.g.
+	 *  `http://localhost:8888`; its JSON output must be on.
+	 */
+	searxngUrl?: string | null,
+	/**  The most sources a job reads. */
+	sources?: number,
+	/**  Sources read at once, each in its own tab. */
+	parallel?: number,
+	/**
+	 *  Minutes a job may spend reading; the report is written from what
+	 *  was read by then.
+	 */
+	minutes?: number,
+	/**  Tokens a job may use before it stops reading (none: no limit). */
+	tokens?: number | null,
+};
+
+/**  The research settings as Settings → Research edits them. */
+export type ResearchSettingsView = {
+	/**  Whether Brave Search's key is set (read-only). */
+	braveKeySet?: boolean,
+	/**  Whether Tavily's key is set (read-only). */
+	tavilyKeySet?: boolean,
+} & ResearchSettings;
 
 /**  A stage of a research job. */
 export type ResearchStage = 

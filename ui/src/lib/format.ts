@@ -39,3 +39,8 @@ export function parseTerms(s: string): string[] {
   }
   return out;
 }
+
+/** `n` and `word`, with an `s` unless there is one: `1 source`, `3 sources`. */
+export function plural(n: number, word: string): string {
+  return `${n.toLocaleString()} ${word}${n === 1 ? '' : 's'}`;
+}

@@ -23,6 +23,7 @@ import type {
   ReportFormat,
   ResearchEvent,
   ResearchReport,
+  ResearchSettingsView,
   ChatEvent,
   Citation,
   IndexStatus,
@@ -1065,6 +1066,10 @@ export class MockBackend {
         return null;
       case 'save_research':
         return this.saveResearch(args.format as ReportFormat);
+      case 'research_settings':
+        return structuredClone(this.researchSettings);
+      case 'save_research_settings':
+        return this.saveResearchSettings(args.settings as Full<ResearchSettingsView>, args.key as string | null);
       case 'mcp_servers':
         return structuredClone(this.mcp);
       case 'set_mcp_server_enabled':
@@ -1159,6 +1164,26 @@ export class MockBackend {
   teamStepMs = 120;
   private teamRunning = false;
   private teamStopped = false;
+  researchSettings: Full<ResearchSettingsView> = {
+    search: 'browser', searxngUrl: null, sources: 8, parallel: 4, minutes: 10, tokens: null, braveKeySet: false, tavilyKeySet: false,
+  };
+
+  /** Like the Rust side: SearXNG needs its address, an API its key. */
+  private saveResearchSettings(settings: Full<ResearchSettingsView>, key: string | null): Full<ResearchSettingsView> {
+    const url = settings.searxngUrl?.trim().replace(/\/+$/, '') || null;
+    if (settings.search === 'searxng' && !/^https?:\/\//.test(url ?? '')) {
+      throw ipcError('invalid_input', 'SearXNG needs its address, such as http://localhost:8888');
+    }
+    const next = { ...settings, searxngUrl: url };
+    if (key?.trim() && settings.search === 'brave') next.braveKeySet = true;
+    if (key?.trim() && settings.search === 'tavily') next.tavilyKeySet = true;
+    if ((next.search === 'brave' && !next.braveKeySet) || (next.search === 'tavily' && !next.tavilyKeySet)) {
+      throw ipcError('invalid_input', 'this search needs its API key: paste it in the key field');
+    }
+    this.researchSettings = next;
+    return structuredClone(next);
+  }
+
   private researchRunning = false;
   private researchStopped = false;
   private report: ResearchReport | null = null;
@@ -1210,7 +1235,7 @@ export class MockBackend {
       dropped: [{ claim: 'The hills are 2,000 m high', quote: 'the hills rise to 2,000 metres', url: `${site}/river`, why: { kind: 'notOnPage' } }],
       conflicts: [],
       pagesRead: 2,
-      pagesFailed: [[`${site}/gone`, 'did not open']],
+      pagesFailed: [{ url: `${site}/gone`, why: 'did not open' }],
       tokens: 5120,
       elapsedMs: 1400,
       notes: [],

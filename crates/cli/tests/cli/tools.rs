@@ -55,15 +55,16 @@ async fn ask_runs_the_agent_loop_with_file_tool() {
     assert_eq!(o.stdout, "There is one report.\n");
     let req = server.requests()[2].json();
     // FileTool's eleven, SpreadsheetTool's twenty-eight, WebTool's nineteen, DocumentTool's two, MemoryTool's one,
-    // ScheduleTool's three, and delegation to the subagents (its own, and the shipped researcher).
+    // ScheduleTool's three, ResearchTool's one, and delegation to the subagents (its own, and the shipped researcher).
     let names: Vec<&str> = req["tools"]
         .as_array()
         .unwrap()
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 77, "native tools in API mode: {names:?}");
+    assert_eq!(names.len(), 78, "native tools in API mode: {names:?}");
     assert!(names.contains(&"schedule_task"), "{names:?}");
+    assert!(names.contains(&"deep_research"), "{names:?}");
     assert!(names.contains(&"describe_worksheet"), "{names:?}");
     assert!(names.contains(&"remember"), "{names:?}");
     assert!(

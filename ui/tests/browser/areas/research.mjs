@@ -35,3 +35,24 @@ test('research mode: the search questions, each source as it is read, the cited 
   await page.click(sel('research-close'));
   await page.waitForSelector(sel('composer'));
 });
+
+test('research settings: SearXNG needs its address, an API its key, both said in words; saved', async ({ page }) => {
+  await page.click(sel('open-settings'));
+  await page.waitForSelector(sel('research-settings'));
+  await page.selectOption(sel('research-search'), 'searxng');
+  await page.click(sel('research-settings-save'));
+  await page.waitForSelector('[data-testid=research-settings] [data-testid=error]');
+  assert.match(await page.textContent(sel('research-settings')), /SearXNG needs its address/);
+  await page.fill(sel('research-searxng'), 'http://localhost:8888/');
+  await page.click(sel('research-settings-save'));
+  await page.waitForSelector(sel('research-settings-saved'));
+  assert.equal(await page.inputValue(sel('research-searxng')), 'http://localhost:8888');
+  await page.selectOption(sel('research-search'), 'brave');
+  await page.click(sel('research-settings-save'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=research-settings]').textContent.includes('needs its API key'));
+  await page.fill(sel('research-key'), 'BSA-test-key');
+  await page.click(sel('research-settings-save'));
+  await page.waitForSelector(sel('research-settings-saved'));
+  assert.match(await page.textContent(sel('research-settings')), /set; paste a new one to replace it/);
+  assert.equal(await page.inputValue(sel('research-key')), '', 'a key is never shown again');
+});
