@@ -272,7 +272,11 @@ impl BrowserPages {
         Fut: Future<Output = Result<T, baton_web::WebError>> + Send + 'static,
     {
         let tool = Arc::new(WebTool::new(Arc::clone(&self.hub), self.sandbox.clone()));
-        let ctx = ToolContext::new(CancellationToken::new());
+        let cancel = CancellationToken::new();
+        let ctx = ToolContext::new(cancel.clone());
+        // A caller that stops waiting stops the page loading; the tab is
+        // still closed by the task.
+        let _stop_when_dropped = cancel.drop_guard();
         let task = tokio::spawn(async move {
             let result = work(Arc::clone(&tool), ctx).await;
             Toolbox::close(&*tool).await;
@@ -418,7 +422,7 @@ impl ResearchTool {
             .args
             .get("sources")
             .and_then(Value::as_u64)
-            .map_or(limits.sources, |n| n as usize);
+            .map_or(limits.sources, |n| (n as usize).clamp(1, limits.sources));
         Some(format!(
             "Research \"{question}\" on the web: search questions made from it go to {}, and up to {sources} pages of the results are opened in the browser and read.",
             Self::search_words(&engine)
@@ -427,7 +431,7 @@ impl ResearchTool {
 
     /// Researches a question on the web: plans search questions, searches them, reads up to `sources` pages in the browser, keeps only claims quoted word for word from their pages, has them reviewed and writes a report with numbered citations and a source list. Takes minutes; use it for questions that need many sources.
     /// - question: the question, in the user's words
-    /// - sources: the most pages to read
+    /// - sources: the most pages to read (at most the user's setting)
     #[effect(external)]
     pub async fn deep_research(
         &self,
@@ -439,9 +443,10 @@ impl ResearchTool {
             .engine
             .upgrade()
             .ok_or("Baton is restarting its engine; ask again")?;
+        // The user's setting is the most a chat may read.
         let mut limits = engine.research().limits();
         if let Some(n) = sources {
-            limits.sources = n.clamp(1, 50);
+            limits.sources = n.clamp(1, limits.sources);
         }
         let run = engine
             .research()
@@ -460,8 +465,31 @@ impl ResearchTool {
             }
         };
         let report = report.map_err(|e| e.to_string())?;
+        // Each source is one of this turn's citations, so the chat's answer
+        // can cite it and show its passages.
+        let numbers: Vec<usize> = report
+            .sources
+            .iter()
+            .map(|s| {
+                let passages: Vec<&str> = report
+                    .claims
+                    .iter()
+                    .filter(|c| c.source == s.n)
+                    .map(|c| c.quote.as_str())
+                    .collect();
+                ctx.cite(baton_tools::Source {
+                    path: s.url.clone(),
+                    location: s.title.clone(),
+                    passage: passages.join(" … "),
+                    offset: 0,
+                }) as usize
+            })
+            .collect();
+        let markdown = baton_research::renumbered(&report.markdown, |n| {
+            numbers.get(n.wrapping_sub(1)).copied().unwrap_or(n)
+        });
         Ok(ResearchAnswer {
-            report: report.markdown,
+            report: markdown,
             pages_read: report.pages_read,
             claims_kept: report.claims.len(),
             claims_left_out: report.dropped.len(),

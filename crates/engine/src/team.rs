@@ -118,6 +118,9 @@ impl Member for TeamMember {
                 .open_with(Session::new(), options);
             let turn = conversation.send(UserMessage::text(ask.message));
             let stop = turn.stopper();
+            // A member dropped mid-answer (a research job's time limit, a
+            // cancel won by the caller's own select) stops its turn too.
+            let _stop_when_dropped = stop.clone().drop_guard();
             let outcome = tokio::select! {
                 o = turn.finish() => o,
                 _ = cancel.cancelled() => {

@@ -130,7 +130,9 @@ impl Job<'_> {
         let (claims, conflicts) = self.review(&sources, claims).await?;
         let (sources, claims, new_number) = renumbered(sources, claims);
         let conflicts = conflict_words(&conflicts, &new_number);
-        let markdown = self.write(&sources, &claims, &conflicts).await?;
+        let markdown = self
+            .write(&sources, &claims, &conflicts, pages_read)
+            .await?;
         Ok(Report {
             question: self.question.to_string(),
             questions,
@@ -353,11 +355,13 @@ impl Job<'_> {
         } else {
             page.url.clone()
         };
-        let title = if page.title.trim().is_empty() {
-            hit.title.clone()
-        } else {
-            page.title.clone()
-        };
+        // A title is the page's own words too: one that speaks to an AI
+        // is not shown to the other agents.
+        let title = [page.title.trim(), hit.title.trim()]
+            .into_iter()
+            .find(|t| !t.is_empty() && !evidence::addresses_ai(t))
+            .unwrap_or(url.as_str())
+            .to_string();
         let message = source_message(self.question, questions, &url, &title, &page.text);
         let answer = self
             .ask(
@@ -481,10 +485,15 @@ impl Job<'_> {
         sources: &[Source],
         claims: &[Claim],
         conflicts: &[String],
+        pages_read: usize,
     ) -> Result<String, ResearchError> {
         let r = self.research;
         if claims.is_empty() {
-            let body = "No page that was read states an answer in a passage that could be checked, so there is nothing to report. Try other words, or allow more sources.";
+            let body = if pages_read == 0 {
+                "No page could be read within the limits, so there is nothing to report. Allow more time or tokens."
+            } else {
+                "No page that was read states an answer in a passage that could be checked, so there is nothing to report. Try other words, or allow more sources."
+            };
             return Ok(report::markdown(self.question, body, &[], &[]));
         }
         r.tell(ResearchEvent::Stage {
@@ -600,7 +609,11 @@ fn checked(
     for c in raw {
         let claim = c.claim.trim().to_string();
         let quote = c.quote.trim().to_string();
-        match evidence::check(&quote, &normalized) {
+        let fit = match evidence::check(&quote, &normalized) {
+            Ok(()) if evidence::addresses_ai(&claim) => Err(Unfit::Instruction),
+            fit => fit,
+        };
+        match fit {
             Ok(()) => kept.push((claim, quote)),
             Err(unfit) => dropped.push(Dropped {
                 claim,
@@ -620,10 +633,14 @@ fn checked(
 /// The sources read, numbered in the order they were found, and their
 /// claims.
 fn numbered(read: Vec<Read>) -> (Vec<Source>, Vec<Claim>) {
-    let mut sources = Vec::with_capacity(read.len());
+    let mut sources: Vec<Source> = Vec::with_capacity(read.len());
     let mut claims = Vec::new();
-    for (i, r) in read.into_iter().enumerate() {
-        let n = i + 1;
+    for r in read {
+        // Two results that led to one page (a redirect) are one source.
+        if sources.iter().any(|s| s.url == r.url) {
+            continue;
+        }
+        let n = sources.len() + 1;
         claims.extend(r.kept.into_iter().map(|(text, quote)| Claim {
             text,
             quote,
@@ -671,7 +688,7 @@ fn url_of(sources: &[Source], n: usize) -> String {
 
 /// The claims numbered for the reviewer, each with its source and quote.
 fn claims_message(sources: &[Source], claims: &[Claim]) -> String {
-    let mut out = String::from("Claims:\n");
+    let mut out = String::new();
     for (i, c) in claims.iter().enumerate() {
         let title = sources
             .iter()
@@ -686,7 +703,16 @@ fn claims_message(sources: &[Source], claims: &[Claim]) -> String {
             c.quote
         ));
     }
-    out
+    fenced_claims(&out)
+}
+
+/// Claims (the words of web pages and of the agent that read them) as
+/// data between `<claims>` and `</claims>`, which they cannot close.
+fn fenced_claims(text: &str) -> String {
+    format!(
+        "<claims>\n{}\n</claims>",
+        baton_stdx::fence_body(text.trim(), "claims")
+    )
 }
 
 /// Sources that disagree (by number), and the reviewer's note.
@@ -729,19 +755,20 @@ fn conflict_words(conflicts: &[Conflict], new_number: &[(usize, usize)]) -> Vec<
 
 /// The kept claims under their numbered sources, for the writer.
 fn claims_by_source(sources: &[Source], claims: &[Claim]) -> String {
-    let mut out = String::from("Sources and their claims:\n");
+    let mut out = String::new();
     for s in sources {
         out.push_str(&format!("\n[{}] {}\n", s.n, s.title));
         for c in claims.iter().filter(|c| c.source == s.n) {
             out.push_str(&format!("- {} (quote: \"{}\")\n", c.text, c.quote));
         }
     }
-    out
+    format!("Sources and their claims:\n{}", fenced_claims(&out))
 }
 
 fn conflicts_message(conflicts: &[String]) -> String {
     if conflicts.is_empty() {
         return String::new();
     }
-    format!("\nWhere sources disagree:\n- {}\n", conflicts.join("\n- "))
+    let list = format!("- {}", conflicts.join("\n- "));
+    format!("\nWhere sources disagree:\n{}\n", fenced_claims(&list))
 }

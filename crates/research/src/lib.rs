@@ -17,9 +17,11 @@
 //!    sources as `[n]`; Baton keeps only citations of real sources and
 //!    links to them, and adds the numbered source list with each quote.
 //!
-//! Page text is data: it reaches only the reader agent, fenced, and the
-//! agents of a research job have no tools, so nothing a page says can make
-//! Baton open, send or change anything. The crate knows nothing of models
+//! Page text is data: the reader agent gets each page fenced, the
+//! reviewer and writer only the claims kept, fenced too, with claims and
+//! titles that speak to an AI left out; the agents of a research job have
+//! no tools, so nothing a page says can make Baton open, send or change
+//! anything. The crate knows nothing of models
 //! or browsers: the engine gives it its agents ([`Member`]s), a reader and
 //! a searcher.
 
@@ -42,7 +44,7 @@ use serde::{Deserialize, Serialize};
 pub use baton_orchestrator::{CancellationToken, Member};
 pub use error::ResearchError;
 pub use job::Research;
-pub use report::{Claim, Dropped, DroppedWhy, FailedPage, Report, Source};
+pub use report::{Claim, Dropped, DroppedWhy, FailedPage, Report, Source, renumbered};
 pub use search::{SearchApi, SearchService};
 
 /// A page as read: its address (after redirects), title and text.
@@ -128,7 +130,8 @@ impl Default for Limits {
 impl Limits {
     /// The reading time limit.
     pub fn time(&self) -> Duration {
-        Duration::from_secs(self.seconds.max(1))
+        // At most a day: a limit that large is no limit, and stays a time.
+        Duration::from_secs(self.seconds.clamp(1, 86_400))
     }
 }
 

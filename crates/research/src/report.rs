@@ -117,8 +117,13 @@ static LINK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\[([^\]]*)\]\(\s*<?([^)\s>]*)>?[^)]*\)").expect("the link pattern is valid")
 });
 static BARE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"<?\b(?:https?|ftp|file)://[^\s<>()\]]+>?").expect("the address pattern is valid")
+    Regex::new(r"<?\b(?:(?:https?|ftp|file)://|www\.)[^\s<>()\]]+>?")
+        .expect("the address pattern is valid")
 });
+/// Stand-ins for the links kept while other addresses are taken out
+/// (private-use characters, taken out of the writer's text first).
+const KEPT_OPEN: char = '\u{E000}';
+const KEPT_CLOSE: char = '\u{E001}';
 
 /// The writer's `text` held to `sources`: citations of numbers that are
 /// no source are taken out, links to anything but a source become their
@@ -126,15 +131,21 @@ static BARE: LazyLock<Regex> = LazyLock::new(|| {
 /// its reader, or fetch, anywhere its sources do not).
 pub(crate) fn hold_to_sources(text: &str, sources: &[Source]) -> String {
     let is_source = |url: &str| sources.iter().any(|s| s.url == url);
-    let text = IMAGE.replace_all(text, "");
+    let text = text.replace([KEPT_OPEN, KEPT_CLOSE], "");
+    let text = IMAGE.replace_all(&text, "");
+    let mut kept = Vec::new();
     let text = LINK.replace_all(&text, |c: &Captures| {
         if is_source(&c[2]) {
-            c[0].to_string()
+            kept.push(c[0].to_string());
+            format!("{KEPT_OPEN}{}{KEPT_CLOSE}", kept.len() - 1)
         } else {
             c[1].to_string()
         }
     });
-    let text = unlinked_addresses(&text, &is_source);
+    let mut text = unlinked_addresses(&text, &is_source);
+    for (i, link) in kept.iter().enumerate() {
+        text = text.replace(&format!("{KEPT_OPEN}{i}{KEPT_CLOSE}"), link);
+    }
     CITATION
         .replace_all(&text, |c: &Captures| {
             if c.get(2).is_some() {
@@ -151,16 +162,40 @@ pub(crate) fn hold_to_sources(text: &str, sources: &[Source]) -> String {
         .into_owned()
 }
 
-/// `text` without addresses that are not inside a kept link and are no
-/// source's.
+/// `markdown` (a report) with its sources numbered anew by `number`: the
+/// citations `[n]` and the source list's `n.` alike (a chat gives the
+/// report's sources the numbers of its own citations).
+pub fn renumbered(markdown: &str, number: impl Fn(usize) -> usize) -> String {
+    static LIST_ITEM: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?m)^(\d+)\. \[").expect("the list pattern is valid"));
+    let cited = CITATION.replace_all(markdown, |c: &Captures| {
+        if c.get(2).is_some() {
+            return c[0].to_string();
+        }
+        let numbers: Vec<String> = c[1]
+            .split([',', ';'])
+            .filter_map(|n| n.trim().parse::<usize>().ok())
+            .map(|n| format!("[{}]", number(n)))
+            .collect();
+        numbers.concat()
+    });
+    LIST_ITEM
+        .replace_all(&cited, |c: &Captures| {
+            let n = c[1].parse::<usize>().map_or(0, &number);
+            format!("{n}. [")
+        })
+        .into_owned()
+}
+
+/// `text` without the addresses that are no source's (kept links are
+/// stand-ins by now).
 fn unlinked_addresses(text: &str, is_source: &dyn Fn(&str) -> bool) -> String {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     for m in BARE.find_iter(text) {
-        let inside_link = text[..m.start()].ends_with("](");
         let url = m.as_str().trim_matches(['<', '>']);
         let url = url.trim_end_matches(['.', ',', ';', ':']);
-        if inside_link || is_source(url) {
+        if is_source(url) {
             continue;
         }
         out.push_str(&text[last..m.start()]);
@@ -194,7 +229,7 @@ pub(crate) fn markdown(question: &str, body: &str, sources: &[Source], claims: &
         };
         let _ = write!(out, "\n{}. [{}](<{}>)", s.n, one_line(title), s.url);
         for c in claims.iter().filter(|c| c.source == s.n) {
-            let _ = write!(out, "\n   > \u{201C}{}\u{201D}", one_line(&c.quote));
+            let _ = write!(out, "\n   > \u{201C}{}\u{201D}", plain(&c.quote));
         }
     }
     out.push('\n');
@@ -206,9 +241,17 @@ pub(crate) fn markdown(question: &str, body: &str, sources: &[Source], claims: &
 pub(crate) fn plain_findings(claims: &[Claim]) -> String {
     let mut out = String::from("## Findings\n");
     for c in claims {
-        let _ = write!(out, "\n- {} [{}]", one_line(&c.text), c.source);
+        let _ = write!(out, "\n- {} [{}]", plain(&c.text), c.source);
     }
     out
+}
+
+/// A page's words as the report shows them: links as their text, no
+/// addresses or images, on one line.
+fn plain(text: &str) -> String {
+    let text = IMAGE.replace_all(text, "");
+    let text = LINK.replace_all(&text, "$1");
+    one_line(&BARE.replace_all(&text, "(address left out)"))
 }
 
 /// `text` on one line, without Markdown that could end a list item.
@@ -239,12 +282,29 @@ mod tests {
                     See [the atlas](http://evil.test/x?d=secret) or [page 2](http://site.test/2), \
                     http://evil.test/collect and <http://site.test/1>. ![t](http://evil.test/p.png) \
                     [9]";
+        let nested = hold_to_sources(
+            "[see [1] here](https://evil.test/?q=1) and www.evil.test/x",
+            &sources(),
+        );
+        assert_eq!(
+            nested,
+            "[see [1] here]((address left out)) and (address left out)"
+        );
         let held = hold_to_sources(text, &sources());
         assert_eq!(
             held,
             "Velmar is the capital [1], founded in 1204 [2][1]. \
              See the atlas or [page 2](http://site.test/2), \
              (address left out) and <http://site.test/1>.  "
+        );
+    }
+
+    #[test]
+    fn a_report_is_numbered_anew_for_a_chat() {
+        let md = "# Q\n\nA [1], B [2][1].\n\n## Sources\n\n1. [One](<u1>)\n2. [Two](<u2>)\n";
+        assert_eq!(
+            renumbered(md, |n| n + 4),
+            "# Q\n\nA [5], B [6][5].\n\n## Sources\n\n5. [One](<u1>)\n6. [Two](<u2>)\n"
         );
     }
 
@@ -258,7 +318,7 @@ mod tests {
             },
             Claim {
                 text: "b".into(),
-                quote: "second".into(),
+                quote: "second [in](https://evil.test/?x) http://evil.test/y".into(),
                 source: 2,
             },
         ];
@@ -274,7 +334,9 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains("2. [Page 2](<http://site.test/2>)\n   > \u{201C}second\u{201D}"),
+            md.contains(
+                "2. [Page 2](<http://site.test/2>)\n   > \u{201C}second in (address left out)\u{201D}"
+            ),
             "{md}"
         );
         assert_eq!(plain_findings(&claims), "## Findings\n\n- a [1]\n- b [2]");

@@ -204,28 +204,35 @@ impl State {
         serde_json::json!({"models": ollama, "data": openai, "object": "list"}).to_string()
     }
 
-    /// The step for a request with `body`: the first route whose marker
-    /// it contains (with a step left), else the next scripted step.
-    fn next_step(&mut self, body: &str, dialect: Option<WireDialect>) -> Option<Step> {
+    /// What answers a request with `body`: the first route whose marker
+    /// it contains (with a step left), else the first rule whose marker it
+    /// contains (called by the caller, outside the lock), else the next
+    /// scripted step.
+    fn next_step(&mut self, body: &str) -> Next {
         let routed = self
             .routes
             .iter_mut()
             .find(|(marker, steps)| !steps.is_empty() && body.contains(marker.as_str()));
         if let Some((_, steps)) = routed {
-            return steps.pop_front();
+            return Next::Step(steps.pop_front());
         }
         let responder = self
             .responders
             .iter()
             .find(|(marker, _)| body.contains(marker.as_str()));
-        match (responder, dialect) {
-            (Some((_, answer)), Some(dialect)) => Some(Step::Reply(answer(&last_user_text(
-                dialect,
-                body.as_bytes(),
-            )))),
-            _ => self.script.pop_front(),
+        match responder {
+            Some((_, answer)) => Next::Rule(Arc::clone(answer)),
+            None => Next::Step(self.script.pop_front()),
         }
     }
+}
+
+/// What answers a request.
+enum Next {
+    /// A step (none: echo).
+    Step(Option<Step>),
+    /// A rule, given the request's last user message.
+    Rule(Responder),
 }
 
 /// A running server; stops when dropped.
@@ -487,19 +494,22 @@ async fn handle(
         s.requests.push(recorded);
         return plain(200, "application/json", s.model_list());
     }
-    let dialect = WireDialect::from_path(&path);
-    let step = {
+    let next = {
         let mut s = state.lock().expect("state");
         let body = String::from_utf8_lossy(&recorded.body).into_owned();
         s.requests.push(recorded);
-        s.next_step(&body, dialect)
+        s.next_step(&body)
     };
-    let Some(dialect) = dialect else {
+    let Some(dialect) = WireDialect::from_path(&path) else {
         return plain(
             404,
             "application/json",
             format!(r#"{{"error":{{"message":"no route {path}"}}}}"#),
         );
+    };
+    let step = match next {
+        Next::Step(step) => step,
+        Next::Rule(answer) => Some(Step::Reply(answer(&last_user_text(dialect, &body)))),
     };
     let step = step.unwrap_or_else(|| {
         Step::Reply(Reply::text(format!(

@@ -34,7 +34,9 @@ pub async fn run_research(
         }
         let engine = state.engine();
         let limits = Limits {
-            sources: sources.map_or(engine.research().limits().sources, |n| n as usize),
+            sources: sources.map_or(engine.research().limits().sources, |n| {
+                (n as usize).clamp(1, 50)
+            }),
             ..engine.research().limits()
         };
         let run = engine.research().start(ResearchRequest {

@@ -16,7 +16,9 @@ pub async fn run(ctx: &Context, args: ResearchArgs) -> anyhow::Result<ExitCode> 
     let limits = Limits {
         sources: args.sources.unwrap_or(defaults.sources),
         parallel: args.parallel.unwrap_or(defaults.parallel),
-        seconds: args.minutes.map_or(defaults.seconds, |m| m * 60),
+        seconds: args
+            .minutes
+            .map_or(defaults.seconds, |m| m.saturating_mul(60)),
         tokens: args.max_tokens.or(defaults.tokens),
         ..defaults
     };

@@ -217,18 +217,19 @@ async fn a_chat_researches_a_question_in_the_users_own_words() {
         "deep_research",
         json!({"question": "How long is the Velmar river", "sources": 4}),
     ));
-    server.reply(Reply::text("The Velmar is 412 km long, says the report."));
+    server.reply(Reply::text("The Velmar is 412 km long [1]."));
     let env = research_env(&site, json!({}));
     let mut c = env.scripted(&server);
     c.args(["--workspace"]).arg(env.path().join("ws"));
     c.args(["ask", "How long is the Velmar river? Research it."]);
     let o = run(c, None).await;
     assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
-    assert!(
-        o.stdout.contains("412 km long, says the report"),
-        "{}",
-        o.stdout
-    );
+    // The report's sources are the turn's citations: the answer's [1] is
+    // the page it came from, with its passage.
+    assert!(o.stdout.contains("412 km long [1]."), "{}", o.stdout);
+    let first = format!("[1] {}/p/r01, The Velmar river at a glance", site.url);
+    assert!(o.stdout.contains(&first), "{}", o.stdout);
+    assert!(!o.stderr.contains("never given"), "{}", o.stderr);
     // The model got the report, its sources listed with their quotes.
     let last = server.requests().last().unwrap().json();
     let tool_result = last["messages"]
