@@ -22,15 +22,7 @@ fn pct(values: &mut [f64], p: f64) -> f64 {
 }
 
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
-        return; // run as a test: nothing to test
-    }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(measure());
+    baton_test_support::run_bench(measure);
 }
 
 async fn measure() {

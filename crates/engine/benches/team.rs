@@ -108,15 +108,7 @@ fn median(mut v: Vec<Duration>) -> f64 {
 }
 
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
-        return; // run as a test: nothing to test
-    }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    baton_test_support::run_bench(|| async {
         let server = ScriptedServer::start().await.unwrap();
         let home = TestHome::new();
         let engine = engine(&home, &server);

@@ -137,11 +137,12 @@ impl Researching<'_> {
                 ConfirmMode::Refuse("a research job does not act".into()),
             ))
         };
+        // The team as a team run has it: a shipped role agent only where
+        // none of the user's own fills its role.
+        let team =
+            crate::team::without_shadowed_roles(self.e.agents().loaded().enabled().collect());
         let role = |role: &str| {
-            let mut enabled: Vec<_> = self.e.agents().loaded().enabled().collect();
-            // The user's own agents first.
-            enabled.sort_by_key(|d| baton_config::LoadedAgents::is_shipped(d));
-            let found = enabled.into_iter().find(|d| {
+            let found = team.iter().find(|d| {
                 d.specialisations
                     .iter()
                     .any(|s| baton_orchestrator::team_role(s) == Some(role))

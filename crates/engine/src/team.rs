@@ -234,7 +234,9 @@ impl Team<'_> {
 /// `agents` without the shipped role agents (planner, reviewer,
 /// synthesizer) whose role one of the user's own agents fills: the
 /// shipped ones stand in only for roles the user's agents leave open.
-fn without_shadowed_roles(agents: Vec<&baton_config::AgentDef>) -> Vec<&baton_config::AgentDef> {
+pub(crate) fn without_shadowed_roles(
+    agents: Vec<&baton_config::AgentDef>,
+) -> Vec<&baton_config::AgentDef> {
     let roles = |def: &baton_config::AgentDef| -> Vec<&'static str> {
         def.specialisations
             .iter()

@@ -578,22 +578,14 @@ fn source_message(
         .enumerate()
         .map(|(i, q)| format!("{}. {q}", i + 1))
         .collect();
-    let (text, _) = cut(text, PAGE_CHARS);
+    let text = baton_stdx::excerpt(text, PAGE_CHARS);
     format!(
         "Research question: {question}\nSub-questions:\n{}\n\n<source url=\"{}\" title=\"{}\">\n{}\n</source>",
         list.join("\n"),
         baton_stdx::escape_attribute(url),
         baton_stdx::escape_attribute(title),
-        baton_stdx::fence_body(text, "source"),
+        baton_stdx::fence_body(&text, "source"),
     )
-}
-
-/// At most `max` characters of `text`, and whether it was cut.
-fn cut(text: &str, max: usize) -> (&str, bool) {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => (&text[..at], true),
-        None => (text, false),
-    }
 }
 
 /// The claims whose passages are fit evidence on `page`, and the others

@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 use std::sync::LazyLock;
 
+use baton_tools::map_citations;
 use regex::{Captures, Regex};
 use serde::Serialize;
 
@@ -106,10 +107,6 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
-/// `[3]`, `[1, 4]`, `[2; 5]`: citations (a link's `[text](` is not one).
-static CITATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\[(\d+(?:\s*[,;]\s*\d+)*)\](\()?").expect("the citation pattern is valid")
-});
 /// Images, links and bare addresses.
 static IMAGE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"!\[[^\]]*\]\([^)]*\)").expect("the image pattern is valid"));
@@ -146,20 +143,9 @@ pub(crate) fn hold_to_sources(text: &str, sources: &[Source]) -> String {
     for (i, link) in kept.iter().enumerate() {
         text = text.replace(&format!("{KEPT_OPEN}{i}{KEPT_CLOSE}"), link);
     }
-    CITATION
-        .replace_all(&text, |c: &Captures| {
-            if c.get(2).is_some() {
-                return c[0].to_string();
-            }
-            let kept: Vec<String> = c[1]
-                .split([',', ';'])
-                .filter_map(|n| n.trim().parse::<usize>().ok())
-                .filter(|n| (1..=sources.len()).contains(n))
-                .map(|n| format!("[{n}]"))
-                .collect();
-            kept.concat()
-        })
-        .into_owned()
+    map_citations(&text, |n| {
+        (1..=sources.len()).contains(&(n as usize)).then_some(n)
+    })
 }
 
 /// `markdown` (a report) with its sources numbered anew by `number`: the
@@ -168,17 +154,7 @@ pub(crate) fn hold_to_sources(text: &str, sources: &[Source]) -> String {
 pub fn renumbered(markdown: &str, number: impl Fn(usize) -> usize) -> String {
     static LIST_ITEM: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"(?m)^(\d+)\. \[").expect("the list pattern is valid"));
-    let cited = CITATION.replace_all(markdown, |c: &Captures| {
-        if c.get(2).is_some() {
-            return c[0].to_string();
-        }
-        let numbers: Vec<String> = c[1]
-            .split([',', ';'])
-            .filter_map(|n| n.trim().parse::<usize>().ok())
-            .map(|n| format!("[{}]", number(n)))
-            .collect();
-        numbers.concat()
-    });
+    let cited = map_citations(markdown, |n| u32::try_from(number(n as usize)).ok());
     LIST_ITEM
         .replace_all(&cited, |c: &Captures| {
             let n = c[1].parse::<usize>().map_or(0, &number);
@@ -278,7 +254,7 @@ mod tests {
 
     #[test]
     fn only_real_sources_are_cited_and_linked() {
-        let text = "Velmar is the capital [1][7], founded in 1204 [2, 9; 1]. \
+        let text = "Velmar is the capital [1][7], founded in 1204 [2, 9, 1]. \
                     See [the atlas](http://evil.test/x?d=secret) or [page 2](http://site.test/2), \
                     http://evil.test/collect and <http://site.test/1>. ![t](http://evil.test/p.png) \
                     [9]";
@@ -293,9 +269,9 @@ mod tests {
         let held = hold_to_sources(text, &sources());
         assert_eq!(
             held,
-            "Velmar is the capital [1], founded in 1204 [2][1]. \
+            "Velmar is the capital [1], founded in 1204 [2, 1]. \
              See the atlas or [page 2](http://site.test/2), \
-             (address left out) and <http://site.test/1>.  "
+             (address left out) and <http://site.test/1>. "
         );
     }
 

@@ -92,3 +92,18 @@ pub fn embedded_catalog_entry(name: &str, title: &str, url: &str) -> serde_json:
         "url": url, "size": size, "sha256": EMBEDDED_MODEL_SHA256, "sha256Source": "scripts/fetch-model.sh",
         "licence": "Apache-2.0", "contextLength": 8192, "parameters": "135 M", "ramMb": 300, "tasks": ["chat"]})
 }
+
+/// Runs a whole-flow bench's `measure` on a two-thread runtime when the
+/// binary was started with `--bench` (`cargo bench`, `make bench`); does
+/// nothing otherwise (`cargo test` and nextest build and list benches).
+pub fn run_bench<F: std::future::Future<Output = ()>>(measure: impl FnOnce() -> F) {
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime for the bench")
+        .block_on(measure());
+}

@@ -30,7 +30,7 @@ pub use context::{Effect, PendingCall, Pictures, ToolContext, ToolImage};
 pub use dispatch::{ToolCallRecord, ToolOutcome, split_call};
 pub use place::Place;
 pub use sandbox::{Sandbox, SandboxError};
-pub use sources::{Citation, Cited, Source, Sources};
+pub use sources::{Citation, Cited, Source, Sources, map_citations};
 pub use spec::{MethodSpec, ParamSpec, ToolboxDoc, ToolboxSpec};
 pub use tokio_util::sync::CancellationToken;
 pub use toolbox::{ToolError, Toolbox, ToolboxId};

@@ -103,7 +103,7 @@ impl Sources {
                     if !known {
                         out.dropped += 1;
                     }
-                    known
+                    known.then_some(n)
                 })),
             }
         }
@@ -125,6 +125,27 @@ impl Sources {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Source>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// `text` with each citation marker (`[3]`, `[1, 4]`; not in code, not a
+/// link's `[text](`) numbered as `map(n)` says, or taken out where it
+/// says `None` (the spaces it leaves tidied): what [`Sources::resolve`]
+/// does with a turn's passages, for any numbering (a research report's
+/// sources).
+pub fn map_citations(text: &str, mut map: impl FnMut(u32) -> Option<u32>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut removed = false;
+    for piece in split_code(text) {
+        match piece {
+            Piece::Code(c) => out.push_str(c),
+            Piece::Prose(p) => out.push_str(&markers(p, |n| {
+                let mapped = map(n);
+                removed |= mapped.is_none();
+                mapped
+            })),
+        }
+    }
+    if removed { tidy(&out) } else { out }
 }
 
 enum Piece<'a> {
@@ -153,9 +174,9 @@ fn split_code(text: &str) -> Vec<Piece<'_>> {
     out
 }
 
-/// `prose` with each citation marker kept where `keep(n)` says so and
-/// taken out otherwise.
-fn markers(prose: &str, mut keep: impl FnMut(u32) -> bool) -> String {
+/// `prose` with each citation marker numbered as `map(n)` says, or taken
+/// out where it says `None`.
+fn markers(prose: &str, mut map: impl FnMut(u32) -> Option<u32>) -> String {
     let mut out = String::with_capacity(prose.len());
     let mut rest = prose;
     while let Some(open) = rest.find('[') {
@@ -179,7 +200,7 @@ fn markers(prose: &str, mut keep: impl FnMut(u32) -> bool) -> String {
             Some(ns) => {
                 let kept: Vec<String> = ns
                     .into_iter()
-                    .filter(|n| keep(*n))
+                    .filter_map(&mut map)
                     .map(|n| n.to_string())
                     .collect();
                 if !kept.is_empty() {

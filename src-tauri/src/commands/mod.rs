@@ -11,6 +11,7 @@ pub mod mcp;
 pub mod memory;
 pub mod models;
 pub mod projects;
+mod relay;
 pub mod research;
 pub mod schedule;
 pub mod server;

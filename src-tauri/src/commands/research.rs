@@ -9,7 +9,7 @@ use tauri::ipc::Channel;
 
 use baton_engine::api::settings::ResearchSearch;
 
-use crate::dto::{ErrorCode, IpcError, ReportFormat, ResearchSettingsView};
+use crate::dto::{IpcError, ReportFormat, ResearchSettingsView};
 use crate::error::IpcResult;
 use crate::state::{AppState, lock};
 
@@ -24,45 +24,28 @@ pub async fn run_research(
     sources: Option<u32>,
     on_event: Channel<ResearchEvent>,
 ) -> IpcResult<Report> {
-    let mut run = {
-        let mut slot = lock(&state.research);
-        if slot.is_some() {
-            return Err(IpcError::new(
-                ErrorCode::Busy,
-                "a research job is already running; stop it or wait for its report",
-            ));
-        }
-        let engine = state.engine();
-        let limits = Limits {
-            sources: sources.map_or(engine.research().limits().sources, |n| {
-                (n as usize).clamp(1, 50)
-            }),
-            ..engine.research().limits()
-        };
-        let run = engine.research().start(ResearchRequest {
-            question,
-            limits: Some(limits),
-            agent: None,
-        })?;
-        *slot = Some(run.stopper());
-        run
+    let engine = state.engine();
+    let defaults = engine.research().limits();
+    let limits = Limits {
+        sources: sources.map_or(defaults.sources, |n| (n as usize).clamp(1, 50)),
+        ..defaults
     };
-    while let Some(e) = run.next().await {
-        let _ = on_event.send(e);
-    }
-    let result = run.finish().await;
-    *lock(&state.research) = None;
-    match result {
-        Some(Ok(report)) => {
-            *lock(&state.report) = Some(report.clone());
-            Ok(report)
-        }
-        Some(Err(e)) => Err(IpcError::invalid(e.to_string())),
-        None => Err(IpcError::new(
-            ErrorCode::Internal,
-            "the research ended without a report",
-        )),
-    }
+    let report = super::relay::one_at_a_time(
+        &state.research,
+        "a research job is already running; stop it or wait for its report",
+        || {
+            engine.research().start(ResearchRequest {
+                question,
+                limits: Some(limits),
+                agent: None,
+            })
+        },
+        &on_event,
+        "the research ended without a report",
+    )
+    .await?;
+    *lock(&state.report) = Some(report.clone());
+    Ok(report)
 }
 
 /// Stops the research job at work.

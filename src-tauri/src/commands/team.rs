@@ -7,7 +7,6 @@ use baton_engine::{ConfirmMode, TeamRequest};
 use tauri::State;
 use tauri::ipc::Channel;
 
-use crate::dto::{ErrorCode, IpcError};
 use crate::error::IpcResult;
 use crate::state::{AppState, lock};
 
@@ -24,34 +23,15 @@ pub async fn run_team(
         "a team works without asking: actions that send something off this computer are not run"
             .into(),
     );
-    let mut run = {
-        let mut slot = lock(&state.team);
-        if slot.is_some() {
-            return Err(IpcError::new(
-                ErrorCode::Busy,
-                "a team is already working; stop it or wait for its answer",
-            ));
-        }
-        let run = state
-            .engine()
-            .team()
-            .start(TeamRequest::new(prompt, refuse))?;
-        *slot = Some(run.stopper());
-        run
-    };
-    while let Some(e) = run.next().await {
-        let _ = on_event.send(e);
-    }
-    let result = run.finish().await;
-    *lock(&state.team) = None;
-    match result {
-        Some(Ok(r)) => Ok(r),
-        Some(Err(e)) => Err(IpcError::invalid(e.to_string())),
-        None => Err(IpcError::new(
-            ErrorCode::Internal,
-            "the team's run ended without a result",
-        )),
-    }
+    let engine = state.engine();
+    super::relay::one_at_a_time(
+        &state.team,
+        "a team is already working; stop it or wait for its answer",
+        || engine.team().start(TeamRequest::new(prompt, refuse)),
+        &on_event,
+        "the team's run ended without a result",
+    )
+    .await
 }
 
 /// Stops the team at work (its answer comes back marked cancelled).
