@@ -136,6 +136,36 @@ impl Default for ServerSettings {
     }
 }
 
+/// The desktop app's place on the desktop: the tray, the quick window's
+/// global shortcut and starting at login.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase", default)]
+pub struct DesktopSettings {
+    /// Closing the main window keeps Baton running in the tray (the quick
+    /// window's shortcut and scheduled tasks keep working); off: closing
+    /// it quits.
+    pub close_to_tray: bool,
+    /// Start Baton (in the tray, window hidden) when the user logs in.
+    pub start_at_login: bool,
+    /// The global shortcut that opens the quick window from any
+    /// application, in the accelerator form `Modifier+Key` (for example
+    /// `CommandOrControl+Shift+Space`); empty: no shortcut.
+    pub quick_shortcut: String,
+}
+
+/// Default of [`DesktopSettings::quick_shortcut`].
+pub const DEFAULT_QUICK_SHORTCUT: &str = "CommandOrControl+Shift+Space";
+
+impl Default for DesktopSettings {
+    fn default() -> Self {
+        Self {
+            close_to_tray: true,
+            start_at_login: false,
+            quick_shortcut: DEFAULT_QUICK_SHORTCUT.into(),
+        }
+    }
+}
+
 /// How a mail connection is secured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "lowercase")]
@@ -426,6 +456,8 @@ pub struct Settings {
     pub research: ResearchSettings,
     /// The HTTP API.
     pub server: ServerSettings,
+    /// The desktop app's tray, quick window and start at login.
+    pub desktop: DesktopSettings,
     /// The plugins folder: each plugin is a folder in it with a
     /// `plugin.json` (default: `Tools` in the data folder).
     pub plugins_dir: Option<PathBuf>,
@@ -465,6 +497,7 @@ impl Default for Settings {
             browser: BrowserSettings::default(),
             research: ResearchSettings::default(),
             server: ServerSettings::default(),
+            desktop: DesktopSettings::default(),
             plugins_dir: None,
             plugins_reload_secs: DEFAULT_PLUGINS_RELOAD_SECS,
             probe_local_servers: true,
