@@ -338,12 +338,96 @@ pub enum AttachmentState {
     },
 }
 
+/// Which window a composer (its pending files and its turn) belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub enum Pane {
+    /// The main window's chat.
+    Main,
+    /// The quick window (opened by the global shortcut).
+    Quick,
+}
+
+impl Pane {
+    /// The quick window's label.
+    pub const QUICK_LABEL: &'static str = "quick";
+    /// The main window's label.
+    pub const MAIN_LABEL: &'static str = "main";
+
+    /// The pane of the window labelled `label`.
+    pub fn of(label: &str) -> Self {
+        match label {
+            Self::QUICK_LABEL => Self::Quick,
+            _ => Self::Main,
+        }
+    }
+
+    /// Its window's label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Main => Self::MAIN_LABEL,
+            Self::Quick => Self::QUICK_LABEL,
+        }
+    }
+}
+
 /// Sent when an attachment is added, changes state or is removed.
 #[derive(Debug, Clone, Serialize, Type, tauri_specta::Event)]
 #[serde(rename_all = "camelCase")]
 pub struct AttachmentsChanged {
-    /// All pending attachments, in the order they were added.
+    /// The window whose composer changed.
+    pub pane: Pane,
+    /// All its pending attachments, in the order they were added.
     pub attachments: Vec<AttachmentView>,
+}
+
+/// What the tray, the quick window or a second launch asks of the main
+/// window.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum WindowRequest {
+    /// Start an empty chat.
+    NewChat,
+    /// Show this saved conversation (the quick window's exchange moved
+    /// here).
+    OpenChat {
+        /// The conversation.
+        session_id: String,
+    },
+    /// Start a voice conversation.
+    Voice,
+}
+
+/// Sent to the main window with a [`WindowRequest`].
+#[derive(Debug, Clone, Serialize, Type, tauri_specta::Event)]
+#[serde(rename_all = "camelCase")]
+pub struct MainWindowRequest {
+    /// What to do.
+    pub request: WindowRequest,
+}
+
+/// Sent when the quick window is shown (its question box takes the
+/// focus).
+#[derive(Debug, Clone, Serialize, Type, tauri_specta::Event)]
+#[serde(rename_all = "camelCase")]
+pub struct QuickWindowShown {}
+
+/// The desktop section of the settings and how it is applied now.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct DesktopStatus {
+    /// As saved.
+    pub settings: baton_engine::api::settings::DesktopSettings,
+    /// Why the quick window's shortcut is not working now (taken by
+    /// another application, not a shortcut), if it is not.
+    pub shortcut_error: Option<String>,
+    /// Whether Baton has an icon in the tray (closing the window keeps it
+    /// running only then).
+    pub tray: bool,
 }
 
 /// The settings the panel edits (the keychain holds keys, never these).

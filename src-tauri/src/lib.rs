@@ -9,6 +9,7 @@ pub mod commands;
 pub mod dto;
 pub mod error;
 pub mod pending;
+pub mod shell;
 pub mod state;
 pub mod stream;
 
@@ -93,6 +94,11 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             server::server_key,
             server::stop_server,
             server::save_server_settings,
+            desktop::desktop_settings,
+            desktop::save_desktop_settings,
+            desktop::hide_quick_window,
+            desktop::show_quick_window,
+            desktop::open_in_main_window,
             index::index_status,
             index::rebuild_index,
             voice::voice_devices,
@@ -106,7 +112,9 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
         .events(tauri_specta::collect_events![
             dto::AttachmentsChanged,
             dto::IndexStatus,
+            dto::MainWindowRequest,
             dto::ModelLoad,
+            dto::QuickWindowShown,
             dto::SettingsChanged,
             dto::TaskRan
         ])
@@ -153,7 +161,7 @@ pub fn run() {
     // Kept while the app runs: dropping it sends the last traces.
     let _telemetry = init_tracing();
     let builder = bindings();
-    let app = tauri::Builder::default()
+    let app = shell::plugins(tauri::Builder::default())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
         .invoke_handler(builder.invoke_handler())
@@ -173,7 +181,9 @@ pub fn run() {
                 tauri::async_runtime::block_on(engine.discover(baton_engine::PROBE_TIMEOUT));
             let skip_indexing = engine.settings().skip_indexing_on_startup;
             let serve = engine.settings().server.start_with_app;
+            let desktop = engine.settings().desktop.clone();
             app.manage(AppState::new(engine));
+            shell::setup(app.handle(), &desktop);
             // Plugins and MCP servers start in the background (and their
             // folder is watched from then on), so the first turn with
             // tools does not wait for them.
@@ -206,8 +216,10 @@ pub fn run() {
             Ok(())
         })
         .on_window_event(|window, event| {
+            shell::on_window_event(window, event);
             if let WindowEvent::DragDrop(DragDropEvent::Drop { paths, .. }) = event {
                 let app = window.app_handle().clone();
+                let pane = dto::Pane::of(window.label());
                 let paths = paths.clone();
                 tauri::async_runtime::spawn(async move {
                     let read = tauri::async_runtime::spawn_blocking(move || {
@@ -216,7 +228,7 @@ pub fn run() {
                     .await;
                     match read {
                         Ok(Ok(files)) => {
-                            commands::attachments::attach_files(&app, files);
+                            commands::attachments::attach_files(&app, pane, files);
                         }
                         Ok(Err(e)) => tracing::warn!("dropped files not attached: {e}"),
                         Err(e) => tracing::warn!("dropped files not attached: {e}"),

@@ -1,6 +1,7 @@
 //! What the app holds for its whole life, managed once at start-up: the
 //! engine (reloaded when settings change; it keeps the agent between
-//! turns), the turn in flight, pending attachments and the index.
+//! turns), the turn in flight in each window, pending attachments and the
+//! index.
 
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -9,7 +10,7 @@ use baton_engine::api::{Confirmations, Questions};
 use baton_engine::{Engine, IndexState, Turn};
 use tokio_util::sync::CancellationToken;
 
-use crate::dto::IndexStatus;
+use crate::dto::{IndexStatus, Pane};
 use crate::error::IpcResult;
 use crate::pending::Attachments;
 
@@ -22,17 +23,18 @@ struct Running {
     questions: Questions,
 }
 
-/// A claimed turn slot; the turn ends when dropped (on every path,
-/// errors included).
+/// A claimed turn slot of one window; the turn ends when dropped (on
+/// every path, errors included).
 pub struct TurnGuard<'a> {
     state: &'a AppState,
+    pane: Pane,
 }
 
 impl TurnGuard<'_> {
     /// Connects Stop, confirmations and questions to `turn`.
     pub fn attach(&self, turn: &Turn) {
-        let mut slot = lock(&self.state.turn);
-        let stopped = slot.as_ref().is_some_and(|r| r.stop.is_cancelled());
+        let mut turns = lock(&self.state.turns);
+        let stopped = turns.get(&self.pane).is_some_and(|r| r.stop.is_cancelled());
         let running = Running {
             stop: turn.stopper(),
             confirmations: turn.confirmations(),
@@ -42,13 +44,13 @@ impl TurnGuard<'_> {
         if stopped {
             running.stop.cancel();
         }
-        *slot = Some(running);
+        turns.insert(self.pane, running);
     }
 }
 
 impl Drop for TurnGuard<'_> {
     fn drop(&mut self) {
-        lock(&self.state.turn).take();
+        lock(&self.state.turns).remove(&self.pane);
     }
 }
 
@@ -67,7 +69,7 @@ pub struct RunningServer {
 /// The app's state (one per process).
 pub struct AppState {
     engine: RwLock<Arc<Engine>>,
-    turn: Mutex<Option<Running>>,
+    turns: Mutex<std::collections::HashMap<Pane, Running>>,
     /// Files waiting to be sent with the next message.
     pub attachments: Attachments,
     index: Mutex<Option<Arc<WorkspaceIndex>>>,
@@ -106,7 +108,7 @@ impl AppState {
         };
         Self {
             engine: RwLock::new(Arc::new(engine)),
-            turn: Mutex::new(None),
+            turns: Mutex::new(std::collections::HashMap::new()),
             attachments: Attachments::default(),
             index: Mutex::new(None),
             index_status: Mutex::new(status),
@@ -193,21 +195,35 @@ impl AppState {
         moved
     }
 
-    /// Marks a turn as running until the returned guard is dropped;
-    /// `None` when one already is.
-    pub fn begin_turn(&self) -> Option<TurnGuard<'_>> {
-        let mut turn = lock(&self.turn);
-        if turn.is_some() {
+    /// Marks a turn as running in `pane`'s window until the returned
+    /// guard is dropped; `None` when one already is there.
+    pub fn begin_turn(&self, pane: Pane) -> Option<TurnGuard<'_>> {
+        let mut turns = lock(&self.turns);
+        if turns.contains_key(&pane) {
             return None;
         }
-        *turn = Some(Running::default());
-        Some(TurnGuard { state: self })
+        turns.insert(pane, Running::default());
+        Some(TurnGuard { state: self, pane })
     }
 
-    /// Cancels the turn in flight (model call and running tool); whether
-    /// there was one.
-    pub fn stop_turn(&self) -> bool {
-        match lock(&self.turn).as_ref() {
+    /// Claims the main window's turn slot when no window has a turn
+    /// running (for work a running turn's tools could disturb).
+    pub fn begin_alone(&self) -> Option<TurnGuard<'_>> {
+        let mut turns = lock(&self.turns);
+        if !turns.is_empty() {
+            return None;
+        }
+        turns.insert(Pane::Main, Running::default());
+        Some(TurnGuard {
+            state: self,
+            pane: Pane::Main,
+        })
+    }
+
+    /// Cancels the turn in flight in `pane`'s window (model call and
+    /// running tool); whether there was one.
+    pub fn stop_turn(&self, pane: Pane) -> bool {
+        match lock(&self.turns).get(&pane) {
             Some(running) => {
                 running.stop.cancel();
                 true
@@ -216,20 +232,20 @@ impl AppState {
         }
     }
 
-    /// Answers confirmation `id` of the turn in flight; whether it was
+    /// Answers confirmation `id` of a turn in flight; whether it was
     /// waiting.
     pub fn answer_confirmation(&self, id: &str, approved: bool) -> bool {
-        lock(&self.turn)
-            .as_ref()
-            .is_some_and(|r| r.confirmations.answer(id, approved))
+        lock(&self.turns)
+            .values()
+            .any(|r| r.confirmations.answer(id, approved))
     }
 
-    /// Answers subagent question `id` of the turn in flight (`None`:
+    /// Answers subagent question `id` of a turn in flight (`None`:
     /// declined, the delegating agent gets the question); whether it was
     /// waiting.
     pub fn answer_question(&self, id: &str, answer: Option<String>) -> bool {
-        lock(&self.turn).as_ref().is_some_and(|r| match answer {
-            Some(a) => r.questions.answer(id, a),
+        lock(&self.turns).values().any(|r| match &answer {
+            Some(a) => r.questions.answer(id, a.clone()),
             None => r.questions.decline(id),
         })
     }

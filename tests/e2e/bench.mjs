@@ -4,13 +4,16 @@
 //  - cold start: launch until the chat input is interactive, as the page
 //    marks it (`performance.mark('app-interactive')`), median of N;
 //  - idle memory: resident memory of the app and its WebKit processes,
-//    3 s after start-up.
+//    3 s after start-up;
+//  - the quick window: key press (xdotool) → window mapped (xev), Baton
+//    started in the tray (`--tray`) vs the minimal app's own shortcut
+//    showing a hidden window (`--quick`), p50 and p95 of 20 each.
 //
 //   node tests/e2e/bench.mjs --app PATH --minimal PATH [--runs 5]
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { App, ensureDisplay, log, parseArgs, sleep, startDriver, stopAll } from './lib.mjs';
+import { App, ensureDisplay, log, parseArgs, pressToShown, quantile, sleep, startDriver, stopAll, until, watchMaps, xdo } from './lib.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const runs = Number(args.runs ?? 5);
@@ -69,6 +72,8 @@ function memoryMiB(pids) {
 }
 
 const results = { baton: [], minimal: [] };
+/** Key press → quick window shown, ms, sorted, per app. */
+const quickTimes = {};
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 try {
   // One untimed launch each first, so both start with warm file caches.
@@ -93,9 +98,36 @@ try {
       log(`${name} run ${i}: start ${startMs.toFixed(0)} ms, rss ${mem.rss.toFixed(0)} MiB, pss ${mem.pss.toFixed(0)} MiB in ${mem.processes} processes`);
     }
   }
+  await quickWindowFigures();
 } finally {
   stopAll();
   rmSync(tmp, { recursive: true, force: true });
+}
+
+/** Key press → quick window shown, Baton in the tray vs the minimal app's hidden window. */
+async function quickWindowFigures() {
+  const maps = watchMaps(env.DISPLAY);
+  await sleep(300);
+  const quick = { baton: { args: ['--tray'], title: '^Baton — quick question$' }, minimal: { args: ['--quick'], title: '^Minimal quick question$' } };
+  const press = () => xdo(env.DISPLAY, 'key', 'ctrl+shift+space');
+  for (const name of ['minimal', 'baton']) {
+    const app = new App(url, apps[name].bin);
+    await app.open(apps[name].ready, 60000, quick[name].args);
+    const id = Number(await until(`${name}'s quick window`, () => {
+      try {
+        return xdo(env.DISPLAY, 'search', '--name', quick[name].title).split('\n')[0];
+      } catch {
+        return null;
+      }
+    }));
+    await sleep(1000);
+    const times = await pressToShown(env.DISPLAY, maps, id, 'ctrl+shift+space', async () => press(), 20);
+    quickTimes[name] = times;
+    log(`${name} quick window: ${times.map((t) => t.toFixed(0)).join(', ')} ms`);
+    await app.close();
+    await sleep(300);
+  }
+  maps.stop();
 }
 const fig = (name, key) => median(results[name].map((r) => r[key]));
 for (const [key, label, unit] of [
@@ -106,4 +138,9 @@ for (const [key, label, unit] of [
   const b = fig('baton', key);
   const m = fig('minimal', key);
   console.log(`${label}: Baton ${b.toFixed(0)} ${unit} vs minimal window ${m.toFixed(0)} ${unit} → ${(b / m).toFixed(2)}× (goal ≤ 1.3×, medians of ${runs})`);
+}
+for (const [q, label] of [[0.5, 'p50'], [0.95, 'p95']]) {
+  const b = quantile(quickTimes.baton, q);
+  const m = quantile(quickTimes.minimal, q);
+  console.log(`key press → quick window shown, ${label}: Baton (in the tray) ${b.toFixed(1)} ms vs a minimal Tauri window ${m.toFixed(1)} ms → ${(b / m).toFixed(2)}× (goal p95 under 150 ms, 20 presses each)`);
 }

@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, mkdirSync, readdirSync, symlinkSync, writeFile
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { App, children, ensureDisplay, freePort, log, parseArgs, sleep, start, startDriver, stopAll, until } from './lib.mjs';
+import { App, children, ensureDisplay, freePort, log, parseArgs, pressToShown, quantile, sleep, start, startDriver, stopAll, until, watchMaps, xdo } from './lib.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const APP = path.resolve(args.app ?? 'target/debug/baton-desktop');
@@ -153,6 +153,8 @@ const appEnv = {
   BATON_CONFIG_DIR: config,
   BATON_DATA_DIR: data,
   HOME: path.join(tmp, 'home'),
+  // Where the system's autostart entries go (start at login).
+  XDG_CONFIG_HOME: path.join(tmp, 'home', '.config'),
   BATON_LOG: 'info,pdf_oxide=warn',
   PULSE_SERVER,
   // The embedded model file (fetched by `make setup`), linked into a
@@ -195,6 +197,9 @@ async function step(name, fn) {
 /** Ends a turn a failed step left running (or waiting for a confirmation), so the next steps start idle. */
 async function settle() {
   try {
+    // A failed step may leave Settings open over the chat: close it, so
+    // one failure does not fail every step after it.
+    await js(`document.querySelector('[data-testid=close-settings]')?.click()`);
     if (await idle()) return;
     await app.click('[data-testid=stop]');
     await until('the left-over turn to end', idle, 40000);
@@ -253,6 +258,90 @@ try {
     if (!last.includes(PDF_PHRASE) || !last.includes('report.pdf'))
       throw new Error('the PDF text did not reach the model');
     await screenshot('05-pdf-summary');
+  });
+
+  await step('the global shortcut opens the quick window beside the pointer; its answer moves into the main window; a second launch hands over its file', async () => {
+    const invoke = async (cmd, a = {}) => {
+      const r = await app.jsAsync(
+        `const done = arguments[arguments.length - 1];
+         window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1]).then((v) => done({ v }), (e) => done({ error: e }));`,
+        cmd, a,
+      );
+      if (r.error) throw new Error(`${cmd} failed: ${JSON.stringify(r.error)}`);
+      return r.v;
+    };
+    const maps = watchMaps(display);
+    try {
+      await sleep(500); // xev is listening
+      // The first press shows it for the first time (the window is made hidden a moment after start).
+      const t = performance.now();
+      xdo(display, 'key', 'ctrl+shift+space');
+      const first = await maps.waitNamed(/quick question/, t);
+      const id = first.window;
+      log(`key press → quick window shown the first time: ${(first.at - t).toFixed(1)} ms`);
+      await invoke('hide_quick_window');
+      await maps.waitUnmap(id, first.at);
+      await sleep(200);
+      const times = await pressToShown(display, maps, id, 'ctrl+shift+space', () => invoke('hide_quick_window'), 8);
+      log(`key press → quick window shown: p50 ${quantile(times, 0.5).toFixed(1)} ms, p95 ${quantile(times, 0.95).toFixed(1)} ms (${times.map((t) => t.toFixed(0)).join(', ')})`);
+      // Beside the pointer.
+      xdo(display, 'mousemove', '300', '200');
+      const t0 = performance.now();
+      xdo(display, 'key', 'ctrl+shift+space');
+      await maps.waitMap(id, t0);
+      const where = xdo(display, 'getwindowgeometry', String(id));
+      const [x, y] = /Position: (-?\d+),(-?\d+)/.exec(where).slice(1).map(Number);
+      if (Math.abs(x - 312) > 40 || Math.abs(y - 212) > 40) throw new Error(`the quick window is not beside the pointer (300,200): ${where}`);
+      // A question typed there (real key presses) is answered there.
+      await script([{ kind: 'reply', text: 'Twelve percent of 250 is 30.', textPieces: 3 }]);
+      const before = (await received()).length;
+      await sleep(300); // its question box has the focus
+      xdo(display, 'type', '--delay', '15', 'What is 12 percent of 250?');
+      xdo(display, 'key', 'Return');
+      const saved = await until('the quick exchange to be saved', async () => {
+        const list = await invoke('list_sessions');
+        return list.find((s) => s.title === 'What is 12 percent of 250?' && s.messageCount >= 2);
+      });
+      const asked = (await completions(0)).slice(-1)[0];
+      if ((await received()).length === before || !textOf(asked.messages.at(-1)).includes('12 percent of 250')) throw new Error('the quick question did not reach the model');
+      // Ctrl+O: the exchange opens in the main window; the quick window hides.
+      const t1 = performance.now();
+      xdo(display, 'key', 'ctrl+o');
+      await maps.waitUnmap(id, t1);
+      await until('the exchange in the main window', async () => (await assistantTexts()).some((t) => t.includes('Twelve percent of 250 is 30')));
+      const current = await js(`return document.querySelector('[data-testid=session-item].current')?.dataset.id`);
+      if (current !== saved.id) throw new Error(`the main window shows ${current}, not the quick exchange ${saved.id}`);
+      await screenshot('04b-quick-exchange-in-main');
+    } finally {
+      maps.stop();
+    }
+    // Opening Baton again hands the file over to this instance and quits.
+    const file = path.join(tmp, 'handed-over.md');
+    writeFileSync(file, '# Handed over\n\nA file given to a second launch.\n');
+    const second = start(APP, [file], appEnv, 'second launch');
+    const code = await new Promise((resolve) => second.on('exit', resolve));
+    if (code !== 0) throw new Error(`the second launch exited with ${code}: ${second.output.slice(-500)}`);
+    await until('the handed-over file in the composer', () => js(`return [...document.querySelectorAll('[data-testid=attachment-chip]')].some((c) => c.textContent.includes('handed-over.md'))`));
+    await invoke('remove_attachment', { id: await js(`return [...document.querySelectorAll('[data-testid=attachment-chip]')].find((c) => c.textContent.includes('handed-over.md')).dataset.id`) });
+  });
+
+  await step('start at login, set in Settings → Desktop, is an autostart entry that starts Baton in the tray; unset, it is gone', async () => {
+    const entry = path.join(appEnv.XDG_CONFIG_HOME, 'autostart', 'Baton.desktop');
+    const toggle = async () => {
+      await app.click('[data-testid=open-settings]');
+      await until('the desktop settings', () => js(`return !!document.querySelector('[data-testid=start-at-login]')`));
+      await app.click('[data-testid=start-at-login]');
+      await app.click('[data-testid=desktop-save]');
+      await until('saved', () => js(`return !!document.querySelector('[data-testid=desktop-saved]')`));
+      await app.click('[data-testid=close-settings]');
+    };
+    await toggle();
+    const text = readFileSync(entry, 'utf8');
+    if (!text.includes(APP) || !text.includes('--tray')) throw new Error(`the autostart entry does not start Baton in the tray:\n${text}`);
+    const saved = JSON.parse(readFileSync(path.join(config, 'setup.json'), 'utf8'));
+    if (saved.desktop?.startAtLogin !== true) throw new Error('not saved: ' + JSON.stringify(saved.desktop));
+    await toggle();
+    if (existsSync(entry)) throw new Error('the autostart entry is still there');
   });
 
   await step('an API key saved in Settings is in the Secret Service', async () => {
@@ -688,6 +777,18 @@ try {
 
   await step('after a restart the conversation is there', async () => {
     await app.close();
+    // A second launch while the first still runs hands over to it and
+    // quits (single instance): wait for the first to be gone.
+    const closedAt = Date.now();
+    await until('the app to exit', () => {
+      try {
+        execFileSync('pgrep', ['-x', path.basename(APP).slice(0, 15)]);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 30000);
+    log(`the app exited ${Date.now() - closedAt} ms after its window closed`);
     await app.open(READY);
     await until('the saved conversation', () => js(`return [...document.querySelectorAll('[data-testid=session-title]')].some(e => e.textContent.trim() === 'Say hello')`));
     const id = await js(`return [...document.querySelectorAll('[data-testid=session-item]')].find(e => e.querySelector('[data-testid=session-title]')?.textContent.trim() === 'Say hello').dataset.id`);

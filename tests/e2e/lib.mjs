@@ -1,7 +1,7 @@
 // Helpers for driving the real desktop app: child processes, polling,
 // a virtual display, tauri-driver and a minimal WebDriver client (plain
 // fetch; no Selenium package needed for the dozen endpoints used).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -97,10 +97,10 @@ export class App {
     return json.value;
   }
 
-  /** Launches the app; resolves when `readyScript` returns true. */
-  async open(readyScript, timeout = 60000) {
+  /** Launches the app (with command-line `args`); resolves when `readyScript` returns true. */
+  async open(readyScript, timeout = 60000, args = []) {
     const v = await this.wd('POST', '/session', {
-      capabilities: { alwaysMatch: { browserName: 'wry', 'tauri:options': { application: this.application } } },
+      capabilities: { alwaysMatch: { browserName: 'wry', 'tauri:options': { application: this.application, args } } },
     });
     this.session = v.sessionId;
     await until('the app to be ready', () => this.js(readyScript), timeout);
@@ -148,3 +148,88 @@ export class App {
     log(`screenshot ${name}.png`);
   }
 }
+
+/** Runs xdotool on `display`; its output. */
+export function xdo(display, ...argv) {
+  return execFileSync('xdotool', argv, { env: { ...process.env, DISPLAY: display } }).toString().trim();
+}
+
+/**
+ * Watches the top-level windows of `display` being mapped and unmapped
+ * (`xev` on the root window, line-buffered): `waitMap(id, since)` resolves
+ * with the time (performance.now) window `id` was next mapped after `since`.
+ */
+export function watchMaps(display) {
+  const xev = spawn('stdbuf', ['-oL', 'xev', '-root', '-event', 'substructure'], { env: { ...process.env, DISPLAY: display } });
+  children.push(xev);
+  xev.label = 'xev';
+  const seen = [];
+  const waiters = [];
+  let buf = '';
+  xev.stdout.on('data', (d) => {
+    const at = performance.now();
+    buf += d;
+    const lines = buf.split('\n');
+    buf = lines.pop();
+    for (const l of lines) {
+      const m = /^(MapNotify|UnmapNotify) event/.exec(l);
+      if (m) seen.push({ kind: m[1], at, window: null });
+      const w = /^\s+event 0x[0-9a-f]+, window (0x[0-9a-f]+)/.exec(l);
+      if (w && seen.length && seen[seen.length - 1].window === null) seen[seen.length - 1].window = Number(w[1]);
+    }
+    for (const f of waiters.splice(0)) f();
+  });
+  const find = (kind, id, since) => seen.find((e) => e.kind === kind && e.window === id && e.at >= since);
+  /** The first window mapped after `since` whose name matches `name`. */
+  const firstNamed = (name, since) => {
+    for (const e of seen) {
+      if (e.kind !== 'MapNotify' || e.at < since || e.window === null) continue;
+      try {
+        if (name.test(execFileSync('xdotool', ['getwindowname', String(e.window)], { env: { ...process.env, DISPLAY: display } }).toString())) return e;
+      } catch {}
+    }
+    return null;
+  };
+  const wait = (kind, id, since, timeout) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`window ${id} was not ${kind === 'MapNotify' ? 'shown' : 'hidden'} within ${timeout} ms`)), timeout);
+      const check = () => {
+        const e = find(kind, id, since);
+        if (e) {
+          clearTimeout(timer);
+          resolve(e.at);
+        } else waiters.push(check);
+      };
+      check();
+    });
+  return {
+    /** The first window named like regex `name` shown after `since`: `{ at, window }` (the window is found by its name after the fact). */
+    waitNamed: (name, since, timeout = 10000) => until(`a window named ${name}`, () => firstNamed(name, since), timeout),
+    waitMap: (id, since, timeout = 5000) => wait('MapNotify', id, since, timeout),
+    waitUnmap: (id, since, timeout = 5000) => wait('UnmapNotify', id, since, timeout),
+    stop: () => xev.kill('SIGTERM'),
+  };
+}
+
+/**
+ * Key press → window shown, `runs` times: presses `keys` with xdotool
+ * (not waited for, so the clock starts before its process does) and waits
+ * for window `id` to be mapped; `hide()` hides it again between runs.
+ * Milliseconds, sorted.
+ */
+export async function pressToShown(display, maps, id, keys, hide, runs) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    spawn('xdotool', ['key', keys], { env: { ...process.env, DISPLAY: display }, stdio: 'ignore' });
+    times.push((await maps.waitMap(id, t0)) - t0);
+    const t1 = performance.now();
+    await hide();
+    await maps.waitUnmap(id, t1);
+    await sleep(150);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+/** The `q` quantile (0–1) of sorted `xs`. */
+export const quantile = (xs, q) => xs[Math.min(xs.length - 1, Math.ceil(q * xs.length) - 1)];

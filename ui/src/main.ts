@@ -1,7 +1,11 @@
 import { mount } from 'svelte';
 import './app.css';
 import App from './App.svelte';
+import { pane } from './lib/pane';
 
 const target = document.getElementById('app');
 if (!target) throw new Error('#app missing');
-export default mount(App, { target });
+// The quick window (the global shortcut's) is a page of its own kind.
+export default pane === 'quick'
+  ? import('./QuickWindow.svelte').then((m) => mount(m.default, { target }))
+  : mount(App, { target });

@@ -1,38 +1,45 @@
 //! Attaching files: paths (drop, file dialog) or bytes (paste) become
 //! `FileAttachment`s converted by the engine in the background; every
-//! change is sent to the UI as `attachments-changed`.
+//! change is sent to the UI as `attachments-changed`. Each window (the
+//! main one, the quick one) has its own pending files: a command works on
+//! the composer of the window that called it.
 
 use std::path::PathBuf;
 
 use base64::Engine as _;
 use baton_engine::api::FileAttachment;
-use tauri::{AppHandle, Manager, State};
+use tauri::{AppHandle, Manager, State, Window};
 use tauri_specta::Event;
 
-use crate::dto::{AttachmentState, AttachmentView, AttachmentsChanged, IpcError};
+use crate::dto::{AttachmentState, AttachmentView, AttachmentsChanged, IpcError, Pane};
 use crate::error::IpcResult;
 use crate::state::AppState;
 
 /// Largest paste accepted (the engine refuses files over 200 MB anyway).
 const MAX_PASTE_BYTES: usize = 200 << 20;
 
-/// Tells the UI what is attached now.
-pub fn notify(app: &AppHandle) {
+/// Tells the UI what is attached to `pane`'s composer now.
+pub fn notify(app: &AppHandle, pane: Pane) {
     let state = app.state::<AppState>();
     let event = AttachmentsChanged {
-        attachments: state.attachments.views(),
+        pane,
+        attachments: state.attachments.views(pane),
     };
     if let Err(e) = event.emit(app) {
         tracing::warn!(error = %e, "cannot send attachments-changed");
     }
 }
 
-/// Adds files to the composer and converts them on a blocking thread,
-/// reporting each file's state as it is known.
-pub fn attach_files(app: &AppHandle, files: Vec<FileAttachment>) -> Vec<AttachmentView> {
+/// Adds files to `pane`'s composer and converts them on a blocking
+/// thread, reporting each file's state as it is known.
+pub fn attach_files(
+    app: &AppHandle,
+    pane: Pane,
+    files: Vec<FileAttachment>,
+) -> Vec<AttachmentView> {
     let state = app.state::<AppState>();
-    let added = state.attachments.add(files);
-    notify(app);
+    let added = state.attachments.add(pane, files);
+    notify(app, pane);
     let engine = state.engine();
     let app = app.clone();
     tauri::async_runtime::spawn_blocking(move || {
@@ -50,10 +57,10 @@ pub fn attach_files(app: &AppHandle, files: Vec<FileAttachment>) -> Vec<Attachme
                 },
             };
             app.state::<AppState>().attachments.set_state(&id, next);
-            notify(&app);
+            notify(&app, pane);
         }
     });
-    state.attachments.views()
+    state.attachments.views(pane)
 }
 
 /// Reads dropped or picked files; unreadable paths fail the call with the
@@ -73,7 +80,11 @@ pub fn read_paths(paths: &[PathBuf]) -> IpcResult<Vec<FileAttachment>> {
 /// Attaches files by path (the drop handler and the file dialog use this).
 #[tauri::command]
 #[specta::specta]
-pub async fn attach_paths(app: AppHandle, paths: Vec<String>) -> IpcResult<Vec<AttachmentView>> {
+pub async fn attach_paths(
+    app: AppHandle,
+    window: Window,
+    paths: Vec<String>,
+) -> IpcResult<Vec<AttachmentView>> {
     if paths.is_empty() {
         return Err(IpcError::invalid("no files were given"));
     }
@@ -81,7 +92,7 @@ pub async fn attach_paths(app: AppHandle, paths: Vec<String>) -> IpcResult<Vec<A
     let files = tauri::async_runtime::spawn_blocking(move || read_paths(&paths))
         .await
         .map_err(|e| IpcError::new(crate::dto::ErrorCode::Internal, e.to_string()))??;
-    Ok(attach_files(&app, files))
+    Ok(attach_files(&app, Pane::of(window.label()), files))
 }
 
 /// Attaches pasted content (an image or file from the clipboard).
@@ -89,6 +100,7 @@ pub async fn attach_paths(app: AppHandle, paths: Vec<String>) -> IpcResult<Vec<A
 #[specta::specta]
 pub fn attach_bytes(
     app: AppHandle,
+    window: Window,
     name: String,
     data_base64: String,
 ) -> IpcResult<Vec<AttachmentView>> {
@@ -104,7 +116,11 @@ pub fn attach_bytes(
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(data_base64.as_bytes())
         .map_err(|e| IpcError::invalid(format!("the pasted data is not base64: {e}")))?;
-    Ok(attach_files(&app, vec![FileAttachment::new(name, bytes)]))
+    Ok(attach_files(
+        &app,
+        Pane::of(window.label()),
+        vec![FileAttachment::new(name, bytes)],
+    ))
 }
 
 /// Removes a pending attachment.
@@ -112,22 +128,27 @@ pub fn attach_bytes(
 #[specta::specta]
 pub fn remove_attachment(
     app: AppHandle,
+    window: Window,
     state: State<'_, AppState>,
     id: String,
 ) -> IpcResult<Vec<AttachmentView>> {
-    if !state.attachments.remove(&id) {
+    let pane = Pane::of(window.label());
+    if !state.attachments.remove(pane, &id) {
         return Err(IpcError::new(
             crate::dto::ErrorCode::NotFound,
             format!("attachment {id} is not attached"),
         ));
     }
-    notify(&app);
-    Ok(state.attachments.views())
+    notify(&app, pane);
+    Ok(state.attachments.views(pane))
 }
 
-/// What is attached now.
+/// What is attached to the calling window's composer now.
 #[tauri::command]
 #[specta::specta]
-pub fn list_attachments(state: State<'_, AppState>) -> IpcResult<Vec<AttachmentView>> {
-    Ok(state.attachments.views())
+pub fn list_attachments(
+    window: Window,
+    state: State<'_, AppState>,
+) -> IpcResult<Vec<AttachmentView>> {
+    Ok(state.attachments.views(Pane::of(window.label())))
 }

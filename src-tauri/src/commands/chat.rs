@@ -7,20 +7,25 @@ use std::sync::Arc;
 
 use baton_engine::api::{AgentEvent, SessionId, TurnEvent};
 use baton_engine::{AgentInfo, ConversationOptions, IndexChoice, Turn, UserMessage};
-use tauri::State;
 use tauri::ipc::Channel;
+use tauri::{State, Window};
 use tauri_specta::Event;
 
-use crate::dto::{ChatEvent, ErrorCode, IpcError, ModelLoad, SendRequest, TurnEnd, TurnResult};
+use crate::dto::{
+    ChatEvent, ErrorCode, IpcError, ModelLoad, Pane, SendRequest, TurnEnd, TurnResult,
+};
 use crate::error::IpcResult;
 use crate::state::{AppState, TurnGuard};
 use crate::stream::to_chat_event;
 
-/// Sends a message (with pending attachments) or runs a slash command.
+/// Sends a message (with the calling window's pending attachments) or
+/// runs a slash command. Each window (main, quick) runs one turn at a
+/// time.
 #[tauri::command]
 #[specta::specta]
 pub async fn send_message(
     app: tauri::AppHandle,
+    window: Window,
     state: State<'_, AppState>,
     request: SendRequest,
     on_event: Channel<ChatEvent>,
@@ -80,10 +85,11 @@ pub async fn send_message(
     }
     // Claim the turn before taking the attachments, so a refused send
     // leaves them in the composer.
-    let guard = state.begin_turn().ok_or_else(busy)?;
-    let files = state.attachments.take(&request.attachment_ids)?;
+    let pane = Pane::of(window.label());
+    let guard = state.begin_turn(pane).ok_or_else(busy)?;
+    let files = state.attachments.take(pane, &request.attachment_ids)?;
     if !files.is_empty() {
-        crate::commands::attachments::notify(&app);
+        crate::commands::attachments::notify(&app, pane);
     }
     let mut session = conversation.session().await;
     session.title_from(if text.is_empty() {
@@ -106,23 +112,26 @@ pub async fn send_message(
 #[specta::specta]
 pub async fn regenerate(
     app: tauri::AppHandle,
+    window: Window,
     state: State<'_, AppState>,
     session_id: String,
     on_event: Channel<ChatEvent>,
 ) -> IpcResult<TurnResult> {
-    let guard = state.begin_turn().ok_or_else(busy)?;
+    let guard = state
+        .begin_turn(Pane::of(window.label()))
+        .ok_or_else(busy)?;
     let id = SessionId::parse(&session_id)?;
     let conversation = open(&app, &state, Some(&id), None, None)?;
     send_started(&on_event, &conversation.session().await);
     forward(conversation.regenerate(), guard, &on_event).await
 }
 
-/// Stops the turn in flight: the model call, the running tool and a
-/// pending confirmation.
+/// Stops the calling window's turn in flight: the model call, the
+/// running tool and a pending confirmation.
 #[tauri::command]
 #[specta::specta]
-pub fn stop_generation(state: State<'_, AppState>) -> IpcResult<bool> {
-    Ok(state.stop_turn())
+pub fn stop_generation(window: Window, state: State<'_, AppState>) -> IpcResult<bool> {
+    Ok(state.stop_turn(Pane::of(window.label())))
 }
 
 /// Answers a confirmation request of the turn in flight: `approved`

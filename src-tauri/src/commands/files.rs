@@ -26,7 +26,7 @@ pub async fn restore_backup(
         return Err(IpcError::invalid("no file was named to restore"));
     }
     // Hold the turn slot: no turn starts (and writes the file) meanwhile.
-    let _turn = state.begin_turn().ok_or_else(|| {
+    let _turn = state.begin_alone().ok_or_else(|| {
         IpcError::new(
             ErrorCode::Busy,
             "an answer is still being written; restore the file once it has finished",

@@ -4,6 +4,7 @@
 pub mod attachments;
 pub mod browser;
 pub mod chat;
+pub mod desktop;
 pub mod files;
 pub mod index;
 pub mod mail;

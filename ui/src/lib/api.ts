@@ -15,6 +15,8 @@ import {
   type BrowserSettingsView,
   type BrowserTest,
   type ChatEvent,
+  type DesktopSettings,
+  type DesktopStatus,
   type ErrorCode,
   type IndexStatus,
   type IpcError,
@@ -54,7 +56,9 @@ import {
   type VoiceEvent,
   type VoiceSettingsView,
   type VoiceStarted,
+  type WindowRequest,
 } from './bindings';
+import { pane } from './pane';
 
 export type * from './bindings';
 
@@ -263,6 +267,15 @@ export const api = {
   serverKey: (): Promise<string> => call(commands.serverKey()),
   saveServerSettings: (settings: ServerSettings): Promise<Full<HttpApiStatus>> =>
     call(commands.saveServerSettings(settings)) as Promise<Full<HttpApiStatus>>,
+  // the desktop: tray, quick window, start at login
+  desktopSettings: (): Promise<Full<DesktopStatus>> => call(commands.desktopSettings()) as Promise<Full<DesktopStatus>>,
+  /** Saves them; a shortcut another application holds is refused (nothing saved). */
+  saveDesktopSettings: (settings: Full<DesktopSettings>): Promise<Full<DesktopStatus>> =>
+    call(commands.saveDesktopSettings(settings)) as Promise<Full<DesktopStatus>>,
+  hideQuickWindow: (): Promise<null> => call(commands.hideQuickWindow()),
+  showQuickWindow: (): Promise<null> => call(commands.showQuickWindow()),
+  /** Moves the quick window's exchange (conversation `sessionId`) into the main window as a chat. */
+  openInMainWindow: (sessionId: string): Promise<null> => call(commands.openInMainWindow(sessionId)),
   // voice
   voiceDevices: (): Promise<AudioDevices> => call(commands.voiceDevices()),
   voiceSettings: (): Promise<Full<VoiceSettingsView>> => call(commands.voiceSettings()) as Promise<Full<VoiceSettingsView>>,
@@ -276,8 +289,16 @@ export const api = {
   voiceStopSpeaking: (): Promise<null> => call(commands.voiceStopSpeaking()),
   voiceStop: (): Promise<null> => call(commands.voiceStop()),
   // events
+  /** This window's pending files changed (each window has its own). */
   onAttachmentsChanged: (cb: (list: AttachmentView[]) => void): Promise<UnlistenFn> =>
-    events.attachmentsChanged.listen((e) => cb(e.payload.attachments)),
+    events.attachmentsChanged.listen((e) => {
+      if (e.payload.pane === pane) cb(e.payload.attachments);
+    }),
+  /** The tray, the quick window or a second launch asks the main window for something. */
+  onMainWindowRequest: (cb: (request: WindowRequest) => void): Promise<UnlistenFn> =>
+    events.mainWindowRequest.listen((e) => cb(e.payload.request)),
+  /** The quick window was shown (by the shortcut or the tray). */
+  onQuickWindowShown: (cb: () => void): Promise<UnlistenFn> => events.quickWindowShown.listen(() => cb()),
   onIndexProgress: (cb: (s: IndexStatus) => void): Promise<UnlistenFn> =>
     events.indexStatus.listen((e) => cb(e.payload)),
   /** The settings, agents or providers were changed outside the app (`baton config set`). */

@@ -6,13 +6,17 @@ import * as __TAURI_EVENT from "@tauri-apps/api/event";
 
 /** Commands */
 export const commands = {
-	/**  Sends a message (with pending attachments) or runs a slash command. */
+	/**
+	 *  Sends a message (with the calling window's pending attachments) or
+	 *  runs a slash command. Each window (main, quick) runs one turn at a
+	 *  time.
+	 */
 	sendMessage: (request: SendRequest, onEvent: Channel<ChatEvent>) => typedError<TurnResult, IpcError>(__TAURI_INVOKE("send_message", { request, onEvent })),
 	/**  Answers the last user message again, replacing the last answer. */
 	regenerate: (sessionId: string, onEvent: Channel<ChatEvent>) => typedError<TurnResult, IpcError>(__TAURI_INVOKE("regenerate", { sessionId, onEvent })),
 	/**
-	 *  Stops the turn in flight: the model call, the running tool and a
-	 *  pending confirmation.
+	 *  Stops the calling window's turn in flight: the model call, the
+	 *  running tool and a pending confirmation.
 	 */
 	stopGeneration: () => typedError<boolean, IpcError>(__TAURI_INVOKE("stop_generation")),
 	/**
@@ -46,7 +50,7 @@ export const commands = {
 	attachBytes: (name: string, dataBase64: string) => typedError<AttachmentView[], IpcError>(__TAURI_INVOKE("attach_bytes", { name, dataBase64 })),
 	/**  Removes a pending attachment. */
 	removeAttachment: (id: string) => typedError<AttachmentView[], IpcError>(__TAURI_INVOKE("remove_attachment", { id })),
-	/**  What is attached now. */
+	/**  What is attached to the calling window's composer now. */
 	listAttachments: () => typedError<AttachmentView[], IpcError>(__TAURI_INVOKE("list_attachments")),
 	/**
 	 *  Writes saved conversations into the folder `dir`: those of `project`
@@ -218,6 +222,27 @@ export const commands = {
 	 *  (as on every settings change: [`AppState::reload`]).
 	 */
 	saveServerSettings: (settings: ServerSettings) => typedError<HttpApiStatus, IpcError>(__TAURI_INVOKE("save_server_settings", { settings })),
+	/**  The desktop settings and how they are applied now. */
+	desktopSettings: () => typedError<DesktopStatus, IpcError>(__TAURI_INVOKE("desktop_settings")),
+	/**
+	 *  Saves the desktop settings: the shortcut is registered first (a
+	 *  shortcut another application holds is refused, and nothing is saved),
+	 *  then starting at login is changed, then the settings are saved.
+	 */
+	saveDesktopSettings: (settings: DesktopSettings) => typedError<DesktopStatus, IpcError>(__TAURI_INVOKE("save_desktop_settings", { settings })),
+	/**  Hides the quick window (an answer being written goes on). */
+	hideQuickWindow: () => typedError<null, IpcError>(__TAURI_INVOKE("hide_quick_window")),
+	/**
+	 *  Shows the quick window (the tray's entry, and the main window's
+	 *  button) near the pointer.
+	 */
+	showQuickWindow: () => typedError<null, IpcError>(__TAURI_INVOKE("show_quick_window")),
+	/**
+	 *  Moves the quick window's exchange, conversation `session_id`, into
+	 *  the main window as a chat: the main window shows it in front and the
+	 *  quick window hides.
+	 */
+	openInMainWindow: (sessionId: string) => typedError<null, IpcError>(__TAURI_INVOKE("open_in_main_window", { sessionId })),
 	/**  The index now. */
 	indexStatus: () => typedError<IndexStatus, IpcError>(__TAURI_INVOKE("index_status")),
 	/**  Rebuilds the index from scratch in the background. */
@@ -246,7 +271,9 @@ export const commands = {
 export const events = {
 	attachmentsChanged: makeEvent<AttachmentsChanged, AttachmentsChanged>("attachments-changed"),
 	indexStatus: makeEvent<IndexStatus, IndexStatus>("index-status"),
+	mainWindowRequest: makeEvent<MainWindowRequest, MainWindowRequest>("main-window-request"),
 	modelLoad: makeEvent<ModelLoad, ModelLoad>("model-load"),
+	quickWindowShown: makeEvent<QuickWindowShown, QuickWindowShown>("quick-window-shown"),
 	settingsChanged: makeEvent<SettingsChanged, SettingsChanged>("settings-changed"),
 	taskRan: makeEvent<TaskRan, TaskRan>("task-ran"),
 };
@@ -360,7 +387,9 @@ export type AttachmentView = {
 
 /**  Sent when an attachment is added, changes state or is removed. */
 export type AttachmentsChanged = {
-	/**  All pending attachments, in the order they were added. */
+	/**  The window whose composer changed. */
+	pane: Pane,
+	/**  All its pending attachments, in the order they were added. */
 	attachments: AttachmentView[],
 };
 
@@ -646,6 +675,43 @@ export type CitedSource = {
 	passage: string,
 	/**  Character offset of the passage in the converted document. */
 	offset: number,
+};
+
+/**
+ *  The desktop app's place on the desktop: the tray, the quick window's
+ *  global shortcut and starting at login.
+ */
+export type DesktopSettings = {
+	/**
+	 *  Closing the main window keeps Baton running in the tray (the quick
+	 *  window's shortcut and scheduled tasks keep working); off: closing
+	 *  it quits.
+	 */
+	closeToTray?: boolean,
+	/**  Start Baton (in the tray, window hidden) when the user logs in. */
+	startAtLogin?: boolean,
+	/**
+	 *  The global shortcut that opens the quick window from any
+	 *  application, in the accelerator form `Modifier+Key` (for example
+	 *  `CommandOrControl+Shift+Space`); empty: no shortcut.
+	 */
+	quickShortcut?: string,
+};
+
+/**  The desktop section of the settings and how it is applied now. */
+export type DesktopStatus = {
+	/**  As saved. */
+	settings: DesktopSettings,
+	/**
+	 *  Why the quick window's shortcut is not working now (taken by
+	 *  another application, not a shortcut), if it is not.
+	 */
+	shortcutError: string | null,
+	/**
+	 *  Whether Baton has an icon in the tray (closing the window keeps it
+	 *  running only then).
+	 */
+	tray: boolean,
 };
 
 /**  A sound device, for pickers and settings. */
@@ -941,6 +1007,12 @@ export type MailTest = {
 	smtp: MailCheck,
 };
 
+/**  Sent to the main window with a [`WindowRequest`]. */
+export type MainWindowRequest = {
+	/**  What to do. */
+	request: WindowRequest,
+};
+
 /**  The Plugins & MCP page. */
 export type McpOverview = {
 	/**  Every server and plugin, by name. */
@@ -1126,6 +1198,13 @@ export type OrchestrationResult = {
 	stages: StageTiming[],
 };
 
+/**  Which window a composer (its pending files and its turn) belongs to. */
+export type Pane = 
+/**  The main window's chat. */
+"main" | 
+/**  The quick window (opened by the global shortcut). */
+"quick";
+
 /**  Whether a stage starts or stopped. */
 export type Phase = 
 /**  It starts. */
@@ -1220,6 +1299,12 @@ export type PulledModel = {
 	/**  The hash was not published: this one was recorded for later pulls. */
 	hashRecorded: boolean,
 };
+
+/**
+ *  Sent when the quick window is shown (its question box takes the
+ *  focus).
+ */
+export type QuickWindowShown = Record<string, never>;
 
 /**  The kind of file a research report is saved as. */
 export type ReportFormat = 
@@ -1967,6 +2052,23 @@ export type VoiceStarted = {
 	 */
 	sessionId: string,
 };
+
+/**
+ *  What the tray, the quick window or a second launch asks of the main
+ *  window.
+ */
+export type WindowRequest = 
+/**  Start an empty chat. */
+{ kind: "newChat" } | 
+/**
+ *  Show this saved conversation (the quick window's exchange moved
+ *  here).
+ */
+{ kind: "openChat"; 
+/**  The conversation. */
+sessionId: string } | 
+/**  Start a voice conversation. */
+{ kind: "voice" };
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

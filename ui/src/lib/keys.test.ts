@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composerKey, globalKey, type KeyLike } from './keys';
+import { composerKey, globalKey, quickKey, type KeyLike } from './keys';
 
 const k = (key: string, mods: Partial<KeyLike> = {}): KeyLike => ({ key, shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, ...mods });
 
@@ -30,5 +30,17 @@ describe('global keys', () => {
   it('Esc stops while streaming', () => {
     expect(globalKey(k('Escape'), true)).toBe('stop');
     expect(globalKey(k('Escape'), false)).toBeNull();
+  });
+});
+
+describe('quick window keys', () => {
+  it('Esc hides, Ctrl/Cmd+O opens in the main window, Ctrl/Cmd+N starts over', () => {
+    expect(quickKey(k('Escape'))).toBe('hide');
+    expect(quickKey(k('o', { ctrlKey: true }))).toBe('open-in-main');
+    expect(quickKey(k('O', { metaKey: true }))).toBe('open-in-main');
+    expect(quickKey(k('n', { ctrlKey: true }))).toBe('new');
+    expect(quickKey(k('o'))).toBeNull();
+    expect(quickKey(k('o', { ctrlKey: true, shiftKey: true }))).toBeNull();
+    expect(quickKey(k('Escape', { isComposing: true }))).toBeNull();
   });
 });

@@ -42,3 +42,20 @@ export function globalKey(e: KeyLike, streaming: boolean): GlobalAction {
   if (e.key === 'Escape' && streaming) return 'stop';
   return null;
 }
+
+export type QuickAction = 'hide' | 'open-in-main' | 'new' | null;
+
+/** The quick window: Esc hides it, Ctrl/Cmd+O moves the exchange into the main window, Ctrl/Cmd+N starts over. */
+export function quickKey(e: KeyLike): QuickAction {
+  if (e.isComposing) return null;
+  const mod = (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey;
+  if (e.key === 'Escape' && !mod) return 'hide';
+  if (!mod) return null;
+  switch (e.key.toLowerCase()) {
+    case 'o':
+      return 'open-in-main';
+    case 'n':
+      return 'new';
+  }
+  return null;
+}

@@ -25,6 +25,7 @@ import { isLoading, LOADED_LINGER_MS, normalizeLoad } from './modelload';
 import { pickAgent } from './agents';
 import { projectOf, sortProjects } from './sessions';
 import { chats, removedText } from './projects';
+import { pane } from './pane';
 
 export interface Toast {
   id: number;
@@ -92,7 +93,8 @@ export class Store {
       this.refreshAgents(),
       api.onAttachmentsChanged((list) => (this.attachments = list)).catch((e) => this.fail(e)),
       api.onModelLoad((l) => this.setModelLoad(l)).catch((e) => this.fail(e)),
-      api.onTaskRan((r) => this.taskRan(r)).catch((e) => this.fail(e)),
+      // Scheduled runs are told in the main window only.
+      pane === 'main' ? api.onTaskRan((r) => this.taskRan(r)).catch((e) => this.fail(e)) : null,
       api
         .onSettingsChanged(() => {
           void this.refreshInfo();

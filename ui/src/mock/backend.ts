@@ -26,6 +26,8 @@ import type {
   ResearchSettingsView,
   ChatEvent,
   Citation,
+  DesktopSettings,
+  DesktopStatus,
   IndexStatus,
   IpcError,
   KeyStatus,
@@ -53,6 +55,7 @@ import type {
 import type { Full } from '../lib/api';
 import { partialPercent, sizeMb } from '../lib/models';
 import { markdownDoc, rng, tokenize } from './content';
+import { pane } from '../lib/pane';
 
 const MB = 1024 * 1024;
 
@@ -363,6 +366,15 @@ export class MockBackend {
   /** The port something else already listens on (start fails there). */
   takenPort = 8081;
   /** The app's key for its HTTP API. */
+  desktop: Full<DesktopStatus> = {
+    settings: { closeToTray: true, startAtLogin: false, quickShortcut: 'CommandOrControl+Shift+Space' },
+    shortcutError: null,
+    tray: true,
+  };
+  /** A shortcut another application holds (the save is refused). */
+  takenShortcut = 'Ctrl+Alt+T';
+  /** What the quick window asked: hidden, shown, moved into the main window. */
+  quick = { hidden: 0, shown: 0, movedToMain: [] as string[] };
   serverKey = 'bk-mock0desktop0key0000000000000000000000000000000000000000000000';
   /** What test_browser answers next. */
   browserTest: BrowserTest = { ok: true, mode: 'profile', message: 'Connected to Chrome/131.0.6778.85.' };
@@ -590,9 +602,14 @@ export class MockBackend {
     return { id: s.id, title: s.title, updatedMs: s.updatedMs, messageCount: s.messages.length, agent: s.agent, voiceTurns, project: s.project };
   }
 
+  /** Sends event `name` as the Rust side would (tests: the tray's and the quick window's requests). */
+  async emitEvent(name: string, payload: unknown): Promise<void> {
+    await emit(name, payload);
+  }
+
   async emitAttachments(list?: AttachmentView[]): Promise<void> {
     if (list) this.attachments = list;
-    await emit('attachments-changed', { attachments: this.attachments });
+    await emit('attachments-changed', { pane, attachments: this.attachments });
   }
 
   async emitIndex(status: Partial<IndexStatus>): Promise<void> {
@@ -1091,6 +1108,19 @@ export class MockBackend {
         return structuredClone(this.server);
       case 'save_server_settings':
         return this.saveServer(args.settings as Full<ServerSettings>);
+      case 'desktop_settings':
+        return structuredClone(this.desktop);
+      case 'save_desktop_settings':
+        return this.saveDesktop(args.settings as Full<DesktopSettings>);
+      case 'hide_quick_window':
+        this.quick.hidden++;
+        return null;
+      case 'show_quick_window':
+        this.quick.shown++;
+        return null;
+      case 'open_in_main_window':
+        this.quick.movedToMain.push(args.sessionId as string);
+        return null;
       case 'voice_settings':
         return this.voiceView();
       case 'save_voice_settings':
@@ -1354,6 +1384,16 @@ export class MockBackend {
       ? { ...this.server, url: null, error: `could not listen on ${host}:${port}: Address already in use (os error 98)` }
       : { ...this.server, url: `http://${host}:${port}/v1`, error: null, keysRequired: true, keys: Math.max(this.server.keys, 1) };
     return structuredClone(this.server);
+  }
+
+  private saveDesktop(v: Full<DesktopSettings>): Full<DesktopStatus> {
+    const shortcut = v.quickShortcut.trim();
+    if (shortcut && !/^((CommandOrControl|Ctrl|Control|Alt|Shift|Super|Cmd)\+)+[A-Za-z0-9]+$/.test(shortcut)) {
+      throw ipcError('invalid_input', `\`${shortcut}\` is not a shortcut; write modifiers and one key, such as CommandOrControl+Shift+Space or Alt+F12`);
+    }
+    if (shortcut === this.takenShortcut) throw ipcError('invalid_input', `${shortcut} is already used by another application; choose another shortcut`);
+    this.desktop = { ...this.desktop, settings: { ...v, quickShortcut: shortcut }, shortcutError: null };
+    return structuredClone(this.desktop);
   }
 
   private saveServer(v: Full<ServerSettings>): Full<HttpApiStatus> {

@@ -2,9 +2,10 @@
 // the real UI. `window.__mock` lets tests drive it.
 import { mockIPC, mockWindows } from '@tauri-apps/api/mocks';
 import { MockBackend } from './backend';
+import { pane } from '../lib/pane';
 
 const backend = new MockBackend();
-mockWindows('main');
+mockWindows(pane);
 mockIPC((cmd, args) => backend.handle(cmd, (args ?? {}) as Record<string, unknown>), { shouldMockEvents: true });
 (window as unknown as { __mock: MockBackend }).__mock = backend;
 

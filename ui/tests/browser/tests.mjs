@@ -12,6 +12,7 @@ import './areas/research.mjs';
 import './areas/sessions.mjs';
 import './areas/projects.mjs';
 import './areas/schedule.mjs';
+import './areas/desktop.mjs';
 import './areas/voice.mjs';
 import './areas/perf.mjs';
 import './areas/models.mjs';

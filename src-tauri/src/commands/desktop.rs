@@ -1,0 +1,90 @@
+//! The desktop section of the settings (the tray, the quick window's
+//! shortcut, starting at login) and the quick window's own commands.
+
+use baton_engine::api::SessionId;
+use baton_engine::api::settings::DesktopSettings;
+use tauri::{AppHandle, State};
+
+use crate::dto::{DesktopStatus, ErrorCode, IpcError, WindowRequest};
+use crate::error::IpcResult;
+use crate::shell;
+use crate::state::AppState;
+
+/// The desktop settings and how they are applied now.
+#[tauri::command]
+#[specta::specta]
+pub fn desktop_settings(app: AppHandle) -> IpcResult<DesktopStatus> {
+    Ok(shell::status(&app))
+}
+
+/// Saves the desktop settings: the shortcut is registered first (a
+/// shortcut another application holds is refused, and nothing is saved),
+/// then starting at login is changed, then the settings are saved.
+#[tauri::command]
+#[specta::specta]
+pub async fn save_desktop_settings(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    settings: DesktopSettings,
+) -> IpcResult<DesktopStatus> {
+    let before = state.engine().settings().desktop.clone();
+    let settings = DesktopSettings {
+        quick_shortcut: settings.quick_shortcut.trim().to_string(),
+        ..settings
+    };
+    shell::use_shortcut(&app, &settings.quick_shortcut).map_err(IpcError::invalid)?;
+    let applied = match shell::start_at_login(&app, settings.start_at_login) {
+        Ok(()) => {
+            let wanted = settings.clone();
+            state
+                .update_settings(move |s| {
+                    s.desktop = wanted;
+                    Ok(())
+                })
+                .await
+                .map(|_| ())
+        }
+        Err(e) => Err(IpcError::new(ErrorCode::Io, e)),
+    };
+    if let Err(e) = applied {
+        // What was saved before stays in force.
+        let _ = shell::use_shortcut(&app, &before.quick_shortcut);
+        let _ = shell::start_at_login(&app, before.start_at_login);
+        return Err(e);
+    }
+    Ok(shell::status(&app))
+}
+
+/// Hides the quick window (an answer being written goes on).
+#[tauri::command]
+#[specta::specta]
+pub fn hide_quick_window(app: AppHandle) -> IpcResult<()> {
+    shell::hide_quick(&app);
+    Ok(())
+}
+
+/// Moves the quick window's exchange, conversation `session_id`, into
+/// the main window as a chat: the main window shows it in front and the
+/// quick window hides.
+#[tauri::command]
+#[specta::specta]
+pub fn open_in_main_window(app: AppHandle, session_id: String) -> IpcResult<()> {
+    let id = SessionId::parse(&session_id)?;
+    shell::hide_quick(&app);
+    shell::request_main(
+        &app,
+        WindowRequest::OpenChat {
+            session_id: id.to_string(),
+        },
+    );
+    Ok(())
+}
+
+/// Shows the quick window (the tray's entry, and the main window's
+/// button) near the pointer.
+#[tauri::command]
+#[specta::specta]
+pub fn show_quick_window(app: AppHandle) -> IpcResult<()> {
+    shell::show_quick(&app);
+    Ok(())
+}
