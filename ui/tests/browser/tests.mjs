@@ -13,6 +13,7 @@ import './areas/sessions.mjs';
 import './areas/projects.mjs';
 import './areas/schedule.mjs';
 import './areas/desktop.mjs';
+import './areas/a11y.mjs';
 import './areas/voice.mjs';
 import './areas/perf.mjs';
 import './areas/models.mjs';

@@ -1,4 +1,5 @@
 // What every area's tests share: the registry, selectors and the chat helpers.
+import { readFileSync } from 'node:fs';
 export const tests = [];
 export const test = (name, run, opts = {}) => tests.push({ name, run, ...opts });
 
@@ -20,4 +21,26 @@ export async function waitDone(page, timeout = 15000) {
     null,
     { timeout },
   );
+}
+
+// axe-core, put into the page to check it (the page's own CSP does not
+// apply to what the test evaluates).
+const AXE = readFileSync(new URL('../../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+
+/**
+ * Runs axe-core over the page as it is now (`what` names the state in the
+ * failure): fails on any serious or critical violation, listing each rule,
+ * its help text and the elements.
+ */
+export async function checkA11y(page, what) {
+  await page.evaluate((src) => {
+    if (!window.axe) (0, eval)(src);
+  }, AXE);
+  const violations = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.help}\n      ${v.nodes.slice(0, 4).map((n) => n.target.join(' ')).join('\n      ')}`);
+  });
+  if (violations.length) throw new Error(`accessibility, ${what}:\n    ${violations.join('\n    ')}`);
 }
