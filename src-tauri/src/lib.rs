@@ -12,6 +12,7 @@ pub mod pending;
 pub mod shell;
 pub mod state;
 pub mod stream;
+pub mod turns;
 
 use baton_engine::{Engine, Overrides};
 use tauri::{DragDropEvent, Manager, WindowEvent};

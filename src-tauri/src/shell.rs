@@ -1,12 +1,14 @@
 //! Baton's place on the desktop, through Tauri's plugins: the tray icon
 //! and its menu, the quick window a global shortcut opens near the
 //! pointer, closing to the tray, one instance (a second launch shows this
-//! one and attaches the files it was given) and starting at login.
+//! one and attaches the files it was given), starting at login and
+//! notifications when a chat in the background needs the user.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use baton_engine::api::SessionId;
 use baton_engine::api::settings::DesktopSettings;
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{MouseButton, MouseButtonState, TrayIconBuilder, TrayIconEvent};
@@ -260,6 +262,92 @@ pub fn show_main(app: &AppHandle) {
         let _ = main.unminimize();
         let _ = main.show();
         let _ = main.set_focus();
+    }
+}
+
+/// What a turn needs the user for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Attention {
+    /// Its answer is ready.
+    Answered,
+    /// It ended with an error.
+    Failed,
+    /// An external action waits for a yes or no.
+    Confirmation,
+    /// A subagent asks a question.
+    Question,
+}
+
+impl Attention {
+    /// The notification's text.
+    fn body(self) -> &'static str {
+        match self {
+            Self::Answered => "The answer is ready.",
+            Self::Failed => "The answer stopped with an error.",
+            Self::Confirmation => "An action waits for your yes or no.",
+            Self::Question => "A question waits for your answer.",
+        }
+    }
+}
+
+/// Tells the user with a native notification that conversation `session`
+/// (titled `title`) in `pane`'s window needs them, unless that window is
+/// in front (shown and focused) or notifications are off. Clicking it
+/// shows the conversation.
+pub fn notify_if_away(
+    app: &AppHandle,
+    pane: Pane,
+    session: &SessionId,
+    title: &str,
+    what: Attention,
+) {
+    if !app
+        .state::<AppState>()
+        .engine()
+        .settings()
+        .desktop
+        .notifications
+    {
+        return;
+    }
+    let in_front = app
+        .get_webview_window(pane.label())
+        .is_some_and(|w| w.is_visible().unwrap_or(false) && w.is_focused().unwrap_or(false));
+    if in_front {
+        tracing::debug!(?what, "no notification: the window is in front");
+        return;
+    }
+    let (app, session, title) = (app.clone(), session.clone(), title.to_string());
+    // Showing blocks on D-Bus and waiting for the click blocks until the
+    // notification closes: a thread of its own, off the async runtime.
+    std::thread::spawn(move || {
+        let shown = notify_rust::Notification::new()
+            .appname("Baton")
+            .summary(&title)
+            .body(what.body())
+            .action("default", "Open")
+            .show();
+        match shown {
+            Ok(handle) => handle.wait_for_action(|action| {
+                if action == "default" {
+                    open_from_notice(&app, pane, &session);
+                }
+            }),
+            Err(e) => tracing::info!("no notification shown: {e}"),
+        }
+    });
+}
+
+/// A notification clicked: its conversation in front.
+fn open_from_notice(app: &AppHandle, pane: Pane, session: &SessionId) {
+    match pane {
+        Pane::Main => request_main(
+            app,
+            WindowRequest::OpenChat {
+                session_id: session.to_string(),
+            },
+        ),
+        Pane::Quick => show_quick(app),
     }
 }
 

@@ -1,58 +1,19 @@
 //! What the app holds for its whole life, managed once at start-up: the
 //! engine (reloaded when settings change; it keeps the agent between
-//! turns), the turn in flight in each window, pending attachments and the
-//! index.
+//! turns), the turns in flight (one per conversation, several at once),
+//! pending attachments and the index.
 
 use std::sync::{Arc, Mutex, RwLock};
 
+use baton_engine::api::SessionId;
 use baton_engine::api::index::WorkspaceIndex;
-use baton_engine::api::{Confirmations, Questions};
-use baton_engine::{Engine, IndexState, Turn};
-use tokio_util::sync::CancellationToken;
+use baton_engine::{Engine, IndexState};
 
-use crate::dto::{IndexStatus, Pane};
+use crate::dto::IndexStatus;
 use crate::error::IpcResult;
 use crate::pending::Attachments;
-
-/// The turn in flight: Stop cancels its token; its confirmations and
-/// subagents' questions are answered from the chat view.
-#[derive(Default)]
-struct Running {
-    stop: CancellationToken,
-    confirmations: Confirmations,
-    questions: Questions,
-}
-
-/// A claimed turn slot of one window; the turn ends when dropped (on
-/// every path, errors included).
-pub struct TurnGuard<'a> {
-    state: &'a AppState,
-    pane: Pane,
-}
-
-impl TurnGuard<'_> {
-    /// Connects Stop, confirmations and questions to `turn`.
-    pub fn attach(&self, turn: &Turn) {
-        let mut turns = lock(&self.state.turns);
-        let stopped = turns.get(&self.pane).is_some_and(|r| r.stop.is_cancelled());
-        let running = Running {
-            stop: turn.stopper(),
-            confirmations: turn.confirmations(),
-            questions: turn.questions(),
-        };
-        // Stop pressed between the claim and the start still counts.
-        if stopped {
-            running.stop.cancel();
-        }
-        turns.insert(self.pane, running);
-    }
-}
-
-impl Drop for TurnGuard<'_> {
-    fn drop(&mut self) {
-        lock(&self.state.turns).remove(&self.pane);
-    }
-}
+pub use crate::turns::TurnGuard;
+use crate::turns::Turns;
 
 /// The HTTP API while the app runs it.
 pub struct RunningServer {
@@ -69,7 +30,7 @@ pub struct RunningServer {
 /// The app's state (one per process).
 pub struct AppState {
     engine: RwLock<Arc<Engine>>,
-    turns: Mutex<std::collections::HashMap<Pane, Running>>,
+    turns: Turns,
     /// Files waiting to be sent with the next message.
     pub attachments: Attachments,
     index: Mutex<Option<Arc<WorkspaceIndex>>>,
@@ -108,7 +69,7 @@ impl AppState {
         };
         Self {
             engine: RwLock::new(Arc::new(engine)),
-            turns: Mutex::new(std::collections::HashMap::new()),
+            turns: Turns::default(),
             attachments: Attachments::default(),
             index: Mutex::new(None),
             index_status: Mutex::new(status),
@@ -195,59 +156,34 @@ impl AppState {
         moved
     }
 
-    /// Marks a turn as running in `pane`'s window until the returned
-    /// guard is dropped; `None` when one already is there.
-    pub fn begin_turn(&self, pane: Pane) -> Option<TurnGuard<'_>> {
-        let mut turns = lock(&self.turns);
-        if turns.contains_key(&pane) {
-            return None;
-        }
-        turns.insert(pane, Running::default());
-        Some(TurnGuard { state: self, pane })
+    /// Marks a turn of conversation `session` as running until the
+    /// returned guard is dropped ([`Turns::begin`]).
+    pub fn begin_turn(&self, session: &SessionId) -> Option<TurnGuard<'_>> {
+        self.turns.begin(session)
     }
 
-    /// Claims the main window's turn slot when no window has a turn
-    /// running (for work a running turn's tools could disturb).
+    /// Claims the turn slots when no turn is running
+    /// ([`Turns::begin_alone`]).
     pub fn begin_alone(&self) -> Option<TurnGuard<'_>> {
-        let mut turns = lock(&self.turns);
-        if !turns.is_empty() {
-            return None;
-        }
-        turns.insert(Pane::Main, Running::default());
-        Some(TurnGuard {
-            state: self,
-            pane: Pane::Main,
-        })
+        self.turns.begin_alone()
     }
 
-    /// Cancels the turn in flight in `pane`'s window (model call and
-    /// running tool); whether there was one.
-    pub fn stop_turn(&self, pane: Pane) -> bool {
-        match lock(&self.turns).get(&pane) {
-            Some(running) => {
-                running.stop.cancel();
-                true
-            }
-            None => false,
-        }
+    /// Cancels conversation `session`'s turn in flight; whether there
+    /// was one.
+    pub fn stop_turn(&self, session: &SessionId) -> bool {
+        self.turns.stop(session)
     }
 
     /// Answers confirmation `id` of a turn in flight; whether it was
     /// waiting.
     pub fn answer_confirmation(&self, id: &str, approved: bool) -> bool {
-        lock(&self.turns)
-            .values()
-            .any(|r| r.confirmations.answer(id, approved))
+        self.turns.answer_confirmation(id, approved)
     }
 
     /// Answers subagent question `id` of a turn in flight (`None`:
-    /// declined, the delegating agent gets the question); whether it was
-    /// waiting.
+    /// declined); whether it was waiting.
     pub fn answer_question(&self, id: &str, answer: Option<String>) -> bool {
-        lock(&self.turns).values().any(|r| match &answer {
-            Some(a) => r.questions.answer(id, a.clone()),
-            None => r.questions.decline(id),
-        })
+        self.turns.answer_question(id, answer)
     }
 
     /// The workspace index, if it could be opened.

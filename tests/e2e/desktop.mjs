@@ -155,7 +155,7 @@ const appEnv = {
   HOME: path.join(tmp, 'home'),
   // Where the system's autostart entries go (start at login).
   XDG_CONFIG_HOME: path.join(tmp, 'home', '.config'),
-  BATON_LOG: 'info,pdf_oxide=warn',
+  BATON_LOG: 'info,pdf_oxide=warn,baton_desktop=debug',
   PULSE_SERVER,
   // The embedded model file (fetched by `make setup`), linked into a
   // models folder of this run's own.
@@ -342,6 +342,53 @@ try {
     if (saved.desktop?.startAtLogin !== true) throw new Error('not saved: ' + JSON.stringify(saved.desktop));
     await toggle();
     if (existsSync(entry)) throw new Error('the autostart entry is still there');
+  });
+
+  await step('two chats answer at once while the user switches; the one that ends in the background raises a notification that opens it', async () => {
+    // A real notification daemon on this run's session bus and display.
+    const rc = path.join(tmp, 'dunstrc');
+    writeFileSync(rc, '[global]\n');
+    start('dunst', ['-config', rc], { DISPLAY: display }, 'dunst');
+    const dunstctl = (...a) => execFileSync('dunstctl', a, { env: { ...process.env, DISPLAY: display } }).toString().trim();
+    await until('the notification daemon', () => {
+      try {
+        dunstctl('count', 'displayed');
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    const ids = () => js(`return Object.fromEntries([...document.querySelectorAll('[data-testid=session-item]')].map(e => [e.querySelector('[data-testid=session-title]').textContent.trim(), { id: e.dataset.id, activity: e.querySelector('[data-testid=session-activity]')?.dataset.state ?? null }]))`);
+    // A: a slow answer (about 8 s); B: a quick one.
+    await script([
+      { kind: 'reply', text: 'The long answer, written slowly, piece by piece, to the very end.', textPieces: 40, eventDelayMs: 200 },
+      { kind: 'reply', text: 'The short answer.', textPieces: 2 },
+    ]);
+    await app.click('[data-testid=new-chat]');
+    await send('Write the long one');
+    await until('A answering', async () => (await assistantTexts()).some((t) => t.startsWith('The long')));
+    await app.click('[data-testid=new-chat]');
+    await send('Write the short one');
+    await until('B answered while A still writes', async () => (await assistantTexts()).some((t) => t.includes('The short answer.')));
+    await until('the composer free', idle);
+    const rows = await ids();
+    if (rows['Write the long one']?.activity !== 'working') throw new Error('A is not shown as working: ' + JSON.stringify(rows));
+    // Away from the main window (the quick window has the focus) A ends:
+    // a notification, and clicking it opens A.
+    dunstctl('close-all');
+    xdo(display, 'key', 'ctrl+shift+space');
+    await until('the notification for A', () => Number(dunstctl('count', 'displayed')) >= 1, 20000);
+    dunstctl('action', '0');
+    const a = rows['Write the long one'].id;
+    await until('A opened by the notification', () => js(`return document.querySelector('[data-testid=session-item].current')?.dataset.id === arguments[0]`, a));
+    await until('its whole answer', async () => (await assistantTexts()).some((t) => t.includes('to the very end.')));
+    await sleep(300);
+    dunstctl('close-all');
+    const history = JSON.parse(dunstctl('history')).data.flat();
+    const told = history.find((n) => n.summary.data === 'Write the long one');
+    if (!told || told.appname.data !== 'Baton' || !told.body.data.includes('The answer is ready.')) throw new Error('no notification for A: ' + JSON.stringify(history.map((n) => [n.appname.data, n.summary.data, n.body.data])));
+    await screenshot('04c-two-chats-notification-opened');
+    await js(`return window.__TAURI_INTERNALS__.invoke('hide_quick_window')`);
   });
 
   await step('an API key saved in Settings is in the Secret Service', async () => {

@@ -137,7 +137,7 @@ impl Default for ServerSettings {
 }
 
 /// The desktop app's place on the desktop: the tray, the quick window's
-/// global shortcut and starting at login.
+/// global shortcut, starting at login and notifications.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase", default)]
 pub struct DesktopSettings {
@@ -151,6 +151,10 @@ pub struct DesktopSettings {
     /// application, in the accelerator form `Modifier+Key` (for example
     /// `CommandOrControl+Shift+Space`); empty: no shortcut.
     pub quick_shortcut: String,
+    /// A native notification when an answer, a confirmation or a question
+    /// waits in a chat whose window is not in front; clicking it opens
+    /// that chat.
+    pub notifications: bool,
 }
 
 /// Default of [`DesktopSettings::quick_shortcut`].
@@ -162,6 +166,7 @@ impl Default for DesktopSettings {
             close_to_tray: true,
             start_at_login: false,
             quick_shortcut: DEFAULT_QUICK_SHORTCUT.into(),
+            notifications: true,
         }
     }
 }

@@ -15,12 +15,13 @@ use crate::dto::{
     ChatEvent, ErrorCode, IpcError, ModelLoad, Pane, SendRequest, TurnEnd, TurnResult,
 };
 use crate::error::IpcResult;
+use crate::shell::{self, Attention};
 use crate::state::{AppState, TurnGuard};
 use crate::stream::to_chat_event;
 
 /// Sends a message (with the calling window's pending attachments) or
-/// runs a slash command. Each window (main, quick) runs one turn at a
-/// time.
+/// runs a slash command. Each conversation runs one turn at a time;
+/// turns of other conversations go on beside it.
 #[tauri::command]
 #[specta::specta]
 pub async fn send_message(
@@ -86,12 +87,12 @@ pub async fn send_message(
     // Claim the turn before taking the attachments, so a refused send
     // leaves them in the composer.
     let pane = Pane::of(window.label());
-    let guard = state.begin_turn(pane).ok_or_else(busy)?;
+    let mut session = conversation.session().await;
+    let guard = state.begin_turn(&session.id).ok_or_else(busy)?;
     let files = state.attachments.take(pane, &request.attachment_ids)?;
     if !files.is_empty() {
         crate::commands::attachments::notify(&app, pane);
     }
-    let mut session = conversation.session().await;
     session.title_from(if text.is_empty() {
         "Attached files"
     } else {
@@ -104,7 +105,8 @@ pub async fn send_message(
         replace_last: request.replace_last,
         edit: request.edit.map(|n| n as usize),
     });
-    forward(turn, guard, &on_event).await
+    let notice = Notice::new(&app, pane, &session);
+    forward(turn, guard, &on_event, notice).await
 }
 
 /// Answers the last user message again, replacing the last answer.
@@ -117,21 +119,21 @@ pub async fn regenerate(
     session_id: String,
     on_event: Channel<ChatEvent>,
 ) -> IpcResult<TurnResult> {
-    let guard = state
-        .begin_turn(Pane::of(window.label()))
-        .ok_or_else(busy)?;
     let id = SessionId::parse(&session_id)?;
+    let guard = state.begin_turn(&id).ok_or_else(busy)?;
     let conversation = open(&app, &state, Some(&id), None, None)?;
-    send_started(&on_event, &conversation.session().await);
-    forward(conversation.regenerate(), guard, &on_event).await
+    let session = conversation.session().await;
+    send_started(&on_event, &session);
+    let notice = Notice::new(&app, Pane::of(window.label()), &session);
+    forward(conversation.regenerate(), guard, &on_event, notice).await
 }
 
-/// Stops the calling window's turn in flight: the model call, the
-/// running tool and a pending confirmation.
+/// Stops conversation `session_id`'s turn in flight: the model call, the
+/// running tool and a pending confirmation. Whether one was running.
 #[tauri::command]
 #[specta::specta]
-pub fn stop_generation(window: Window, state: State<'_, AppState>) -> IpcResult<bool> {
-    Ok(state.stop_turn(Pane::of(window.label())))
+pub fn stop_generation(state: State<'_, AppState>, session_id: String) -> IpcResult<bool> {
+    Ok(state.stop_turn(&SessionId::parse(&session_id)?))
 }
 
 /// Answers a confirmation request of the turn in flight: `approved`
@@ -222,8 +224,32 @@ fn send_started(on_event: &Channel<ChatEvent>, session: &baton_engine::api::Sess
 fn busy() -> IpcError {
     IpcError::new(
         ErrorCode::Busy,
-        "an answer is still being written; stop it or wait for it to finish",
+        "an answer is still being written in this chat; stop it or wait for it to finish",
     )
+}
+
+/// Where a turn tells the user it needs them when its window is not in
+/// front: a native notification naming the conversation.
+struct Notice {
+    app: tauri::AppHandle,
+    pane: Pane,
+    session: SessionId,
+    title: String,
+}
+
+impl Notice {
+    fn new(app: &tauri::AppHandle, pane: Pane, session: &baton_engine::api::Session) -> Self {
+        Self {
+            app: app.clone(),
+            pane,
+            session: session.id.clone(),
+            title: session.title.clone(),
+        }
+    }
+
+    fn tell(&self, what: Attention) {
+        shell::notify_if_away(&self.app, self.pane, &self.session, &self.title, what);
+    }
 }
 
 /// Streams the turn's events to the chat view until it ends.
@@ -231,6 +257,7 @@ async fn forward(
     mut turn: Turn,
     guard: TurnGuard<'_>,
     on_event: &Channel<ChatEvent>,
+    notice: Notice,
 ) -> IpcResult<TurnResult> {
     guard.attach(&turn);
     let send = |e| {
@@ -257,6 +284,11 @@ async fn forward(
                 });
             }
             send(ChatEvent::Done { reason });
+            match reason {
+                TurnEnd::Answered => notice.tell(Attention::Answered),
+                TurnEnd::Error | TurnEnd::Limit => notice.tell(Attention::Failed),
+                TurnEnd::Stopped | TurnEnd::Command => {}
+            }
             return Ok(TurnResult {
                 session_id: outcome.session_id.into(),
                 title: outcome.title,
@@ -264,6 +296,11 @@ async fn forward(
             });
         }
         if let Some(e) = to_chat_event(event, agent.depth) {
+            match &e {
+                ChatEvent::ConfirmationRequested { .. } => notice.tell(Attention::Confirmation),
+                ChatEvent::SubagentAsked { .. } => notice.tell(Attention::Question),
+                _ => {}
+            }
             send(e);
         }
     }

@@ -144,7 +144,8 @@ export const api = {
     call(commands.sendMessage(request, channel(onEvent))),
   regenerate: (sessionId: string, onEvent: (e: ChatEvent) => void): Promise<TurnResult> =>
     call(commands.regenerate(sessionId, channel(onEvent))),
-  stopGeneration: (): Promise<boolean> => call(commands.stopGeneration()),
+  /** Stops conversation `sessionId`'s answer in progress (other chats' go on). */
+  stopGeneration: (sessionId: string): Promise<boolean> => call(commands.stopGeneration(sessionId)),
   /** The user's answer to a confirmation request of the turn in flight; `false` when none such waits. */
   answerConfirmation: (id: string, approved: boolean): Promise<boolean> => call(commands.answerConfirmation(id, approved)),
   /** The user's answer to a subagent's question the turn waits for (`null`: let the delegating agent answer); fails when none such waits. */

@@ -8,17 +8,17 @@ import * as __TAURI_EVENT from "@tauri-apps/api/event";
 export const commands = {
 	/**
 	 *  Sends a message (with the calling window's pending attachments) or
-	 *  runs a slash command. Each window (main, quick) runs one turn at a
-	 *  time.
+	 *  runs a slash command. Each conversation runs one turn at a time;
+	 *  turns of other conversations go on beside it.
 	 */
 	sendMessage: (request: SendRequest, onEvent: Channel<ChatEvent>) => typedError<TurnResult, IpcError>(__TAURI_INVOKE("send_message", { request, onEvent })),
 	/**  Answers the last user message again, replacing the last answer. */
 	regenerate: (sessionId: string, onEvent: Channel<ChatEvent>) => typedError<TurnResult, IpcError>(__TAURI_INVOKE("regenerate", { sessionId, onEvent })),
 	/**
-	 *  Stops the calling window's turn in flight: the model call, the
-	 *  running tool and a pending confirmation.
+	 *  Stops conversation `session_id`'s turn in flight: the model call, the
+	 *  running tool and a pending confirmation. Whether one was running.
 	 */
-	stopGeneration: () => typedError<boolean, IpcError>(__TAURI_INVOKE("stop_generation")),
+	stopGeneration: (sessionId: string) => typedError<boolean, IpcError>(__TAURI_INVOKE("stop_generation", { sessionId })),
 	/**
 	 *  Answers a confirmation request of the turn in flight: `approved`
 	 *  lets the external action run.
@@ -679,7 +679,7 @@ export type CitedSource = {
 
 /**
  *  The desktop app's place on the desktop: the tray, the quick window's
- *  global shortcut and starting at login.
+ *  global shortcut, starting at login and notifications.
  */
 export type DesktopSettings = {
 	/**
@@ -696,6 +696,12 @@ export type DesktopSettings = {
 	 *  `CommandOrControl+Shift+Space`); empty: no shortcut.
 	 */
 	quickShortcut?: string,
+	/**
+	 *  A native notification when an answer, a confirmation or a question
+	 *  waits in a chat whose window is not in front; clicking it opens
+	 *  that chat.
+	 */
+	notifications?: boolean,
 };
 
 /**  The desktop section of the settings and how it is applied now. */

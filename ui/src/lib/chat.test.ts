@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent } from './bindings';
-import { answerConfirmation, answerQuestion, applyEvents, assistantMessage, finishTurn, fromView, isSystemOnly, keepShown, lastIndexOfRole, messageText, prettyJson, reopenConfirmation, reopenQuestion, spokenNote, userIndex, userMessage, userOrdinals, type ChatMessage, type ConfirmPart, type QuestionPart, type TurnState } from './chat';
+import { answerConfirmation, answerQuestion, applyEvents, assistantMessage, finishTurn, fromView, isSystemOnly, keepShown, lastIndexOfRole, messageText, prettyJson, reopenConfirmation, reopenQuestion, spokenNote, userIndex, userMessage, userOrdinals, type ChatMessage, type ConfirmPart, type QuestionPart, type TurnState, waitsForUser } from './chat';
 
 const start = (): TurnState => ({ sessionId: null, title: null, message: assistantMessage(true), done: false });
 const fold = (evs: ChatEvent[], batch = 1): TurnState => {
@@ -123,6 +123,17 @@ describe('confirmations and notices', () => {
       expect(card(s)).toMatchObject({ state: approved ? 'allowed' : 'denied', settled: true });
     });
   }
+
+  it('a turn waits for the user while a card waits, not once it is answered or the turn ends', () => {
+    expect(waitsForUser(fold([{ type: 'textDelta', text: 'working' }]))).toBe(false);
+    const s = fold(asked);
+    expect(waitsForUser(s)).toBe(true);
+    expect(waitsForUser(answerConfirmation(s, 'confirm_1', true))).toBe(false);
+    expect(waitsForUser(finishTurn(s, 'stopped'))).toBe(false);
+    const question = fold([{ type: 'subagentAsked', sessionId: 'sub-1', question: 'Which file?' }]);
+    expect(waitsForUser(question)).toBe(true);
+    expect(waitsForUser(answerQuestion(question, 'sub-1', 'a.txt'))).toBe(false);
+  });
 
   it('answering here shows the answer at once; the resolution confirms it', () => {
     const s0 = fold(asked);

@@ -140,6 +140,14 @@ export interface TurnState {
   done: boolean;
 }
 
+/** Whether the turn waits for the user: a confirmation or a question not yet answered. */
+export function waitsForUser(state: TurnState): boolean {
+  return (
+    !state.done &&
+    state.message.parts.some((p) => (p.kind === 'confirm' || p.kind === 'question') && p.state === 'waiting' && !p.settled)
+  );
+}
+
 /**
  * Fold a batch of events into the turn. Returns a new state object (and a new
  * message object) when anything changed, so keyed views re-render only this

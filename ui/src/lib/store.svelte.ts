@@ -17,6 +17,7 @@ import {
   userMessage,
   userIndex,
   userOrdinals,
+  waitsForUser,
   type ChatMessage,
   type TurnState,
 } from './chat';
@@ -35,6 +36,26 @@ export interface Toast {
 }
 
 let toastIds = 1;
+
+/** What a chat in the sidebar is doing: answering, waiting for the user, or done (or failed) since last looked at. */
+export type Activity = 'working' | 'waiting' | 'done' | 'failed';
+
+/** One turn in flight (one per conversation; several run at once). */
+interface Run {
+  /** Its conversation (a new chat's arrives with the turn's first event). */
+  sessionId: string | null;
+  /** The conversation as shown when the turn began (its question included). */
+  base: ChatMessage[];
+  turn: TurnState;
+  queue: ChatEvent[];
+  raf: number;
+  doneWaiters: (() => void)[];
+  /** Stop was pressed before the conversation was known. */
+  stopAsked: boolean;
+  /** A new chat's project and agent (for its row before it is saved). */
+  project: string | null;
+  agent: string | null;
+}
 
 /**
  * Commands that rewrite the conversation (it is read again after them):
@@ -78,11 +99,15 @@ export class Store {
    */
   projectId = $state<string | null>(null);
 
-  private turn: TurnState | null = null;
-  private queue: ChatEvent[] = [];
-  private raf = 0;
+  /** The chats whose turns run or ended unseen, by conversation id (the sidebar shows it). */
+  activity = $state.raw<Record<string, Activity>>({});
+
+  /** New chats whose first turn runs: listed before they are saved (when it ends). */
+  private unsaved = $state.raw<SessionSummary[]>([]);
+  private runs = new Set<Run>();
+  /** The run of the chat in view, if one runs (`streaming`). */
+  private current: Run | null = null;
   private view = 0;
-  private doneWaiters: (() => void)[] = [];
   private loadTimer: ReturnType<typeof setTimeout> | null = null;
 
   async init(): Promise<void> {
@@ -288,134 +313,246 @@ export class Store {
     }
   }
 
+  /** Stops the answer being written in the chat in view (others go on). */
   async stop(): Promise<void> {
-    if (!this.streaming) return;
+    const run = this.current;
+    if (!run) return;
+    if (!run.sessionId) {
+      run.stopAsked = true; // sent once the turn says which chat it is
+      return;
+    }
+    await this.stopRun(run.sessionId);
+  }
+
+  private async stopRun(sessionId: string): Promise<void> {
     try {
-      await api.stopGeneration();
+      await api.stopGeneration(sessionId);
     } catch (e) {
       this.fail(e);
     }
   }
 
   /**
-   * The user's yes or no to an external action the turn waits for. The card
-   * shows the answer at once; if it cannot be delivered, it asks again.
+   * The user's yes or no to an external action the turn in view waits for.
+   * The card shows the answer at once; if it cannot be delivered, it asks
+   * again.
    */
   async answerConfirmation(id: string, approved: boolean): Promise<void> {
-    if (!this.turn) return;
-    this.flush();
-    const view = this.view;
-    const before = this.turn;
-    this.turn = answerConfirmation(before, id, approved);
-    if (this.turn === before) return; // not waiting (already answered, or stopped)
-    this.publish(view);
+    const run = this.current;
+    if (!run) return;
+    this.flush(run);
+    const before = run.turn;
+    run.turn = answerConfirmation(before, id, approved);
+    if (run.turn === before) return; // not waiting (already answered, or stopped)
+    this.publish(run);
     try {
       await api.answerConfirmation(id, approved);
     } catch (e) {
-      if (this.turn && this.turn.message.key === before.message.key) {
-        this.turn = reopenConfirmation(this.turn, id, approved);
-        this.publish(view);
+      if (this.runs.has(run)) {
+        run.turn = reopenConfirmation(run.turn, id, approved);
+        this.publish(run);
       }
       this.fail(e);
     }
   }
 
   /**
-   * The user's answer to a subagent's question the turn waits for (`null`:
-   * let the delegating agent answer it). The card shows it at once; if it
-   * cannot be delivered, it asks again.
+   * The user's answer to a subagent's question the turn in view waits for
+   * (`null`: let the delegating agent answer it). The card shows it at
+   * once; if it cannot be delivered, it asks again.
    */
   async answerQuestion(sessionId: string, answer: string | null): Promise<void> {
-    if (!this.turn) return;
-    this.flush();
-    const view = this.view;
-    const before = this.turn;
-    this.turn = answerQuestion(before, sessionId, answer);
-    if (this.turn === before) return; // not waiting (already answered, or stopped)
-    this.publish(view);
+    const run = this.current;
+    if (!run) return;
+    this.flush(run);
+    const before = run.turn;
+    run.turn = answerQuestion(before, sessionId, answer);
+    if (run.turn === before) return; // not waiting (already answered, or stopped)
+    this.publish(run);
     try {
       await api.answerQuestion(sessionId, answer);
     } catch (e) {
-      if (this.turn && this.turn.message.key === before.message.key) {
-        this.turn = reopenQuestion(this.turn, sessionId);
-        this.publish(view);
+      if (this.runs.has(run)) {
+        run.turn = reopenQuestion(run.turn, sessionId);
+        this.publish(run);
       }
       this.fail(e);
     }
   }
 
+  /** Whether conversation `id` has a turn running. */
+  isRunning(id: string): boolean {
+    return this.runOf(id) !== null;
+  }
+
+  private runOf(id: string): Run | null {
+    for (const run of this.runs) if (run.sessionId === id) return run;
+    return null;
+  }
+
+  /** Shows `run` (or none) as the chat in view's turn. */
+  private showRun(run: Run | null): void {
+    this.current = run;
+    this.streaming = run !== null;
+  }
+
   private async runTurn(start: (onEvent: (e: ChatEvent) => void) => Promise<TurnResult>): Promise<void> {
-    const view = this.view;
     const msg = assistantMessage(true);
-    this.turn = { sessionId: this.sessionId, title: this.title, message: msg, done: false };
+    const run: Run = {
+      sessionId: this.sessionId,
+      base: this.messages,
+      turn: { sessionId: this.sessionId, title: this.title, message: msg, done: false },
+      queue: [],
+      raf: 0,
+      doneWaiters: [],
+      stopAsked: false,
+      project: this.sessionId === null ? (this.project?.id ?? null) : null,
+      agent: this.agent,
+    };
+    this.runs.add(run);
+    this.showRun(run);
     this.messages = [...this.messages, msg];
-    this.streaming = true;
     this.error = null;
+    this.track(run);
     const onEvent = (ev: ChatEvent) => {
-      this.queue.push(ev);
-      if (ev.type === 'done') {
-        this.flush();
+      run.queue.push(ev);
+      if (ev.type === 'done' || ev.type === 'started') {
+        this.flush(run);
         return;
       }
-      if (!this.raf) this.raf = requestAnimationFrame(() => this.flush());
+      if (!run.raf) run.raf = requestAnimationFrame(() => this.flush(run));
     };
     let reason: TurnEnd = 'error';
     let failure: IpcError | null = null;
     try {
       const res = await start(onEvent);
       reason = res.reason;
-      if (this.view === view && !this.sessionId) {
+      run.sessionId ??= res.sessionId;
+      if (this.current === run && !this.sessionId) {
         this.sessionId = res.sessionId;
         this.title = res.title;
       }
-      if (this.turn && !this.turn.done) await this.waitForDone(1000);
+      if (!run.turn.done) await this.waitForDone(run, 1000);
     } catch (e) {
       failure = toIpcError(e);
     }
-    this.flush();
-    if (this.turn && !this.turn.done) {
-      this.turn = finishTurn(this.turn, failure ? 'error' : reason, failure?.message);
-      this.publish(view);
+    this.flush(run);
+    if (!run.turn.done) {
+      run.turn = finishTurn(run.turn, failure ? 'error' : reason, failure?.message);
+      this.publish(run);
     }
-    if (failure && this.view === view) this.error = failure;
+    this.runs.delete(run);
+    this.ended(run, failure, failure ? 'error' : reason);
     // A load that never reached 100 % (it failed) is over with the turn.
     if (isLoading(this.modelLoad)) this.modelLoad = null;
-    this.turn = null;
-    this.streaming = false;
-    this.focusComposer++;
     void this.refreshSessions();
   }
 
-  private waitForDone(ms: number): Promise<void> {
+  /** A turn ended: in view, the composer is free again; away, its chat says so. */
+  private ended(run: Run, failure: IpcError | null, reason: TurnEnd): void {
+    if (this.current === run) {
+      if (failure) this.error = failure;
+      this.showRun(null);
+      this.focusComposer++;
+      this.track(run);
+      return;
+    }
+    if (!run.sessionId || reason === 'stopped' || reason === 'command') return this.track(run);
+    const failed = reason === 'error' || reason === 'limit';
+    this.activity = { ...this.activity, [run.sessionId]: failed ? 'failed' : 'done' };
+    this.tellAway(run, failed ? 'stopped with an error' : 'has its answer');
+  }
+
+  /** Marks what `run`'s chat is doing in the sidebar; a chat away that starts waiting for the user is told. */
+  private track(run: Run): void {
+    const id = run.sessionId;
+    if (!id) return;
+    const was = this.activity[id];
+    const next = { ...this.activity };
+    if (!this.runs.has(run)) delete next[id];
+    else next[id] = waitsForUser(run.turn) ? 'waiting' : 'working';
+    if (next[id] === was) return;
+    this.activity = next;
+    if (was === undefined && !this.sessions.some((s) => s.id === id)) this.listUnsaved(run, id);
+    if (next[id] === 'waiting' && this.current !== run) this.tellAway(run, 'waits for your answer');
+  }
+
+  /**
+   * A toast about a chat that is not in view, with Open. Only while this
+   * window has the focus: otherwise the app raises a native notification.
+   */
+  private tellAway(run: Run, what: string): void {
+    if (!run.sessionId || !document.hasFocus()) return;
+    const id = run.sessionId;
+    const title = run.turn.title ?? this.sessions.find((s) => s.id === id)?.title ?? 'A chat';
+    this.toast(`“${title}” ${what}.`, { action: { label: 'Open', run: () => void this.openSession(id) }, ms: 8000 });
+  }
+
+  private listUnsaved(run: Run, id: string): void {
+    const row: SessionSummary = {
+      id,
+      title: run.turn.title ?? 'New chat',
+      updatedMs: Date.now(),
+      messageCount: run.base.length,
+      agent: run.agent,
+      voiceTurns: 0,
+      project: run.project,
+    };
+    this.unsaved = [row, ...this.unsaved.filter((s) => s.id !== id)];
+  }
+
+  /** The chats to list: new ones still answering their first message (not saved yet) on top, then the saved ones. */
+  get listed(): SessionSummary[] {
+    const saved = new Set(this.sessions.map((s) => s.id));
+    const pending = this.unsaved.filter((s) => !saved.has(s.id) && this.activity[s.id] !== undefined);
+    return pending.length ? [...pending, ...this.sessions] : this.sessions;
+  }
+
+  /** Conversation `id` is in view: its finished mark goes. */
+  private seen(id: string): void {
+    const a = this.activity[id];
+    if (a !== 'done' && a !== 'failed') return;
+    const next = { ...this.activity };
+    delete next[id];
+    this.activity = next;
+  }
+
+  private waitForDone(run: Run, ms: number): Promise<void> {
     return new Promise((resolve) => {
       const t = setTimeout(resolve, ms);
-      this.doneWaiters.push(() => {
+      run.doneWaiters.push(() => {
         clearTimeout(t);
         resolve();
       });
     });
   }
 
-  private flush(): void {
-    if (this.raf) {
-      cancelAnimationFrame(this.raf);
-      this.raf = 0;
+  private flush(run: Run): void {
+    if (run.raf) {
+      cancelAnimationFrame(run.raf);
+      run.raf = 0;
     }
-    if (!this.turn || this.queue.length === 0) return;
-    const evs = this.queue;
-    this.queue = [];
-    this.turn = applyEvents(this.turn, evs);
-    this.publish(this.view);
-    if (this.turn.done) {
-      const ws = this.doneWaiters;
-      this.doneWaiters = [];
+    if (run.queue.length === 0) return;
+    const evs = run.queue;
+    run.queue = [];
+    run.turn = applyEvents(run.turn, evs);
+    if (!run.sessionId && run.turn.sessionId) {
+      run.sessionId = run.turn.sessionId;
+      if (run.stopAsked) void this.stopRun(run.sessionId);
+    }
+    this.publish(run);
+    this.track(run);
+    if (run.turn.done) {
+      const ws = run.doneWaiters;
+      run.doneWaiters = [];
       ws.forEach((w) => w());
     }
   }
 
-  private publish(view: number): void {
-    if (!this.turn || view !== this.view) return;
-    const t = this.turn;
+  /** Shows `run`'s turn if it is the chat in view. */
+  private publish(run: Run): void {
+    if (run !== this.current) return;
+    const t = run.turn;
     if (t.sessionId && this.sessionId !== t.sessionId) {
       this.sessionId = t.sessionId;
       this.title = t.title;
@@ -429,8 +566,9 @@ export class Store {
 
   /** An empty chat; in project `projectId` (its first message puts it there), else in none. */
   newChat(projectId: string | null = null): void {
-    if (this.streaming) void this.stop();
+    // A turn running here goes on in the background.
     this.view++;
+    this.showRun(null);
     this.messages = [];
     this.sessionId = null;
     this.title = null;
@@ -446,15 +584,21 @@ export class Store {
   /** Shows conversation `id`; `reload` reads it again even when it is the open one (voice added to it). */
   async openSession(id: string, reload = false): Promise<void> {
     if (id === this.sessionId && !this.loadingSession && !reload) return;
-    if (this.streaming) void this.stop();
+    // A turn running in the chat left goes on in the background (and is
+    // marked as such if it ends while this one loads).
     const view = ++this.view;
+    if (this.current?.sessionId !== id) this.showRun(null);
     this.loadingSession = true;
     try {
       const s = await api.loadSession(id);
       if (view !== this.view) return;
       const next = s.messages.map(fromView);
+      const run = this.runOf(s.id);
+      this.showRun(run);
+      if (run) this.messages = [...run.base, run.turn.message];
       // The open one read again: what did not change stays as shown.
-      this.messages = reload && s.id === this.sessionId ? keepShown(this.messages, next) : next;
+      else this.messages = reload && s.id === this.sessionId ? keepShown(this.messages, next) : next;
+      this.seen(s.id);
       this.sessionId = s.id;
       this.title = s.title;
       this.projectId = s.project;

@@ -367,7 +367,7 @@ export class MockBackend {
   takenPort = 8081;
   /** The app's key for its HTTP API. */
   desktop: Full<DesktopStatus> = {
-    settings: { closeToTray: true, startAtLogin: false, quickShortcut: 'CommandOrControl+Shift+Space' },
+    settings: { closeToTray: true, startAtLogin: false, quickShortcut: 'CommandOrControl+Shift+Space', notifications: true },
     shortcutError: null,
     tray: true,
   };
@@ -437,12 +437,8 @@ export class MockBackend {
   voiceEvents: VoiceEvent[] = [];
   private voiceRun: VoiceRun | null = null;
   private loadedModels = new Set<string>();
-  private stopFlag = false;
-  private turnActive = false;
-  /** The confirmation the turn waits for, with what answers it. */
-  private waiting: { id: string; answer: (approved: boolean) => void } | null = null;
-  /** The subagent's question the turn waits for, with what answers it (`null`: declined, or Stop). */
-  private asking: { id: string; answer: (answer: string | null) => void } | null = null;
+  /** The turns in flight, by conversation (several at once, one each). */
+  private active = new Map<string, ActiveTurn>();
   private seq = 1;
   private attSeq = 1;
   private confirmSeq = 1;
@@ -860,22 +856,25 @@ export class MockBackend {
         if (s.messages.at(-1)?.role === 'assistant') s.messages.pop();
         return this.run(s, this.scriptFor({ sessionId: s.id, text: 'again', attachmentIds: [], replaceLast: false }), args.onEvent as ChannelLike);
       }
-      case 'stop_generation':
-        this.stopFlag = this.turnActive;
+      case 'stop_generation': {
+        const t = this.active.get(args.sessionId as string);
+        if (!t) return false;
+        t.stop = true;
         // Stop answers a pending confirmation too (the action does not run),
         // and ends the wait for a subagent's answer.
-        this.waiting?.answer(false);
-        this.asking?.answer(null);
-        return this.turnActive;
+        t.waiting?.answer(false);
+        t.asking?.answer(null);
+        return true;
+      }
       case 'answer_confirmation': {
-        const w = this.waiting;
-        if (!w || w.id !== args.id) return false;
+        const w = [...this.active.values()].map((t) => t.waiting).find((w) => w?.id === args.id);
+        if (!w) return false;
         w.answer(args.approved as boolean);
         return true;
       }
       case 'answer_question': {
-        const q = this.asking;
-        if (!q || q.id !== args.questionId) throw ipcError('not_found', 'that question is no longer waiting for an answer');
+        const q = [...this.active.values()].map((t) => t.asking).find((q) => q?.id === args.questionId);
+        if (!q) throw ipcError('not_found', 'that question is no longer waiting for an answer');
         const a = args.answer as string | null;
         if (a !== null && !a.trim()) throw ipcError('invalid_input', 'the answer is empty');
         q.answer(a === null ? null : a.trim());
@@ -1163,7 +1162,7 @@ export class MockBackend {
 
   /** Like the Rust side: refused while a turn runs; the current version becomes the next backup. */
   private async restore(path: string, backup: string | null): Promise<RestoredFile> {
-    if (this.turnActive) throw ipcError('busy', 'an answer is still being written; restore the file once it has finished');
+    if (this.active.size > 0) throw ipcError('busy', 'an answer is still being written; restore the file once it has finished');
     path = (path ?? '').trim();
     if (!path) throw ipcError('invalid_input', 'no file was named to restore');
     await sleep(this.restoreMs);
@@ -1643,10 +1642,10 @@ export class MockBackend {
   }
 
   private async send(req: SendRequest, ch: ChannelLike): Promise<TurnResult> {
-    if (this.turnActive) throw ipcError('busy', 'A reply is already being written.');
     if (!req.text.trim()) throw ipcError('invalid_input', 'The message is empty.');
     let s = req.sessionId ? this.sessions.get(req.sessionId) : undefined;
     if (req.sessionId && !s) throw ipcError('not_found', 'That chat no longer exists.');
+    if (s && this.active.has(s.id)) throw ipcError('busy', 'an answer is still being written in this chat; stop it or wait for it to finish');
     const agent = req.agent ?? null;
     if (agent !== null && !this.agents.some((a) => a.name === agent)) throw ipcError('not_found', `agent \`${req.agent}\`: no such agent`);
     // Only a new conversation is put in a project here (`move_session` moves a saved one).
@@ -1675,8 +1674,8 @@ export class MockBackend {
   }
 
   private async run(s: Session, script: Script, ch: ChannelLike, usesModel = true): Promise<TurnResult> {
-    this.turnActive = true;
-    this.stopFlag = false;
+    const turn: ActiveTurn = { stop: false, waiting: null, asking: null };
+    this.active.set(s.id, turn);
     let index = 0;
     const send = (message: ChatEvent) => internals().runCallback(ch.id, { index: index++, message });
     send({ type: 'started', sessionId: s.id, title: s.title });
@@ -1703,7 +1702,7 @@ export class MockBackend {
     const play = async (steps: Iterable<Step>): Promise<boolean> => {
       for (const step of steps) {
         await sleep(step.delay);
-        if (this.stopFlag) {
+        if (turn.stop) {
           reason = 'stopped';
           return false;
         }
@@ -1711,16 +1710,16 @@ export class MockBackend {
         if (reason === 'error') return false;
         if (step.confirm) {
           const c = step.confirm;
-          const approved = await new Promise<boolean>((answer) => (this.waiting = { id: c.id, answer }));
-          this.waiting = null;
+          const approved = await new Promise<boolean>((answer) => (turn.waiting = { id: c.id, answer }));
+          turn.waiting = null;
           track({ type: 'confirmationResolved', id: c.id, approved });
           if (!(await play(approved ? c.allowed : c.denied))) return false;
         }
         if (step.question) {
           const q = step.question;
-          const answer = await new Promise<string | null>((resolve) => (this.asking = { id: q.id, answer: resolve }));
-          this.asking = null;
-          if (this.stopFlag) {
+          const answer = await new Promise<string | null>((resolve) => (turn.asking = { id: q.id, answer: resolve }));
+          turn.asking = null;
+          if (turn.stop) {
             reason = 'stopped';
             return false;
           }
@@ -1737,9 +1736,18 @@ export class MockBackend {
     // A slash command's line is not kept in the conversation (as in the engine).
     else if (s.messages.at(-1)?.role === 'user') s.messages.pop();
     s.updatedMs = Date.now();
-    this.turnActive = false;
+    this.active.delete(s.id);
     return { sessionId: s.id, title: s.title, reason };
   }
+}
+
+/** A turn in flight: Stop asked, and what it waits for. */
+interface ActiveTurn {
+  stop: boolean;
+  /** The confirmation it waits for, with what answers it. */
+  waiting: { id: string; answer: (approved: boolean) => void } | null;
+  /** The subagent's question it waits for, with what answers it (`null`: declined, or Stop). */
+  asking: { id: string; answer: (answer: string | null) => void } | null;
 }
 
 /** How many user messages `history` holds. */

@@ -104,3 +104,52 @@ test('tool call collapsed then expanded; slash command note; error line', async 
 
 // A subagent's question waits inside its turn for the user's answer, given
 // in its card (answerQuestion), not as the next message.
+
+test('several chats answer at once: switching keeps each turn going, the sidebar says which works, waits or is done', async ({ page }) => {
+  const row = (title) => `${sel('session-item')}:has(${sel('session-title')}:text-is("${title}"))`;
+  const activity = (title) => page.locator(`${row(title)} ${sel('session-activity')}`).getAttribute('data-state', { timeout: 2000 }).catch(() => null);
+  // Chat A: a long answer.
+  await page.evaluate(() => window.__mock.streamTokens(700, { perStep: 2, pace: 20 }));
+  await send(page, 'first long answer');
+  await page.waitForFunction(() => (document.querySelector('[data-testid="message"][data-role="assistant"]')?.textContent?.length ?? 0) > 100);
+  // A new chat while A answers: A goes on, the composer here is free.
+  await page.click(sel('new-chat'));
+  await page.waitForSelector(sel('empty-state'));
+  assert.equal(await page.locator(sel('stop')).count(), 0, 'nothing runs in the new chat');
+  assert.equal(await activity('first long answer'), 'working');
+  // Chat B asks for a confirmation and waits.
+  await page.evaluate(() => window.__mock.confirmNext());
+  await send(page, 'send the lunch mail');
+  await page.waitForSelector(sel('confirm-allow'));
+  // Back to A: its answer is still being written here, whole so far.
+  await page.click(`${row('first long answer')} button.open`);
+  await page.waitForSelector(`${sel('message')}[data-role="assistant"][data-streaming="true"]`);
+  assert.equal(await page.textContent(`${sel('message')}[data-role="user"] .user-text`), 'first long answer');
+  assert.equal(await activity('send the lunch mail'), 'waiting');
+  await waitDone(page, 30000);
+  assert.ok((await page.locator(lastAssistant).textContent()).length > 1000, 'the whole answer arrived');
+  assert.equal(await activity('first long answer'), null, 'an answer seen as it ends is not marked');
+  // B still waits; allowed there, it answers.
+  await page.click(`${row('send the lunch mail')} button.open`);
+  await page.click(sel('confirm-allow'));
+  await waitDone(page);
+  assert.match(await page.textContent(lastAssistant), /Done: I sent the mail/);
+  assert.equal(await activity('send the lunch mail'), null);
+  // Stop stops only the chat in view.
+  await page.evaluate(() => window.__mock.streamTokens(700, { perStep: 2, pace: 20 }));
+  await send(page, 'one more long one');
+  await page.waitForSelector(sel('stop'));
+  await page.click(`${row('first long answer')} button.open`);
+  await page.evaluate(() => window.__mock.replyWith('A short one.'));
+  await send(page, 'and a short one');
+  await waitDone(page);
+  const stops = await page.evaluate(() => window.__mock.calls.filter((c) => c.cmd === 'stop_generation').length);
+  assert.equal(stops, 0, 'switching stops nothing');
+  // The long one ended away: marked done until opened.
+  await page.waitForFunction(() => document.querySelector('[data-testid="session-activity"][data-state="done"]'), null, { timeout: 30000 });
+  assert.equal(await activity('send the lunch mail'), 'done');
+  await page.click(`${row('send the lunch mail')} button.open`);
+  await page.waitForFunction(() => !document.querySelector('[data-testid="session-activity"]'));
+  await waitDone(page);
+  assert.ok((await page.locator(lastAssistant).textContent()).length > 1000, 'the answer written away is all there');
+});

@@ -74,6 +74,7 @@ test('desktop settings: a shortcut that is not one, or is taken, is refused in w
   assert.equal(await page.inputValue(sel('quick-shortcut')), 'CommandOrControl+Shift+Space');
   assert.equal(await page.isChecked(sel('close-to-tray')), true);
   assert.equal(await page.isChecked(sel('start-at-login')), false);
+  assert.equal(await page.isChecked(sel('notifications')), true);
   await page.fill(sel('quick-shortcut'), 'Shift+Ctrl+Banana!');
   await page.click(sel('desktop-save'));
   await page.waitForSelector('[data-testid=desktop-settings] [data-testid=error]');
@@ -83,9 +84,10 @@ test('desktop settings: a shortcut that is not one, or is taken, is refused in w
   await page.waitForFunction(() => document.querySelector('[data-testid=desktop-settings]').textContent.includes('already used by another application'));
   await page.fill(sel('quick-shortcut'), 'Alt+F12');
   await page.check(sel('start-at-login'));
+  await page.uncheck(sel('notifications'));
   await page.click(sel('desktop-save'));
   await page.waitForSelector(sel('desktop-saved'));
-  assert.deepEqual(await page.evaluate(() => window.__mock.desktop.settings), { closeToTray: true, startAtLogin: true, quickShortcut: 'Alt+F12' });
+  assert.deepEqual(await page.evaluate(() => window.__mock.desktop.settings), { closeToTray: true, startAtLogin: true, quickShortcut: 'Alt+F12', notifications: false });
   await page.click(sel('quick-try'));
   await page.waitForFunction(() => window.__mock.quick.shown === 1);
 });
