@@ -26,6 +26,7 @@ import { isLoading, LOADED_LINGER_MS, normalizeLoad } from './modelload';
 import { pickAgent } from './agents';
 import { projectOf, sortProjects } from './sessions';
 import { chats, removedText } from './projects';
+import { announceFor } from './announce';
 import { pane } from './pane';
 
 export interface Toast {
@@ -101,6 +102,8 @@ export class Store {
 
   /** The chats whose turns run or ended unseen, by conversation id (the sidebar shows it). */
   activity = $state.raw<Record<string, Activity>>({});
+  /** What a screen reader is told about the turn in view (a polite status line). */
+  announcement = $state('');
 
   /** New chats whose first turn runs: listed before they are saved (when it ends). */
   private unsaved = $state.raw<SessionSummary[]>([]);
@@ -536,6 +539,8 @@ export class Store {
     const evs = run.queue;
     run.queue = [];
     run.turn = applyEvents(run.turn, evs);
+    const line = run === this.current ? announceFor(evs, run.turn) : null;
+    if (line) this.announcement = line;
     if (!run.sessionId && run.turn.sessionId) {
       run.sessionId = run.turn.sessionId;
       if (run.stopAsked) void this.stopRun(run.sessionId);
