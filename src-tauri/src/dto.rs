@@ -346,6 +346,8 @@ pub enum Pane {
     Main,
     /// The quick window (opened by the global shortcut).
     Quick,
+    /// The push-to-talk overlay (shown while the talk shortcut is used).
+    Talk,
 }
 
 impl Pane {
@@ -353,11 +355,14 @@ impl Pane {
     pub const QUICK_LABEL: &'static str = "quick";
     /// The main window's label.
     pub const MAIN_LABEL: &'static str = "main";
+    /// The push-to-talk overlay's label.
+    pub const TALK_LABEL: &'static str = "talk";
 
     /// The pane of the window labelled `label`.
     pub fn of(label: &str) -> Self {
         match label {
             Self::QUICK_LABEL => Self::Quick,
+            Self::TALK_LABEL => Self::Talk,
             _ => Self::Main,
         }
     }
@@ -367,6 +372,7 @@ impl Pane {
         match self {
             Self::Main => Self::MAIN_LABEL,
             Self::Quick => Self::QUICK_LABEL,
+            Self::Talk => Self::TALK_LABEL,
         }
     }
 }
@@ -416,6 +422,18 @@ pub struct MainWindowRequest {
 #[serde(rename_all = "camelCase")]
 pub struct QuickWindowShown {}
 
+/// What the push-to-talk overlay shows: the voice conversation's events
+/// (`starting` before the first, when the microphone and the speech model
+/// are being opened).
+#[derive(Debug, Clone, Serialize, Type, tauri_specta::Event)]
+#[serde(rename_all = "camelCase")]
+pub struct TalkEvent {
+    /// Opening the microphone and the speech model (no event yet).
+    pub starting: bool,
+    /// The event, if one.
+    pub event: Option<baton_engine::api::voice::VoiceEvent>,
+}
+
 /// The desktop section of the settings and how it is applied now.
 #[derive(Debug, Clone, Serialize, Type)]
 #[serde(rename_all = "camelCase")]
@@ -425,6 +443,8 @@ pub struct DesktopStatus {
     /// Why the quick window's shortcut is not working now (taken by
     /// another application, not a shortcut), if it is not.
     pub shortcut_error: Option<String>,
+    /// Why the push-to-talk shortcut is not working now, if it is not.
+    pub talk_shortcut_error: Option<String>,
     /// Whether Baton has an icon in the tray (closing the window keeps it
     /// running only then).
     pub tray: bool,

@@ -12,6 +12,7 @@ pub mod pending;
 pub mod shell;
 pub mod state;
 pub mod stream;
+pub mod talk;
 pub mod turns;
 
 use baton_engine::{Engine, Overrides};
@@ -114,6 +115,7 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             dto::AttachmentsChanged,
             dto::IndexStatus,
             dto::MainWindowRequest,
+            dto::TalkEvent,
             dto::ModelLoad,
             dto::QuickWindowShown,
             dto::SettingsChanged,

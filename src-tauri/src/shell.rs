@@ -4,6 +4,7 @@
 //! one and attaches the files it was given), starting at login and
 //! notifications when a chat in the background needs the user.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,13 +28,47 @@ pub const TRAY_FLAG: &str = "--tray";
 /// How far from the pointer the quick window opens, in pixels.
 const POINTER_GAP: i32 = 12;
 
-/// What the shell holds: whether the tray icon exists and the quick
-/// window's shortcut as registered (or why it is not).
+/// What the shell holds: whether the tray icon exists and the global
+/// shortcuts as registered (or why one is not).
 #[derive(Default)]
 pub struct Shell {
     tray: AtomicBool,
-    shortcut: Mutex<Option<Shortcut>>,
-    shortcut_error: Mutex<Option<String>>,
+    shortcuts: Mutex<HashMap<Hotkey, Shortcut>>,
+    errors: Mutex<HashMap<Hotkey, String>>,
+}
+
+/// Baton's global shortcuts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Hotkey {
+    /// Shows or hides the quick window.
+    Quick,
+    /// Held: push-to-talk from any application.
+    Talk,
+}
+
+impl Hotkey {
+    /// Its name in messages.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Quick => "the quick window's shortcut",
+            Self::Talk => "the push-to-talk shortcut",
+        }
+    }
+
+    fn other(self) -> Self {
+        match self {
+            Self::Quick => Self::Talk,
+            Self::Talk => Self::Quick,
+        }
+    }
+
+    fn run(self, app: &AppHandle, state: ShortcutState) {
+        match self {
+            Self::Quick if state == ShortcutState::Pressed => toggle_quick(app),
+            Self::Quick => {}
+            Self::Talk => crate::talk::hold(app, state == ShortcutState::Pressed),
+        }
+    }
 }
 
 /// The tray menu's entries.
@@ -104,11 +139,12 @@ pub fn plugins(builder: tauri::Builder<tauri::Wry>) -> tauri::Builder<tauri::Wry
 /// hidden when started with [`TRAY_FLAG`].
 pub fn setup(app: &AppHandle, settings: &DesktopSettings) {
     app.manage(Shell::default());
+    app.manage(crate::talk::Talk::default());
     match build_tray(app) {
         Ok(()) => app.state::<Shell>().tray.store(true, Ordering::Relaxed),
         Err(e) => tracing::warn!("no tray icon: {e}"),
     }
-    follow_shortcut(app, &settings.quick_shortcut);
+    follow_shortcuts(app, settings);
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == TRAY_FLAG)
         && let Some(main) = app.get_webview_window(Pane::MAIN_LABEL)
@@ -125,58 +161,66 @@ pub fn setup(app: &AppHandle, settings: &DesktopSettings) {
     });
 }
 
-/// Registers the saved shortcut `text` (at start, and when the settings
-/// file changed outside the app); why it could not be is kept for the
+/// Registers the saved shortcuts (at start, and when the settings file
+/// changed outside the app); why one could not be is kept for the
 /// settings page.
-pub fn follow_shortcut(app: &AppHandle, text: &str) {
-    if let Err(e) = use_shortcut(app, text) {
-        tracing::warn!("{e}");
-        *lock(&app.state::<Shell>().shortcut_error) = Some(e);
+pub fn follow_shortcuts(app: &AppHandle, settings: &DesktopSettings) {
+    for (which, text) in [
+        (Hotkey::Quick, &settings.quick_shortcut),
+        (Hotkey::Talk, &settings.talk_shortcut),
+    ] {
+        if let Err(e) = use_shortcut(app, which, text) {
+            tracing::warn!("{e}");
+            lock(&app.state::<Shell>().errors).insert(which, e);
+        }
     }
 }
 
 /// What the settings page shows.
 pub fn status(app: &AppHandle) -> DesktopStatus {
     let shell = app.state::<Shell>();
+    let errors = lock(&shell.errors);
     DesktopStatus {
         settings: app.state::<AppState>().engine().settings().desktop.clone(),
-        shortcut_error: lock(&shell.shortcut_error).clone(),
+        shortcut_error: errors.get(&Hotkey::Quick).cloned(),
+        talk_shortcut_error: errors.get(&Hotkey::Talk).cloned(),
         tray: shell.tray.load(Ordering::Relaxed),
     }
 }
 
 /// Makes `text` (an accelerator such as `CommandOrControl+Shift+Space`;
-/// empty: none) the quick window's shortcut in place of the one now
-/// registered. Refused in words when it is not a shortcut or another
-/// application holds it; the old one then stays.
-pub fn use_shortcut(app: &AppHandle, text: &str) -> Result<(), String> {
+/// empty: none) shortcut `which` in place of the one now registered.
+/// Refused in words when it is not a shortcut, is Baton's other shortcut,
+/// or another application holds it; the old one then stays.
+pub fn use_shortcut(app: &AppHandle, which: Hotkey, text: &str) -> Result<(), String> {
     let text = text.trim();
     let wanted = match text {
         "" => None,
         _ => Some(parse_shortcut(text)?),
     };
     let shell = app.state::<Shell>();
-    let mut current = lock(&shell.shortcut);
-    if *current == wanted {
-        *lock(&shell.shortcut_error) = None;
+    let mut shortcuts = lock(&shell.shortcuts);
+    if shortcuts.get(&which) == wanted.as_ref() {
+        lock(&shell.errors).remove(&which);
         return Ok(());
+    }
+    if wanted.is_some() && shortcuts.get(&which.other()) == wanted.as_ref() {
+        return Err(format!("{text} is already {}", which.other().name()));
     }
     let keys = app.global_shortcut();
     if let Some(new) = wanted {
-        keys.on_shortcut(new, |app, _, event| {
-            if event.state == ShortcutState::Pressed {
-                toggle_quick(app);
-            }
-        })
-        .map_err(|e| taken(text, &e))?;
+        keys.on_shortcut(new, move |app, _, event| which.run(app, event.state))
+            .map_err(|e| taken(text, &e))?;
     }
-    if let Some(old) = current.take()
+    if let Some(old) = shortcuts.remove(&which)
         && let Err(e) = keys.unregister(old)
     {
-        tracing::warn!("the old quick-window shortcut stays registered: {e}");
+        tracing::warn!("the old {} stays registered: {e}", which.name());
     }
-    *current = wanted;
-    *lock(&shell.shortcut_error) = None;
+    if let Some(new) = wanted {
+        shortcuts.insert(which, new);
+    }
+    lock(&shell.errors).remove(&which);
     Ok(())
 }
 
@@ -239,7 +283,7 @@ pub fn on_window_event(window: &tauri::Window, event: &WindowEvent) {
     };
     let app = window.app_handle();
     let keep = match Pane::of(window.label()) {
-        Pane::Quick => true,
+        Pane::Quick | Pane::Talk => true,
         Pane::Main => {
             app.state::<Shell>().tray.load(Ordering::Relaxed)
                 && app
@@ -341,7 +385,7 @@ pub fn notify_if_away(
 /// A notification clicked: its conversation in front.
 fn open_from_notice(app: &AppHandle, pane: Pane, session: &SessionId) {
     match pane {
-        Pane::Main => request_main(
+        Pane::Main | Pane::Talk => request_main(
             app,
             WindowRequest::OpenChat {
                 session_id: session.to_string(),

@@ -696,6 +696,43 @@ try {
     await app.click('[data-testid=voice-close]');
   });
 
+  await step('push-to-talk from any application: held, Baton listens (its overlay shows); released, it answers aloud; the exchange is kept as a chat', async () => {
+    const words = 'Your next meeting is at ten.';
+    await script([{ kind: 'reply', text: words, textPieces: 6, eventDelayMs: 20 }]);
+    // The talk events, as every window gets them.
+    await js(`window.__talk = [];
+      const id = window.__TAURI_INTERNALS__.transformCallback((e) => window.__talk.push(e.payload));
+      return window.__TAURI_INTERNALS__.invoke('plugin:event|listen', { event: 'talk-event', target: { kind: 'Any' }, handler: id });`);
+    const talked = (type) => js(`return window.__talk.filter(e => e.event?.kind === arguments[0]).map(e => e.event)`, type);
+    const maps = watchMaps(display);
+    try {
+      await sleep(300);
+      const t = performance.now();
+      xdo(display, 'keydown', 'ctrl+alt+space');
+      const shown = await maps.waitNamed(/push to talk/, t);
+      log(`key down → push-to-talk overlay shown: ${(shown.at - t).toFixed(1)} ms`);
+      await until('the microphone open', async () => (await talked('level')).length > 0, 30000);
+      const question = path.join(tmp, 'ptt-question.wav');
+      execFileSync('espeak-ng', ['-w', question, 'When is my next meeting?']);
+      execFileSync('paplay', ['--device=micfeed', question], { env: { ...process.env, PULSE_SERVER } });
+      await sleep(300);
+      xdo(display, 'keyup', 'ctrl+alt+space');
+      await until('the transcript', async () => (await talked('transcript')).some((e) => /meeting/i.test(e.text)), 30000);
+      await until('the answer spoken', async () => (await talked('answerDone')).length > 0, 30000);
+      const spoken = (await talked('speaking')).map((e) => e.sentence).join(' ');
+      if (!spoken.includes('ten')) throw new Error('the answer was not spoken: ' + spoken);
+      const last = (await received()).filter((r) => r.path.endsWith('/chat/completions')).pop();
+      if (!/meeting/i.test(last.body)) throw new Error('the model did not get the transcript: ' + last.body.slice(0, 300));
+      await until('the exchange kept as a voice chat', async () => {
+        const list = await js(`return window.__TAURI_INTERNALS__.invoke('list_sessions')`);
+        return Array.isArray(list) && list.some((x) => x.voiceTurns > 0 && /meeting/i.test(x.title));
+      });
+    } finally {
+      xdo(display, 'keyup', 'ctrl+alt+space');
+      maps.stop();
+    }
+  });
+
   await step('a project made in Settings chats in its own folder with its instructions, and the chat can move out', async () => {
     const folder = path.join(tmp, 'port-project');
     mkdirSync(folder, { recursive: true });

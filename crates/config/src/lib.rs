@@ -29,9 +29,9 @@ pub use secrets::{
     KEYCHAIN_SERVICE, KeySource, ResolvedKey, SecretError, SecretName, Secrets, conventional_env,
 };
 pub use settings::{
-    BrowserMode, BrowserSettings, DEFAULT_QUICK_SHORTCUT, DesktopSettings, EmailSettings,
-    InteractionMode, LoadedSettings, LocalServer, LocalServerKind, MailAuth, MailSecurity,
-    MailServer, ResearchSearch, ResearchSettings, SETTINGS_FILE, ServerSettings, Settings,
-    SettingsError, VoiceSettings, default_local_servers,
+    BrowserMode, BrowserSettings, DEFAULT_QUICK_SHORTCUT, DEFAULT_TALK_SHORTCUT, DesktopSettings,
+    EmailSettings, InteractionMode, LoadedSettings, LocalServer, LocalServerKind, MailAuth,
+    MailSecurity, MailServer, ResearchSearch, ResearchSettings, SETTINGS_FILE, ServerSettings,
+    Settings, SettingsError, VoiceSettings, default_local_servers,
 };
 pub use watch::{ConfigWatcher, WatchError, watch_config};

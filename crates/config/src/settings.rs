@@ -151,6 +151,10 @@ pub struct DesktopSettings {
     /// application, in the accelerator form `Modifier+Key` (for example
     /// `CommandOrControl+Shift+Space`); empty: no shortcut.
     pub quick_shortcut: String,
+    /// The global push-to-talk shortcut: held, Baton listens from any
+    /// application; released, it answers aloud (a small overlay shows
+    /// listening, thinking, speaking); empty: none.
+    pub talk_shortcut: String,
     /// A native notification when an answer, a confirmation or a question
     /// waits in a chat whose window is not in front; clicking it opens
     /// that chat.
@@ -160,12 +164,16 @@ pub struct DesktopSettings {
 /// Default of [`DesktopSettings::quick_shortcut`].
 pub const DEFAULT_QUICK_SHORTCUT: &str = "CommandOrControl+Shift+Space";
 
+/// Default of [`DesktopSettings::talk_shortcut`].
+pub const DEFAULT_TALK_SHORTCUT: &str = "CommandOrControl+Alt+Space";
+
 impl Default for DesktopSettings {
     fn default() -> Self {
         Self {
             close_to_tray: true,
             start_at_login: false,
             quick_shortcut: DEFAULT_QUICK_SHORTCUT.into(),
+            talk_shortcut: DEFAULT_TALK_SHORTCUT.into(),
             notifications: true,
         }
     }

@@ -36,11 +36,11 @@ pub use crate::{
 /// Settings, folders and the keychain.
 pub mod settings {
     pub use baton_config::{
-        BrowserMode, BrowserSettings, ConfigWatcher, DEFAULT_QUICK_SHORTCUT, DesktopSettings,
-        EmailSettings, InteractionMode, KeySource, MailAuth, MailSecurity, MailServer,
-        ResearchSearch, ResearchSettings, SecretError, SecretName, Secrets, ServerSettings,
-        Settings, SettingsError, VoiceSettings, WatchError, conventional_env, parse_agents,
-        watch_config,
+        BrowserMode, BrowserSettings, ConfigWatcher, DEFAULT_QUICK_SHORTCUT, DEFAULT_TALK_SHORTCUT,
+        DesktopSettings, EmailSettings, InteractionMode, KeySource, MailAuth, MailSecurity,
+        MailServer, ResearchSearch, ResearchSettings, SecretError, SecretName, Secrets,
+        ServerSettings, Settings, SettingsError, VoiceSettings, WatchError, conventional_env,
+        parse_agents, watch_config,
     };
     /// A name the network doors answer to, checked (`server.hostNames`).
     pub use baton_stdx::host_name;

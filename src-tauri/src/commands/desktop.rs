@@ -7,7 +7,7 @@ use tauri::{AppHandle, State};
 
 use crate::dto::{DesktopStatus, ErrorCode, IpcError, WindowRequest};
 use crate::error::IpcResult;
-use crate::shell;
+use crate::shell::{self, Hotkey};
 use crate::state::AppState;
 
 /// The desktop settings and how they are applied now.
@@ -30,9 +30,10 @@ pub async fn save_desktop_settings(
     let before = state.engine().settings().desktop.clone();
     let settings = DesktopSettings {
         quick_shortcut: settings.quick_shortcut.trim().to_string(),
+        talk_shortcut: settings.talk_shortcut.trim().to_string(),
         ..settings
     };
-    shell::use_shortcut(&app, &settings.quick_shortcut).map_err(IpcError::invalid)?;
+    use_shortcuts(&app, &settings, &before)?;
     let applied = match shell::start_at_login(&app, settings.start_at_login) {
         Ok(()) => {
             let wanted = settings.clone();
@@ -48,11 +49,28 @@ pub async fn save_desktop_settings(
     };
     if let Err(e) = applied {
         // What was saved before stays in force.
-        let _ = shell::use_shortcut(&app, &before.quick_shortcut);
+        let _ = shell::use_shortcut(&app, Hotkey::Quick, &before.quick_shortcut);
+        let _ = shell::use_shortcut(&app, Hotkey::Talk, &before.talk_shortcut);
         let _ = shell::start_at_login(&app, before.start_at_login);
         return Err(e);
     }
     Ok(shell::status(&app))
+}
+
+/// Registers both shortcuts as `settings` has them; when one is refused,
+/// the ones `before` had are put back.
+fn use_shortcuts(
+    app: &AppHandle,
+    settings: &DesktopSettings,
+    before: &DesktopSettings,
+) -> IpcResult<()> {
+    shell::use_shortcut(app, Hotkey::Quick, &settings.quick_shortcut)
+        .and_then(|()| shell::use_shortcut(app, Hotkey::Talk, &settings.talk_shortcut))
+        .map_err(|e| {
+            let _ = shell::use_shortcut(app, Hotkey::Quick, &before.quick_shortcut);
+            let _ = shell::use_shortcut(app, Hotkey::Talk, &before.talk_shortcut);
+            IpcError::invalid(e)
+        })
 }
 
 /// Hides the quick window (an answer being written goes on).

@@ -266,8 +266,8 @@ async fn settings_changed(app: &tauri::AppHandle) {
     let state = app.state::<AppState>();
     match state.reload_if_changed().await {
         Ok(Some(moved)) => {
-            let shortcut = state.engine().settings().desktop.quick_shortcut.clone();
-            crate::shell::follow_shortcut(app, &shortcut);
+            let desktop = state.engine().settings().desktop.clone();
+            crate::shell::follow_shortcuts(app, &desktop);
             if moved {
                 crate::commands::index::start_indexing(app, false);
             }

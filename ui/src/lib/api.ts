@@ -57,6 +57,7 @@ import {
   type VoiceSettingsView,
   type VoiceStarted,
   type WindowRequest,
+  type TalkEvent,
 } from './bindings';
 import { pane } from './pane';
 
@@ -300,6 +301,8 @@ export const api = {
     events.mainWindowRequest.listen((e) => cb(e.payload.request)),
   /** The quick window was shown (by the shortcut or the tray). */
   onQuickWindowShown: (cb: () => void): Promise<UnlistenFn> => events.quickWindowShown.listen(() => cb()),
+  /** The push-to-talk conversation's events, for its overlay. */
+  onTalkEvent: (cb: (e: TalkEvent) => void): Promise<UnlistenFn> => events.talkEvent.listen((e) => cb(e.payload)),
   onIndexProgress: (cb: (s: IndexStatus) => void): Promise<UnlistenFn> =>
     events.indexStatus.listen((e) => cb(e.payload)),
   /** The settings, agents or providers were changed outside the app (`baton config set`). */

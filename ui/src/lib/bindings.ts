@@ -275,6 +275,7 @@ export const events = {
 	modelLoad: makeEvent<ModelLoad, ModelLoad>("model-load"),
 	quickWindowShown: makeEvent<QuickWindowShown, QuickWindowShown>("quick-window-shown"),
 	settingsChanged: makeEvent<SettingsChanged, SettingsChanged>("settings-changed"),
+	talkEvent: makeEvent<TalkEvent, TalkEvent>("talk-event"),
 	taskRan: makeEvent<TaskRan, TaskRan>("task-ran"),
 };
 
@@ -697,6 +698,12 @@ export type DesktopSettings = {
 	 */
 	quickShortcut?: string,
 	/**
+	 *  The global push-to-talk shortcut: held, Baton listens from any
+	 *  application; released, it answers aloud (a small overlay shows
+	 *  listening, thinking, speaking); empty: none.
+	 */
+	talkShortcut?: string,
+	/**
 	 *  A native notification when an answer, a confirmation or a question
 	 *  waits in a chat whose window is not in front; clicking it opens
 	 *  that chat.
@@ -713,6 +720,8 @@ export type DesktopStatus = {
 	 *  another application, not a shortcut), if it is not.
 	 */
 	shortcutError: string | null,
+	/**  Why the push-to-talk shortcut is not working now, if it is not. */
+	talkShortcutError: string | null,
 	/**
 	 *  Whether Baton has an icon in the tray (closing the window keeps it
 	 *  running only then).
@@ -1209,7 +1218,9 @@ export type Pane =
 /**  The main window's chat. */
 "main" | 
 /**  The quick window (opened by the global shortcut). */
-"quick";
+"quick" | 
+/**  The push-to-talk overlay (shown while the talk shortcut is used). */
+"talk";
 
 /**  Whether a stage starts or stopped. */
 export type Phase = 
@@ -1780,6 +1791,18 @@ export type StageTiming = {
 	round?: number | null,
 	/**  Milliseconds. */
 	elapsedMs: number,
+};
+
+/**
+ *  What the push-to-talk overlay shows: the voice conversation's events
+ *  (`starting` before the first, when the microphone and the speech model
+ *  are being opened).
+ */
+export type TalkEvent = {
+	/**  Opening the microphone and the speech model (no event yet). */
+	starting: boolean,
+	/**  The event, if one. */
+	event: VoiceEvent | null,
 };
 
 /**  What a model is good for. */

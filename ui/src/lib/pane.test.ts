@@ -7,5 +7,7 @@ describe('pane', () => {
     expect(paneOf(undefined, '?pane=quick')).toBe('quick');
     expect(paneOf(undefined, '')).toBe('main');
     expect(paneOf('other', '?pane=main')).toBe('main');
+    expect(paneOf('talk', '')).toBe('talk');
+    expect(paneOf(undefined, '?pane=talk')).toBe('talk');
   });
 });

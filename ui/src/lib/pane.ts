@@ -3,9 +3,10 @@
 // the mock build reads `?pane=quick`).
 import type { Pane } from './bindings';
 
-/** The pane named by the page's marker or address (`main` unless it says `quick`). */
+/** The pane named by the page's marker or address (`main` unless it says `quick` or `talk`). */
 export function paneOf(marker: unknown, search: string): Pane {
-  return marker === 'quick' || new URLSearchParams(search).get('pane') === 'quick' ? 'quick' : 'main';
+  const named = marker ?? new URLSearchParams(search).get('pane');
+  return named === 'quick' || named === 'talk' ? named : 'main';
 }
 
 /** This page's pane (`main` outside a page, as in unit tests). */

@@ -367,8 +367,9 @@ export class MockBackend {
   takenPort = 8081;
   /** The app's key for its HTTP API. */
   desktop: Full<DesktopStatus> = {
-    settings: { closeToTray: true, startAtLogin: false, quickShortcut: 'CommandOrControl+Shift+Space', notifications: true },
+    settings: { closeToTray: true, startAtLogin: false, quickShortcut: 'CommandOrControl+Shift+Space', talkShortcut: 'CommandOrControl+Alt+Space', notifications: true },
     shortcutError: null,
+    talkShortcutError: null,
     tray: true,
   };
   /** A shortcut another application holds (the save is refused). */
@@ -1386,12 +1387,15 @@ export class MockBackend {
   }
 
   private saveDesktop(v: Full<DesktopSettings>): Full<DesktopStatus> {
-    const shortcut = v.quickShortcut.trim();
-    if (shortcut && !/^((CommandOrControl|Ctrl|Control|Alt|Shift|Super|Cmd)\+)+[A-Za-z0-9]+$/.test(shortcut)) {
-      throw ipcError('invalid_input', `\`${shortcut}\` is not a shortcut; write modifiers and one key, such as CommandOrControl+Shift+Space or Alt+F12`);
+    const [quick, talk] = [v.quickShortcut.trim(), v.talkShortcut.trim()];
+    for (const shortcut of [quick, talk]) {
+      if (shortcut && !/^((CommandOrControl|Ctrl|Control|Alt|Shift|Super|Cmd)\+)+[A-Za-z0-9]+$/.test(shortcut)) {
+        throw ipcError('invalid_input', `\`${shortcut}\` is not a shortcut; write modifiers and one key, such as CommandOrControl+Shift+Space or Alt+F12`);
+      }
+      if (shortcut === this.takenShortcut) throw ipcError('invalid_input', `${shortcut} is already used by another application; choose another shortcut`);
     }
-    if (shortcut === this.takenShortcut) throw ipcError('invalid_input', `${shortcut} is already used by another application; choose another shortcut`);
-    this.desktop = { ...this.desktop, settings: { ...v, quickShortcut: shortcut }, shortcutError: null };
+    if (quick && quick === talk) throw ipcError('invalid_input', `${talk} is already the quick window's shortcut`);
+    this.desktop = { ...this.desktop, settings: { ...v, quickShortcut: quick, talkShortcut: talk }, shortcutError: null, talkShortcutError: null };
     return structuredClone(this.desktop);
   }
 

@@ -62,7 +62,8 @@ async function runOnce(t, retry) {
   const started = Date.now();
   try {
     await page.goto(server.url + (t.hash ?? ''));
-    await page.waitForSelector('[data-testid="composer"]');
+    // Every page kind has a composer but the push-to-talk overlay.
+    await page.waitForSelector(t.ready ?? '[data-testid="composer"]');
     await t.run({ page, out, url: server.url });
     if (external.length) throw new Error(`requests left the app: ${external.join(', ')}`);
     const bad = errors.filter((e) => !t.allowErrors?.some((re) => re.test(e)));

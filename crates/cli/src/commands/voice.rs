@@ -47,6 +47,8 @@ pub async fn run(ctx: &Context, args: VoiceArgs, verbose: bool) -> anyhow::Resul
             None => VoiceInput::Microphone,
         },
         speaker: speaker.clone(),
+        // As the settings say (`voice.pushToTalk`).
+        push_to_talk: None,
     };
     let mut run = ctx.voice().start(request).await?;
     let controls = run.controls().clone();

@@ -42,6 +42,10 @@ pub struct VoiceRequest {
     pub input: VoiceInput,
     /// Where answers are played (`None`: the speaker the settings name).
     pub speaker: Option<Speaker>,
+    /// Push-to-talk (`true`) or hands-free, whatever the settings say
+    /// (`None`: as they say); the desktop's talk shortcut is always
+    /// push-to-talk.
+    pub push_to_talk: Option<bool>,
 }
 
 impl VoiceRequest {
@@ -54,6 +58,7 @@ impl VoiceRequest {
             provider: None,
             input,
             speaker: None,
+            push_to_talk: None,
         }
     }
 }
@@ -112,6 +117,13 @@ impl Voice<'_> {
         let mut options = self.loop_options();
         // A recording has no echo of this speaker in it.
         options.echo_cancellation &= request.input == VoiceInput::Microphone;
+        if let Some(held) = request.push_to_talk {
+            options.mode = if held {
+                baton_voice::ListenMode::PushToTalk
+            } else {
+                baton_voice::ListenMode::HandsFree
+            };
+        }
         let opened = self.open_parts(request.input, request.speaker).await?;
         let (tx, ctl_rx) = mpsc::channel(16);
         let controls = VoiceControls {

@@ -3,7 +3,7 @@
 // and Settings → Desktop.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { lastAssistant, sel, send, test, waitDone } from './common.mjs';
+import { checkA11y, lastAssistant, sel, send, test, waitDone } from './common.mjs';
 
 const calls = (page, cmd) => page.evaluate((c) => window.__mock.calls.filter((x) => x.cmd === c).map((x) => x.args), cmd);
 
@@ -83,11 +83,34 @@ test('desktop settings: a shortcut that is not one, or is taken, is refused in w
   await page.click(sel('desktop-save'));
   await page.waitForFunction(() => document.querySelector('[data-testid=desktop-settings]').textContent.includes('already used by another application'));
   await page.fill(sel('quick-shortcut'), 'Alt+F12');
+  await page.fill(sel('talk-shortcut'), 'Alt+F12');
+  await page.click(sel('desktop-save'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=desktop-settings]').textContent.includes("already the quick window's shortcut"));
+  await page.fill(sel('talk-shortcut'), 'Alt+F11');
   await page.check(sel('start-at-login'));
   await page.uncheck(sel('notifications'));
   await page.click(sel('desktop-save'));
   await page.waitForSelector(sel('desktop-saved'));
-  assert.deepEqual(await page.evaluate(() => window.__mock.desktop.settings), { closeToTray: true, startAtLogin: true, quickShortcut: 'Alt+F12', notifications: false });
+  assert.deepEqual(await page.evaluate(() => window.__mock.desktop.settings), { closeToTray: true, startAtLogin: true, quickShortcut: 'Alt+F12', talkShortcut: 'Alt+F11', notifications: false });
   await page.click(sel('quick-try'));
   await page.waitForFunction(() => window.__mock.quick.shown === 1);
 });
+
+test('push-to-talk overlay: starting, listening, hearing, thinking and speaking as the talk events say; a failure in words', async ({ page, out }) => {
+  const talk = (e) => page.evaluate((p) => window.__mock.emitEvent('talk-event', p), e);
+  await page.waitForSelector(sel('talk-overlay'));
+  await talk({ starting: true, event: null });
+  await page.waitForFunction(() => document.querySelector('[data-testid=talk-state]').textContent === 'Starting…');
+  await talk({ starting: false, event: { kind: 'speechStarted' } });
+  await page.waitForSelector(`${sel('talk-overlay')}[data-phase="hearing"]`);
+  await talk({ starting: false, event: { kind: 'transcript', text: 'What is on my calendar tomorrow?', sttMs: 140 } });
+  await page.waitForFunction(() => document.querySelector('[data-testid=talk-state]').textContent === 'Thinking…');
+  assert.equal(await page.textContent(sel('talk-text')), 'What is on my calendar tomorrow?');
+  await talk({ starting: false, event: { kind: 'speaking', sentence: 'You have two meetings tomorrow.' } });
+  await page.waitForSelector(`${sel('talk-overlay')}[data-phase="speaking"]`);
+  assert.equal(await page.textContent(sel('talk-text')), 'You have two meetings tomorrow.');
+  await page.screenshot({ path: join(out, 'talk-overlay-360x84.png') });
+  await checkA11y(page, 'the push-to-talk overlay');
+  await talk({ starting: false, event: { kind: 'error', message: 'the microphone went away' } });
+  await page.waitForFunction(() => document.querySelector('[data-testid=talk-text]').textContent === 'the microphone went away');
+}, { hash: '?pane=talk', viewport: { width: 360, height: 84 }, ready: '[data-testid="talk-overlay"]' });

@@ -1,0 +1,174 @@
+//! Push-to-talk from any application: while the talk shortcut is held,
+//! Baton listens (a voice conversation in push-to-talk mode, opened on the
+//! first press); released, it answers aloud. A small overlay window shows
+//! starting, listening, thinking and speaking. The conversation is
+//! continued on each press and ended a while after the last answer, so
+//! the microphone is not held open.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use baton_engine::api::SessionId;
+use baton_engine::api::voice::{Control, VoiceEvent};
+use baton_engine::{VoiceInput, VoiceRequest};
+use tauri::{AppHandle, Manager, PhysicalPosition, WebviewUrl, WebviewWindow};
+use tauri_specta::Event;
+
+use crate::dto::{Pane, TalkEvent};
+use crate::state::{AppState, lock};
+
+/// How long after its last answer a push-to-talk conversation ends.
+const IDLE_END: Duration = Duration::from_secs(20);
+
+/// The push-to-talk state: held or not, a conversation being opened, the
+/// presses so far and the conversation continued.
+#[derive(Default)]
+pub struct Talk {
+    held: AtomicBool,
+    opening: AtomicBool,
+    presses: AtomicU64,
+    session: Mutex<Option<SessionId>>,
+}
+
+/// The talk shortcut went down (`true`) or up.
+pub fn hold(app: &AppHandle, down: bool) {
+    let talk = app.state::<Talk>();
+    if talk.held.swap(down, Ordering::SeqCst) == down {
+        return; // key repeat
+    }
+    if down {
+        talk.presses.fetch_add(1, Ordering::SeqCst);
+    }
+    let running = lock(&app.state::<AppState>().voice).clone();
+    match running {
+        Some(controls) => {
+            if down {
+                show_overlay(app);
+            }
+            if let Err(e) = controls.send(Control::Talk(down)) {
+                tracing::debug!("push-to-talk: {e}");
+            }
+        }
+        None if down && !talk.opening.swap(true, Ordering::SeqCst) => {
+            show_overlay(app);
+            emit(app, true, None);
+            let app = app.clone();
+            tauri::async_runtime::spawn(async move { open(app).await });
+        }
+        None => {}
+    }
+}
+
+/// Opens the push-to-talk conversation (continuing the last one), passes
+/// on the key as it is now, and relays its events to the overlay.
+async fn open(app: AppHandle) {
+    let talk = app.state::<Talk>();
+    let state = app.state::<AppState>();
+    let request = VoiceRequest {
+        session: lock(&talk.session).clone(),
+        push_to_talk: Some(true),
+        ..VoiceRequest::new(VoiceInput::Microphone)
+    };
+    let started = state.engine().voice().start(request).await;
+    talk.opening.store(false, Ordering::SeqCst);
+    let mut run = match started {
+        Ok(run) => run,
+        Err(e) => {
+            let message = format!("push-to-talk could not start: {e}");
+            tracing::warn!("{message}");
+            emit(&app, false, Some(VoiceEvent::Error { message }));
+            return hide_later(app, Duration::from_secs(4));
+        }
+    };
+    let controls = run.controls().clone();
+    *lock(&talk.session) = Some(controls.session_id.clone());
+    *lock(&state.voice) = Some(controls.clone());
+    // Pressed while it opened: listen now; released meanwhile: that too.
+    let _ = controls.send(Control::Talk(true));
+    if !talk.held.load(Ordering::SeqCst) {
+        let _ = controls.send(Control::Talk(false));
+    }
+    while let Some(ev) = run.next().await {
+        if matches!(ev, VoiceEvent::AnswerDone { .. } | VoiceEvent::Error { .. })
+            || matches!(&ev, VoiceEvent::Transcript { text, .. } if text.is_empty())
+        {
+            end_when_idle(&app);
+        }
+        emit(&app, false, Some(ev));
+    }
+    run.finish().await;
+    lock(&state.voice).take();
+    emit(&app, false, Some(VoiceEvent::Stopped));
+    hide_later(app, Duration::from_millis(1500));
+}
+
+/// Ends the conversation [`IDLE_END`] from now unless the key is pressed
+/// again by then.
+fn end_when_idle(app: &AppHandle) {
+    let presses = app.state::<Talk>().presses.load(Ordering::SeqCst);
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(IDLE_END).await;
+        let talk = app.state::<Talk>();
+        if talk.presses.load(Ordering::SeqCst) != presses || talk.held.load(Ordering::SeqCst) {
+            return;
+        }
+        if let Some(controls) = lock(&app.state::<AppState>().voice).clone() {
+            let _ = controls.send(Control::Quit);
+        }
+    });
+}
+
+fn emit(app: &AppHandle, starting: bool, event: Option<VoiceEvent>) {
+    if let Err(e) = (TalkEvent { starting, event }).emit(app) {
+        tracing::debug!("the overlay was not told: {e}");
+    }
+}
+
+fn hide_later(app: AppHandle, after: Duration) {
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(after).await;
+        let talk = app.state::<Talk>();
+        let idle = !talk.held.load(Ordering::SeqCst) && !talk.opening.load(Ordering::SeqCst);
+        if idle
+            && lock(&app.state::<AppState>().voice).is_none()
+            && let Some(w) = app.get_webview_window(Pane::TALK_LABEL)
+        {
+            let _ = w.hide();
+        }
+    });
+}
+
+/// Shows the overlay at the bottom middle of the primary screen, without
+/// taking the focus from the application the user is in.
+fn show_overlay(app: &AppHandle) {
+    let window = match overlay(app) {
+        Ok(w) => w,
+        Err(e) => return tracing::warn!("the push-to-talk overlay could not be made: {e}"),
+    };
+    if let (Ok(Some(monitor)), Ok(size)) = (app.primary_monitor(), window.outer_size()) {
+        let (m, at) = (monitor.size(), monitor.position());
+        let x = at.x + (m.width as i32 - size.width as i32) / 2;
+        let y = at.y + m.height as i32 - size.height as i32 - 64;
+        let _ = window.set_position(PhysicalPosition::new(x, y));
+    }
+    let _ = window.show();
+}
+
+fn overlay(app: &AppHandle) -> tauri::Result<WebviewWindow> {
+    if let Some(w) = app.get_webview_window(Pane::TALK_LABEL) {
+        return Ok(w);
+    }
+    tauri::WebviewWindowBuilder::new(app, Pane::TALK_LABEL, WebviewUrl::App("index.html".into()))
+        .title("Baton — push to talk")
+        .inner_size(360.0, 84.0)
+        .resizable(false)
+        .decorations(false)
+        .always_on_top(true)
+        .skip_taskbar(true)
+        .focused(false)
+        .visible(false)
+        .initialization_script("window.__BATON_PANE__ = 'talk';")
+        .build()
+}
