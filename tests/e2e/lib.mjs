@@ -185,7 +185,7 @@ export function watchMaps(display) {
     for (const e of seen) {
       if (e.kind !== 'MapNotify' || e.at < since || e.window === null) continue;
       try {
-        if (name.test(execFileSync('xdotool', ['getwindowname', String(e.window)], { env: { ...process.env, DISPLAY: display } }).toString())) return e;
+        if (name.test(execFileSync('xdotool', ['getwindowname', String(e.window)], { env: { ...process.env, DISPLAY: display } }).toString().trim())) return e;
       } catch {}
     }
     return null;
