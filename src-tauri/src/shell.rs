@@ -2,12 +2,13 @@
 //! and its menu, the quick window a global shortcut opens near the
 //! pointer, closing to the tray, one instance (a second launch shows this
 //! one and attaches the files it was given), starting at login and
-//! notifications when a chat in the background needs the user.
+//! notifications when a chat in the background needs the user; the main
+//! window's size and place are kept between runs.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use baton_engine::api::SessionId;
 use baton_engine::api::settings::DesktopSettings;
@@ -16,6 +17,7 @@ use tauri::tray::{MouseButton, MouseButtonState, TrayIconBuilder, TrayIconEvent}
 use tauri::{AppHandle, Manager, PhysicalPosition, WebviewUrl, WebviewWindow, WindowEvent};
 use tauri_plugin_autostart::ManagerExt as _;
 use tauri_plugin_global_shortcut::{GlobalShortcutExt, Shortcut, ShortcutState};
+use tauri_plugin_window_state::{AppHandleExt as _, StateFlags};
 use tauri_specta::Event;
 
 use crate::dto::{DesktopStatus, MainWindowRequest, Pane, QuickWindowShown, WindowRequest};
@@ -131,6 +133,20 @@ pub fn plugins(builder: tauri::Builder<tauri::Wry>) -> tauri::Builder<tauri::Wry
                 .arg(TRAY_FLAG)
                 .build(),
         )
+        .plugin(
+            tauri_plugin_window_state::Builder::default()
+                .with_state_flags(window_state_flags())
+                .with_denylist(&[Pane::QUICK_LABEL, Pane::TALK_LABEL])
+                .build(),
+        )
+}
+
+/// What is kept of the main window between runs: size, place, maximized
+/// and full screen, but not whether it was shown (Baton closed from the
+/// tray must open shown; `--tray` hides it). The quick window and the
+/// overlay are placed where they are needed instead.
+fn window_state_flags() -> StateFlags {
+    StateFlags::all() & !StateFlags::VISIBLE
 }
 
 /// Sets the shell up at start: the tray, the shortcut, the quick window
@@ -276,13 +292,28 @@ fn ensure_config_home(app: &AppHandle) -> Result<(), String> {
 
 /// The window events the shell takes: closing the main window hides it
 /// to the tray (when set and there is a tray), closing the quick window
-/// hides it.
+/// or the overlay hides it, and the main window's size and place are kept
+/// as they change.
 pub fn on_window_event(window: &tauri::Window, event: &WindowEvent) {
-    let WindowEvent::CloseRequested { api, .. } = event else {
-        return;
-    };
     let app = window.app_handle();
-    let keep = match Pane::of(window.label()) {
+    let pane = Pane::of(window.label());
+    match event {
+        WindowEvent::Resized(_) | WindowEvent::Moved(_) if pane == Pane::Main => {
+            keep_window_state(app)
+        }
+        WindowEvent::CloseRequested { api, .. } if keeps_running(app, pane) => {
+            api.prevent_close();
+            let _ = window.hide();
+        }
+        _ => {}
+    }
+}
+
+/// Whether closing `pane`'s window keeps Baton running: the quick window
+/// and the overlay always hide; the main window hides to the tray when
+/// set and there is a tray.
+fn keeps_running(app: &AppHandle, pane: Pane) -> bool {
+    match pane {
         Pane::Quick | Pane::Talk => true,
         Pane::Main => {
             app.state::<Shell>().tray.load(Ordering::Relaxed)
@@ -293,11 +324,25 @@ pub fn on_window_event(window: &tauri::Window, event: &WindowEvent) {
                     .desktop
                     .close_to_tray
         }
-    };
-    if keep {
-        api.prevent_close();
-        let _ = window.hide();
     }
+}
+
+/// Keeps the main window's size and place half a second after it last
+/// changed (the plugin saves only at a clean exit; a logout or a kill
+/// would lose them).
+fn keep_window_state(app: &AppHandle) {
+    static CHANGES: AtomicU64 = AtomicU64::new(0);
+    let change = CHANGES.fetch_add(1, Ordering::SeqCst) + 1;
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        if CHANGES.load(Ordering::SeqCst) != change {
+            return;
+        }
+        if let Err(e) = app.save_window_state(window_state_flags()) {
+            tracing::debug!("the window's size and place were not kept: {e}");
+        }
+    });
 }
 
 /// Shows the main window in front.

@@ -859,7 +859,12 @@ try {
     await screenshot('08-local-model');
   });
 
-  await step('after a restart the conversation is there', async () => {
+  await step('after a restart the conversation is there, in a window of the size it had', async () => {
+    // The user made the window smaller.
+    const main = xdo(display, 'search', '--name', '^Baton$').split('\n')[0];
+    xdo(display, 'windowsize', main, '1000', '700');
+    await until('the smaller window', async () => (await js(`return window.innerWidth`)) === 1000);
+    await sleep(1000); // kept half a second after the last change
     await app.close();
     // A second launch while the first still runs hands over to it and
     // quits (single instance): wait for the first to be gone.
@@ -874,6 +879,8 @@ try {
     }, 30000);
     log(`the app exited ${Date.now() - closedAt} ms after its window closed`);
     await app.open(READY);
+    const size = await js(`return [window.innerWidth, window.innerHeight]`);
+    if (size[0] !== 1000 || size[1] !== 700) throw new Error(`the window opened at ${size.join('×')}, not the 1000×700 it had`);
     await until('the saved conversation', () => js(`return [...document.querySelectorAll('[data-testid=session-title]')].some(e => e.textContent.trim() === 'Say hello')`));
     const id = await js(`return [...document.querySelectorAll('[data-testid=session-item]')].find(e => e.querySelector('[data-testid=session-title]')?.textContent.trim() === 'Say hello').dataset.id`);
     await app.click(`[data-testid=session-item][data-id="${id}"] button.open`);

@@ -4,12 +4,15 @@
 
 use std::sync::Arc;
 
-use baton_engine::api::schedule::{NewTask, ScheduledTask, Scheduler, TaskId, TaskReport};
+use baton_engine::api::schedule::{
+    NewTask, RunStatus, ScheduledTask, Scheduler, TaskId, TaskReport,
+};
 use tauri::{AppHandle, Manager, State};
 use tauri_specta::Event;
 
-use crate::dto::TaskRan;
+use crate::dto::{Pane, TaskRan};
 use crate::error::IpcResult;
+use crate::shell::{self, Attention};
 use crate::state::AppState;
 
 /// Every scheduled task, in the order made.
@@ -60,7 +63,7 @@ pub async fn run_task(state: State<'_, AppState>, id: String) -> IpcResult<TaskR
 }
 
 /// Starts the scheduler on the app's current engine; each run is told to
-/// the window.
+/// the window, and with a notification when the window is not in front.
 pub fn start_scheduler(handle: &AppHandle) {
     let engine_of = handle.clone();
     let told = handle.clone();
@@ -72,10 +75,22 @@ pub fn start_scheduler(handle: &AppHandle) {
                 if let Err(e) = ran(report).emit(&told) {
                     tracing::warn!("a scheduled run could not be told to the window: {e}");
                 }
+                let title = format!("Scheduled: {}", report.task.prompt);
+                let what = attention(report.run.status);
+                shell::notify_if_away(&told, Pane::Main, &report.session, &title, what);
             }),
         );
         std::future::pending::<()>().await;
     });
+}
+
+/// What a scheduled run needs the user for.
+fn attention(status: RunStatus) -> Attention {
+    match status {
+        RunStatus::Answered => Attention::Answered,
+        RunStatus::Waiting => Attention::Confirmation,
+        RunStatus::Failed => Attention::Failed,
+    }
 }
 
 fn ran(r: &TaskReport) -> TaskRan {
@@ -86,5 +101,17 @@ fn ran(r: &TaskReport) -> TaskRan {
         summary: r.run.summary.clone(),
         session: r.session.to_string(),
         next_run: r.task.next_run.map(|t| t.to_rfc3339()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_that_waits_for_a_yes_is_told_as_a_waiting_action() {
+        assert_eq!(attention(RunStatus::Answered), Attention::Answered);
+        assert_eq!(attention(RunStatus::Waiting), Attention::Confirmation);
+        assert_eq!(attention(RunStatus::Failed), Attention::Failed);
     }
 }
