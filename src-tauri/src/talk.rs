@@ -27,6 +27,9 @@ const IDLE_END: Duration = Duration::from_secs(20);
 pub struct Talk {
     held: AtomicBool,
     opening: AtomicBool,
+    /// The voice conversation running is this one's (not the voice
+    /// panel's, which shows itself).
+    ours: AtomicBool,
     presses: AtomicU64,
     session: Mutex<Option<SessionId>>,
 }
@@ -43,7 +46,7 @@ pub fn hold(app: &AppHandle, down: bool) {
     let running = lock(&app.state::<AppState>().voice).clone();
     match running {
         Some(controls) => {
-            if down {
+            if down && talk.ours.load(Ordering::SeqCst) {
                 show_overlay(app);
             }
             if let Err(e) = controls.send(Control::Talk(down)) {
@@ -84,6 +87,7 @@ async fn open(app: AppHandle) {
     let controls = run.controls().clone();
     *lock(&talk.session) = Some(controls.session_id.clone());
     *lock(&state.voice) = Some(controls.clone());
+    talk.ours.store(true, Ordering::SeqCst);
     // Pressed while it opened: listen now; released meanwhile: that too.
     let _ = controls.send(Control::Talk(true));
     if !talk.held.load(Ordering::SeqCst) {
@@ -98,6 +102,7 @@ async fn open(app: AppHandle) {
         emit(&app, false, Some(ev));
     }
     run.finish().await;
+    talk.ours.store(false, Ordering::SeqCst);
     lock(&state.voice).take();
     emit(&app, false, Some(VoiceEvent::Stopped));
     hide_later(app, Duration::from_millis(1500));
