@@ -338,7 +338,8 @@ pub enum AttachmentState {
     },
 }
 
-/// Which window a composer (its pending files and its turn) belongs to.
+/// Which of Baton's windows: the main one, the quick window (each with
+/// its own composer and pending files) or the push-to-talk overlay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Type)]
 #[serde(rename_all = "camelCase")]
 pub enum Pane {

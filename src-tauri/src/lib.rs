@@ -221,22 +221,12 @@ pub fn run() {
         .on_window_event(|window, event| {
             shell::on_window_event(window, event);
             if let WindowEvent::DragDrop(DragDropEvent::Drop { paths, .. }) = event {
-                let app = window.app_handle().clone();
-                let pane = dto::Pane::of(window.label());
-                let paths = paths.clone();
-                tauri::async_runtime::spawn(async move {
-                    let read = tauri::async_runtime::spawn_blocking(move || {
-                        commands::attachments::read_paths(&paths)
-                    })
-                    .await;
-                    match read {
-                        Ok(Ok(files)) => {
-                            commands::attachments::attach_files(&app, pane, files);
-                        }
-                        Ok(Err(e)) => tracing::warn!("dropped files not attached: {e}"),
-                        Err(e) => tracing::warn!("dropped files not attached: {e}"),
-                    }
-                });
+                commands::attachments::attach_paths_in_background(
+                    window.app_handle(),
+                    dto::Pane::of(window.label()),
+                    paths.clone(),
+                    "dropped files",
+                );
             }
         })
         .build(tauri::generate_context!());

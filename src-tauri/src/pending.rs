@@ -59,14 +59,6 @@ impl Attachments {
         items.len() != before
     }
 
-    /// The pane the attachment `id` is in, if it still is.
-    pub fn pane_of(&self, id: &str) -> Option<Pane> {
-        lock(&self.items)
-            .iter()
-            .find(|p| p.id == id)
-            .map(|p| p.pane)
-    }
-
     /// What `pane`'s composer shows.
     pub fn views(&self, pane: Pane) -> Vec<AttachmentView> {
         lock(&self.items)

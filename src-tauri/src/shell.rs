@@ -149,7 +149,7 @@ fn window_state_flags() -> StateFlags {
     StateFlags::all() & !StateFlags::VISIBLE
 }
 
-/// Sets the shell up at start: the tray, the shortcut, the quick window
+/// Sets the shell up at start: the tray, the shortcuts, the quick window
 /// (made hidden a moment after the main window, so the shortcut shows it
 /// at once), the files given on the command line; the main window stays
 /// hidden when started with [`TRAY_FLAG`].
@@ -399,10 +399,7 @@ pub fn notify_if_away(
     {
         return;
     }
-    let in_front = app
-        .get_webview_window(pane.label())
-        .is_some_and(|w| w.is_visible().unwrap_or(false) && w.is_focused().unwrap_or(false));
-    if in_front {
+    if in_front(app, pane) {
         tracing::debug!(?what, "no notification: the window is in front");
         return;
     }
@@ -425,6 +422,12 @@ pub fn notify_if_away(
             Err(e) => tracing::info!("no notification shown: {e}"),
         }
     });
+}
+
+/// Whether `pane`'s window is shown and has the focus.
+fn in_front(app: &AppHandle, pane: Pane) -> bool {
+    app.get_webview_window(pane.label())
+        .is_some_and(|w| w.is_visible().unwrap_or(false) && w.is_focused().unwrap_or(false))
 }
 
 /// A notification clicked: its conversation in front.
@@ -458,10 +461,7 @@ pub fn hide_quick(app: &AppHandle) {
 /// The shortcut: shows the quick window near the pointer, or hides it
 /// when it is in front.
 fn toggle_quick(app: &AppHandle) {
-    let shown = app
-        .get_webview_window(Pane::QUICK_LABEL)
-        .is_some_and(|w| w.is_visible().unwrap_or(false) && w.is_focused().unwrap_or(false));
-    if shown {
+    if in_front(app, Pane::Quick) {
         hide_quick(app);
     } else {
         show_quick(app);
@@ -488,16 +488,28 @@ fn quick_window(app: &AppHandle) -> tauri::Result<WebviewWindow> {
     if let Some(w) = app.get_webview_window(Pane::QUICK_LABEL) {
         return Ok(w);
     }
-    tauri::WebviewWindowBuilder::new(app, Pane::QUICK_LABEL, WebviewUrl::App("index.html".into()))
-        .title("Baton — quick question")
-        .inner_size(620.0, 460.0)
+    pane_window(app, Pane::Quick, "Baton — quick question", (620.0, 460.0))
         .min_inner_size(420.0, 240.0)
+        .build()
+}
+
+/// A small window of Baton's UI for `pane` (the page reads its kind from
+/// `__BATON_PANE__`): undecorated, always on top, not in the taskbar,
+/// made hidden.
+pub fn pane_window<'a>(
+    app: &'a AppHandle,
+    pane: Pane,
+    title: &str,
+    (width, height): (f64, f64),
+) -> tauri::WebviewWindowBuilder<'a, tauri::Wry, AppHandle> {
+    tauri::WebviewWindowBuilder::new(app, pane.label(), WebviewUrl::App("index.html".into()))
+        .title(title)
+        .inner_size(width, height)
         .decorations(false)
         .always_on_top(true)
         .skip_taskbar(true)
         .visible(false)
-        .initialization_script("window.__BATON_PANE__ = 'quick';")
-        .build()
+        .initialization_script(format!("window.__BATON_PANE__ = '{}';", pane.label()))
 }
 
 fn place_near_pointer(app: &AppHandle, window: &WebviewWindow) -> tauri::Result<()> {
@@ -600,23 +612,14 @@ fn second_launch(app: &AppHandle, args: Vec<String>, cwd: String) {
 /// flags are skipped; relative paths are read from `cwd`).
 fn attach_arguments(app: &AppHandle, args: &[String], cwd: Option<&Path>) {
     let paths = file_arguments(args, cwd);
-    if paths.is_empty() {
-        return;
+    if !paths.is_empty() {
+        crate::commands::attachments::attach_paths_in_background(
+            app,
+            Pane::Main,
+            paths,
+            "files given to Baton",
+        );
     }
-    let app = app.clone();
-    tauri::async_runtime::spawn(async move {
-        let read = tauri::async_runtime::spawn_blocking(move || {
-            crate::commands::attachments::read_paths(&paths)
-        })
-        .await;
-        match read {
-            Ok(Ok(files)) => {
-                crate::commands::attachments::attach_files(&app, Pane::Main, files);
-            }
-            Ok(Err(e)) => tracing::warn!("files given to Baton not attached: {}", e.message),
-            Err(e) => tracing::warn!("files given to Baton not attached: {e}"),
-        }
-    });
 }
 
 /// The files a command line names.

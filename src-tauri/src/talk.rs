@@ -12,7 +12,7 @@ use std::time::Duration;
 use baton_engine::api::SessionId;
 use baton_engine::api::voice::{Control, VoiceEvent};
 use baton_engine::{VoiceInput, VoiceRequest};
-use tauri::{AppHandle, Manager, PhysicalPosition, WebviewUrl, WebviewWindow};
+use tauri::{AppHandle, Manager, PhysicalPosition, WebviewWindow};
 use tauri_specta::Event;
 
 use crate::dto::{Pane, TalkEvent};
@@ -165,15 +165,8 @@ fn overlay(app: &AppHandle) -> tauri::Result<WebviewWindow> {
     if let Some(w) = app.get_webview_window(Pane::TALK_LABEL) {
         return Ok(w);
     }
-    tauri::WebviewWindowBuilder::new(app, Pane::TALK_LABEL, WebviewUrl::App("index.html".into()))
-        .title("Baton — push to talk")
-        .inner_size(360.0, 84.0)
+    crate::shell::pane_window(app, Pane::Talk, "Baton — push to talk", (360.0, 84.0))
         .resizable(false)
-        .decorations(false)
-        .always_on_top(true)
-        .skip_taskbar(true)
         .focused(false)
-        .visible(false)
-        .initialization_script("window.__BATON_PANE__ = 'talk';")
         .build()
 }

@@ -63,6 +63,22 @@ pub fn attach_files(
     state.attachments.views(pane)
 }
 
+/// Reads `paths` on a blocking thread and attaches them to `pane`'s
+/// composer, off the caller (a drop on a window, files given on the
+/// command line); what could not be read is logged as `what`.
+pub fn attach_paths_in_background(app: &AppHandle, pane: Pane, paths: Vec<PathBuf>, what: &str) {
+    let (app, what) = (app.clone(), what.to_string());
+    tauri::async_runtime::spawn(async move {
+        match tauri::async_runtime::spawn_blocking(move || read_paths(&paths)).await {
+            Ok(Ok(files)) => {
+                attach_files(&app, pane, files);
+            }
+            Ok(Err(e)) => tracing::warn!("{what} not attached: {}", e.message),
+            Err(e) => tracing::warn!("{what} not attached: {e}"),
+        }
+    });
+}
+
 /// Reads dropped or picked files; unreadable paths fail the call with the
 /// path named (nothing is added then).
 pub fn read_paths(paths: &[PathBuf]) -> IpcResult<Vec<FileAttachment>> {

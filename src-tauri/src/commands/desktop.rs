@@ -1,5 +1,6 @@
-//! The desktop section of the settings (the tray, the quick window's
-//! shortcut, starting at login) and the quick window's own commands.
+//! The desktop section of the settings (the tray, the quick window's and
+//! push-to-talk's shortcuts, starting at login, notifications) and the
+//! quick window's own commands.
 
 use baton_engine::api::SessionId;
 use baton_engine::api::settings::DesktopSettings;
@@ -17,9 +18,9 @@ pub fn desktop_settings(app: AppHandle) -> IpcResult<DesktopStatus> {
     Ok(shell::status(&app))
 }
 
-/// Saves the desktop settings: the shortcut is registered first (a
-/// shortcut another application holds is refused, and nothing is saved),
-/// then starting at login is changed, then the settings are saved.
+/// Saves the desktop settings: the shortcuts are registered first (one
+/// another application holds is refused, and nothing is saved), then
+/// starting at login is changed, then the settings are saved.
 #[tauri::command]
 #[specta::specta]
 pub async fn save_desktop_settings(
@@ -33,7 +34,7 @@ pub async fn save_desktop_settings(
         talk_shortcut: settings.talk_shortcut.trim().to_string(),
         ..settings
     };
-    use_shortcuts(&app, &settings, &before)?;
+    use_shortcuts(&app, &settings).inspect_err(|_| restore_shortcuts(&app, &before))?;
     let applied = match shell::start_at_login(&app, settings.start_at_login) {
         Ok(()) => {
             let wanted = settings.clone();
@@ -49,28 +50,24 @@ pub async fn save_desktop_settings(
     };
     if let Err(e) = applied {
         // What was saved before stays in force.
-        let _ = shell::use_shortcut(&app, Hotkey::Quick, &before.quick_shortcut);
-        let _ = shell::use_shortcut(&app, Hotkey::Talk, &before.talk_shortcut);
+        restore_shortcuts(&app, &before);
         let _ = shell::start_at_login(&app, before.start_at_login);
         return Err(e);
     }
     Ok(shell::status(&app))
 }
 
-/// Registers both shortcuts as `settings` has them; when one is refused,
-/// the ones `before` had are put back.
-fn use_shortcuts(
-    app: &AppHandle,
-    settings: &DesktopSettings,
-    before: &DesktopSettings,
-) -> IpcResult<()> {
+/// Registers both shortcuts as `settings` has them; why one is refused.
+fn use_shortcuts(app: &AppHandle, settings: &DesktopSettings) -> IpcResult<()> {
     shell::use_shortcut(app, Hotkey::Quick, &settings.quick_shortcut)
         .and_then(|()| shell::use_shortcut(app, Hotkey::Talk, &settings.talk_shortcut))
-        .map_err(|e| {
-            let _ = shell::use_shortcut(app, Hotkey::Quick, &before.quick_shortcut);
-            let _ = shell::use_shortcut(app, Hotkey::Talk, &before.talk_shortcut);
-            IpcError::invalid(e)
-        })
+        .map_err(IpcError::invalid)
+}
+
+/// Puts back the shortcuts `before` had (a save that did not go through).
+fn restore_shortcuts(app: &AppHandle, before: &DesktopSettings) {
+    let _ = shell::use_shortcut(app, Hotkey::Quick, &before.quick_shortcut);
+    let _ = shell::use_shortcut(app, Hotkey::Talk, &before.talk_shortcut);
 }
 
 /// Hides the quick window (an answer being written goes on).

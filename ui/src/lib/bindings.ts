@@ -225,9 +225,9 @@ export const commands = {
 	/**  The desktop settings and how they are applied now. */
 	desktopSettings: () => typedError<DesktopStatus, IpcError>(__TAURI_INVOKE("desktop_settings")),
 	/**
-	 *  Saves the desktop settings: the shortcut is registered first (a
-	 *  shortcut another application holds is refused, and nothing is saved),
-	 *  then starting at login is changed, then the settings are saved.
+	 *  Saves the desktop settings: the shortcuts are registered first (one
+	 *  another application holds is refused, and nothing is saved), then
+	 *  starting at login is changed, then the settings are saved.
 	 */
 	saveDesktopSettings: (settings: DesktopSettings) => typedError<DesktopStatus, IpcError>(__TAURI_INVOKE("save_desktop_settings", { settings })),
 	/**  Hides the quick window (an answer being written goes on). */
@@ -1213,7 +1213,10 @@ export type OrchestrationResult = {
 	stages: StageTiming[],
 };
 
-/**  Which window a composer (its pending files and its turn) belongs to. */
+/**
+ *  Which of Baton's windows: the main one, the quick window (each with
+ *  its own composer and pending files) or the push-to-talk overlay.
+ */
 export type Pane = 
 /**  The main window's chat. */
 "main" | 

@@ -70,7 +70,6 @@ export class Store {
   title = $state<string | null>(null);
   sessions = $state.raw<SessionSummary[]>([]);
   attachments = $state.raw<AttachmentView[]>([]);
-  streaming = $state(false);
   info = $state.raw<AppInfo | null>(null);
   error = $state.raw<IpcError | null>(null);
   toasts = $state.raw<Toast[]>([]);
@@ -108,8 +107,8 @@ export class Store {
   /** New chats whose first turn runs: listed before they are saved (when it ends). */
   private unsaved = $state.raw<SessionSummary[]>([]);
   private runs = new Set<Run>();
-  /** The run of the chat in view, if one runs (`streaming`). */
-  private current: Run | null = null;
+  /** The run of the chat in view, if one runs. */
+  private current = $state.raw<Run | null>(null);
   private view = 0;
   private loadTimer: ReturnType<typeof setTimeout> | null = null;
 
@@ -223,6 +222,11 @@ export class Store {
   }
 
   // ------------------------------------------------------------------ chat
+
+  /** Whether the chat in view is being answered (other chats' turns may run too). */
+  get streaming(): boolean {
+    return this.current !== null;
+  }
 
   /** Whether a user message is being edited. */
   get editing(): boolean {
@@ -340,23 +344,12 @@ export class Store {
    * The card shows the answer at once; if it cannot be delivered, it asks
    * again.
    */
-  async answerConfirmation(id: string, approved: boolean): Promise<void> {
-    const run = this.current;
-    if (!run) return;
-    this.flush(run);
-    const before = run.turn;
-    run.turn = answerConfirmation(before, id, approved);
-    if (run.turn === before) return; // not waiting (already answered, or stopped)
-    this.publish(run);
-    try {
-      await api.answerConfirmation(id, approved);
-    } catch (e) {
-      if (this.runs.has(run)) {
-        run.turn = reopenConfirmation(run.turn, id, approved);
-        this.publish(run);
-      }
-      this.fail(e);
-    }
+  answerConfirmation(id: string, approved: boolean): Promise<void> {
+    return this.answerCard(
+      (t) => answerConfirmation(t, id, approved),
+      (t) => reopenConfirmation(t, id, approved),
+      () => api.answerConfirmation(id, approved),
+    );
   }
 
   /**
@@ -364,39 +357,41 @@ export class Store {
    * (`null`: let the delegating agent answer it). The card shows it at
    * once; if it cannot be delivered, it asks again.
    */
-  async answerQuestion(sessionId: string, answer: string | null): Promise<void> {
+  answerQuestion(sessionId: string, answer: string | null): Promise<void> {
+    return this.answerCard(
+      (t) => answerQuestion(t, sessionId, answer),
+      (t) => reopenQuestion(t, sessionId),
+      () => api.answerQuestion(sessionId, answer),
+    );
+  }
+
+  /** Shows an answer to a card of the turn in view (`answer`), delivers it, and asks again (`reopen`) if that fails. */
+  private async answerCard(
+    answer: (t: TurnState) => TurnState,
+    reopen: (t: TurnState) => TurnState,
+    deliver: () => Promise<unknown>,
+  ): Promise<void> {
     const run = this.current;
     if (!run) return;
     this.flush(run);
     const before = run.turn;
-    run.turn = answerQuestion(before, sessionId, answer);
+    run.turn = answer(before);
     if (run.turn === before) return; // not waiting (already answered, or stopped)
     this.publish(run);
     try {
-      await api.answerQuestion(sessionId, answer);
+      await deliver();
     } catch (e) {
       if (this.runs.has(run)) {
-        run.turn = reopenQuestion(run.turn, sessionId);
+        run.turn = reopen(run.turn);
         this.publish(run);
       }
       this.fail(e);
     }
   }
 
-  /** Whether conversation `id` has a turn running. */
-  isRunning(id: string): boolean {
-    return this.runOf(id) !== null;
-  }
-
   private runOf(id: string): Run | null {
     for (const run of this.runs) if (run.sessionId === id) return run;
     return null;
-  }
-
-  /** Shows `run` (or none) as the chat in view's turn. */
-  private showRun(run: Run | null): void {
-    this.current = run;
-    this.streaming = run !== null;
   }
 
   private async runTurn(start: (onEvent: (e: ChatEvent) => void) => Promise<TurnResult>): Promise<void> {
@@ -413,7 +408,7 @@ export class Store {
       agent: this.agent,
     };
     this.runs.add(run);
-    this.showRun(run);
+    this.current = run;
     this.messages = [...this.messages, msg];
     this.error = null;
     this.track(run);
@@ -455,7 +450,7 @@ export class Store {
   private ended(run: Run, failure: IpcError | null, reason: TurnEnd): void {
     if (this.current === run) {
       if (failure) this.error = failure;
-      this.showRun(null);
+      this.current = null;
       this.focusComposer++;
       this.track(run);
       return;
@@ -573,7 +568,7 @@ export class Store {
   newChat(projectId: string | null = null): void {
     // A turn running here goes on in the background.
     this.view++;
-    this.showRun(null);
+    this.current = null;
     this.messages = [];
     this.sessionId = null;
     this.title = null;
@@ -592,17 +587,19 @@ export class Store {
     // A turn running in the chat left goes on in the background (and is
     // marked as such if it ends while this one loads).
     const view = ++this.view;
-    if (this.current?.sessionId !== id) this.showRun(null);
+    if (this.current?.sessionId !== id) this.current = null;
     this.loadingSession = true;
     try {
       const s = await api.loadSession(id);
       if (view !== this.view) return;
-      const next = s.messages.map(fromView);
       const run = this.runOf(s.id);
-      this.showRun(run);
+      this.current = run;
       if (run) this.messages = [...run.base, run.turn.message];
-      // The open one read again: what did not change stays as shown.
-      else this.messages = reload && s.id === this.sessionId ? keepShown(this.messages, next) : next;
+      else {
+        const next = s.messages.map(fromView);
+        // The open one read again: what did not change stays as shown.
+        this.messages = reload && s.id === this.sessionId ? keepShown(this.messages, next) : next;
+      }
       this.seen(s.id);
       this.sessionId = s.id;
       this.title = s.title;

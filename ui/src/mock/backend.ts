@@ -365,7 +365,7 @@ export class MockBackend {
   };
   /** The port something else already listens on (start fails there). */
   takenPort = 8081;
-  /** The app's key for its HTTP API. */
+  /** Settings → Desktop as the Rust side reports it. */
   desktop: Full<DesktopStatus> = {
     settings: { closeToTray: true, startAtLogin: false, quickShortcut: 'CommandOrControl+Shift+Space', talkShortcut: 'CommandOrControl+Alt+Space', notifications: true },
     shortcutError: null,
@@ -376,6 +376,7 @@ export class MockBackend {
   takenShortcut = 'Ctrl+Alt+T';
   /** What the quick window asked: hidden, shown, moved into the main window. */
   quick = { hidden: 0, shown: 0, movedToMain: [] as string[] };
+  /** The app's key for its HTTP API. */
   serverKey = 'bk-mock0desktop0key0000000000000000000000000000000000000000000000';
   /** What test_browser answers next. */
   browserTest: BrowserTest = { ok: true, mode: 'profile', message: 'Connected to Chrome/131.0.6778.85.' };
