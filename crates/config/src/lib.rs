@@ -30,8 +30,8 @@ pub use secrets::{
 };
 pub use settings::{
     BrowserMode, BrowserSettings, DEFAULT_QUICK_SHORTCUT, DEFAULT_TALK_SHORTCUT, DesktopSettings,
-    EmailSettings, InteractionMode, LoadedSettings, LocalServer, LocalServerKind, MailAuth,
-    MailSecurity, MailServer, ResearchSearch, ResearchSettings, SETTINGS_FILE, ServerSettings,
-    Settings, SettingsError, VoiceSettings, default_local_servers,
+    EmailSettings, InteractionMode, Language, LoadedSettings, LocalServer, LocalServerKind,
+    MailAuth, MailSecurity, MailServer, ResearchSearch, ResearchSettings, SETTINGS_FILE,
+    ServerSettings, Settings, SettingsError, TalkMode, VoiceSettings, default_local_servers,
 };
 pub use watch::{ConfigWatcher, WatchError, watch_config};

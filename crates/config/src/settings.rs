@@ -159,6 +159,74 @@ pub struct DesktopSettings {
     /// waits in a chat whose window is not in front; clicking it opens
     /// that chat.
     pub notifications: bool,
+    /// The language of the app's text (and, unless `voice.language` is
+    /// set, of voice); none: the system's, where Baton speaks it, else
+    /// English.
+    pub language: Option<Language>,
+    /// What holding the push-to-talk shortcut does: Baton answers aloud,
+    /// or what was said is typed into the application in front.
+    pub talk_mode: TalkMode,
+}
+
+/// What holding the push-to-talk shortcut does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "lowercase")]
+pub enum TalkMode {
+    /// Baton hears the question and answers aloud.
+    #[default]
+    Answer,
+    /// Dictation: what was said is typed where the user is typing, and
+    /// nothing else happens.
+    Dictate,
+}
+
+/// A language Baton's app is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    /// English.
+    #[default]
+    En,
+    /// German.
+    De,
+    /// French.
+    Fr,
+    /// Spanish.
+    Es,
+}
+
+impl Language {
+    /// Every language, English first.
+    pub const ALL: [Self; 4] = [Self::En, Self::De, Self::Fr, Self::Es];
+
+    /// Its ISO 639-1 code (also Whisper's and eSpeak NG's).
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::En => "en",
+            Self::De => "de",
+            Self::Fr => "fr",
+            Self::Es => "es",
+        }
+    }
+
+    /// The language of a locale name (`de-AT`, `fr_CH.UTF-8`, `es`), if
+    /// Baton speaks it.
+    pub fn of_locale(locale: &str) -> Option<Self> {
+        let primary = locale
+            .split(['-', '_', '.', '@'])
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        Self::ALL.into_iter().find(|l| l.code() == primary)
+    }
+
+    /// The system's language where Baton speaks it (the first of the
+    /// user's preferred locales that it does), else English.
+    pub fn system() -> Self {
+        sys_locale::get_locales()
+            .find_map(|l| Self::of_locale(&l))
+            .unwrap_or_default()
+    }
 }
 
 /// Default of [`DesktopSettings::quick_shortcut`].
@@ -175,6 +243,8 @@ impl Default for DesktopSettings {
             quick_shortcut: DEFAULT_QUICK_SHORTCUT.into(),
             talk_shortcut: DEFAULT_TALK_SHORTCUT.into(),
             notifications: true,
+            language: None,
+            talk_mode: TalkMode::Answer,
         }
     }
 }
@@ -309,7 +379,8 @@ pub struct VoiceSettings {
     /// The ggml Whisper model file in the models folder (else the best
     /// one there: tiny.en 8-bit, then tiny.en).
     pub stt_model: Option<String>,
-    /// Spoken language ("en", or "auto" with a multilingual model).
+    /// Spoken language ("en", "de"…, or "auto" with a multilingual
+    /// model); empty: the app's language (see [`Settings::voice_language`]).
     pub language: String,
     /// CPU threads for speech-to-text (else up to 4).
     #[specta(type = Option<u32>)]
@@ -359,7 +430,7 @@ impl Default for VoiceSettings {
     fn default() -> Self {
         Self {
             stt_model: None,
-            language: "en".into(),
+            language: String::new(),
             threads: None,
             beam_size: 1,
             tts_engine: "auto".into(),
@@ -558,6 +629,19 @@ pub enum SettingsError {
 }
 
 impl Settings {
+    /// The language of the app's text: the one chosen, else the system's.
+    pub fn app_language(&self) -> Language {
+        self.desktop.language.unwrap_or_else(Language::system)
+    }
+
+    /// The spoken language: `voice.language` when set, else the app's.
+    pub fn voice_language(&self) -> String {
+        match self.voice.language.trim() {
+            "" => self.app_language().code().to_string(),
+            set => set.to_string(),
+        }
+    }
+
     /// Loads `path`. A missing file gives defaults; an unreadable or corrupt
     /// one gives defaults and a warning, and a corrupt file is renamed aside
     /// (`setup.json.corrupt-<unix time>`) so that the next save cannot
@@ -716,6 +800,35 @@ fn collect_keys(v: &Value, prefix: &str, out: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_locale_names_a_language_baton_speaks_or_none() {
+        let of = Language::of_locale;
+        assert_eq!(of("de-AT"), Some(Language::De));
+        assert_eq!(of("fr_CH.UTF-8"), Some(Language::Fr));
+        assert_eq!(of("ES"), Some(Language::Es));
+        assert_eq!(of("en@euro"), Some(Language::En));
+        assert_eq!(of("pt-BR"), None);
+        assert_eq!(of("C"), None);
+    }
+
+    #[test]
+    fn voice_follows_the_app_language_unless_it_names_one() {
+        let mut s = Settings::default();
+        assert_eq!(s.voice.language, "", "following is the default");
+        s.desktop.language = Some(Language::De);
+        assert_eq!(s.app_language(), Language::De);
+        assert_eq!(s.voice_language(), "de");
+        s.voice.language = "auto".into();
+        assert_eq!(s.voice_language(), "auto");
+        s.desktop.language = None;
+        s.voice.language = " fr ".into();
+        assert_eq!(s.voice_language(), "fr");
+        // Unset, the app is in the system's language (English where Baton
+        // does not speak it), and voice with it.
+        s.voice.language.clear();
+        assert_eq!(s.voice_language(), s.app_language().code());
+    }
 
     #[test]
     fn defaults_round_trip_and_budget_is_30k() {

@@ -25,7 +25,7 @@ pub use baton_llm::{
 
 pub use crate::{
     AgentInfo, AgentResponder, Agents, AttachmentStore, CatalogModel, ChoiceReason, Clock,
-    ConfirmMode, Conversation, ConversationOptions, Conversations, DIAGNOSTIC_TOOLS_ENV,
+    ConfirmMode, Conversation, ConversationOptions, Conversations, DIAGNOSTIC_TOOLS_ENV, Dictation,
     ENV_PROVIDERS, ENV_WORKSPACE, Engine, EngineError, IndexChoice, IndexListener, IndexState,
     LoadListener, Models, Overrides, PROBE_TIMEOUT, ProviderChoice, Providers, PulledModel,
     RestoreFileError, RestoredFile, Run, RunParts, Team, TeamRequest, TeamRun, ToolboxInfo,
@@ -37,10 +37,10 @@ pub use crate::{
 pub mod settings {
     pub use baton_config::{
         BrowserMode, BrowserSettings, ConfigWatcher, DEFAULT_QUICK_SHORTCUT, DEFAULT_TALK_SHORTCUT,
-        DesktopSettings, EmailSettings, InteractionMode, KeySource, MailAuth, MailSecurity,
-        MailServer, ResearchSearch, ResearchSettings, SecretError, SecretName, Secrets,
-        ServerSettings, Settings, SettingsError, VoiceSettings, WatchError, conventional_env,
-        parse_agents, watch_config,
+        DesktopSettings, EmailSettings, InteractionMode, KeySource, Language, MailAuth,
+        MailSecurity, MailServer, ResearchSearch, ResearchSettings, SecretError, SecretName,
+        Secrets, ServerSettings, Settings, SettingsError, TalkMode, VoiceSettings, WatchError,
+        conventional_env, parse_agents, watch_config,
     };
     /// A name the network doors answer to, checked (`server.hostNames`).
     pub use baton_stdx::host_name;

@@ -64,7 +64,7 @@ pub use schedule::{CurrentEngine, LOOK_EVERY, OnRun, Scheduled, Scheduler, TaskR
 pub use team::{Team, TeamRequest, TeamRun};
 pub use tools::Tools;
 pub use voice::{
-    AgentResponder, VOICE_INSTRUCTIONS, Voice, VoiceChoices, VoiceControls, VoiceInput,
+    AgentResponder, Dictation, VOICE_INSTRUCTIONS, Voice, VoiceChoices, VoiceControls, VoiceInput,
     VoiceLanguage, VoiceRequest, VoiceRun, check_stt_language, spoken_action, spoken_yes_no,
     tool_cue,
 };

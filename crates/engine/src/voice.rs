@@ -26,9 +26,11 @@ pub struct Voice<'a> {
     pub(crate) e: &'a Arc<Engine>,
 }
 
+mod dictation;
 mod responder;
 mod run;
 
+pub use dictation::Dictation;
 pub use responder::{AgentResponder, spoken_action, spoken_yes_no, tool_cue};
 pub use run::{VoiceControls, VoiceInput, VoiceRequest, VoiceRun};
 
@@ -125,7 +127,7 @@ impl Voice<'_> {
     /// best one in the models folder for the voice language (an English
     /// one for English, a multilingual one for any other or `auto`).
     pub fn stt_model(&self) -> Result<PathBuf, SttError> {
-        self.stt_model_for(self.e.settings.voice.language.trim())
+        self.stt_model_for(&self.e.settings.voice_language())
     }
 
     /// The ggml Whisper model for `language` (a Whisper code or `auto`):
@@ -170,7 +172,7 @@ impl Voice<'_> {
     pub fn stt_options_for(&self, model: PathBuf) -> WorkerOptions {
         let v = &self.e.settings.voice;
         let mut o = WorkerOptions::new(model);
-        o.language = v.language.clone();
+        o.language = self.e.settings.voice_language();
         if let Some(t) = v.threads {
             o.threads = t.max(1);
         }
@@ -202,7 +204,8 @@ impl Voice<'_> {
         let auto = name.is_empty() || name.eq_ignore_ascii_case("auto");
         // The Piper voice make setup fetches speaks English; other
         // languages get eSpeak NG's voice for them.
-        if auto && espeak_voice(&v.language) == "en-us" {
+        let language = self.e.settings.voice_language();
+        if auto && espeak_voice(&language) == "en-us" {
             match self.piper() {
                 Ok(piper) => return Ok(Arc::new(piper)),
                 Err(e) => tracing::info!("speaking with eSpeak NG: {e}"),
@@ -212,7 +215,7 @@ impl Voice<'_> {
             let voice = v
                 .tts_voice
                 .clone()
-                .unwrap_or_else(|| espeak_voice(&v.language));
+                .unwrap_or_else(|| espeak_voice(&language));
             let tts = EspeakTts::new(&voice, v.tts_rate);
             return Ok(Arc::new(tts));
         }

@@ -236,3 +236,54 @@ async fn an_answer_to_half_a_sentence_is_forgotten_when_retracted() {
     let last = bodies(&server).last().unwrap().to_string();
     assert!(!last.contains("Noted."), "{last}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dictation_gives_what_was_said_and_silence_gives_nothing() {
+    use baton_voice::TextToSpeech;
+    let server = ScriptedServer::start().await.unwrap();
+    let setup = Setup::new(&server);
+    let model = baton_test_support::models_dir().join("ggml-tiny.en-q8_0.bin");
+    assert!(
+        model.is_file(),
+        "{} is missing: run `make setup`",
+        model.display()
+    );
+    setup.home.write_settings(json!({
+        "skipIndexingOnStartup": true,
+        "voice": {"sttModel": model, "language": "en"}
+    }));
+    let said = baton_voice::EspeakTts::default()
+        .synthesize("Please buy milk and eggs on the way home.")
+        .unwrap();
+    let wav = setup.root().join("said.wav");
+    said.write_wav(&wav).unwrap();
+    let engine = setup.engine();
+    // The recording ends by itself; the key comes up after it.
+    let dictation = engine
+        .voice()
+        .dictate(baton_engine::VoiceInput::Recording(wav.clone()))
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(3500)).await;
+    let text = dictation.finish().await.unwrap();
+    let wer =
+        baton_voice::stt::word_error_rate("please buy milk and eggs on the way home", &text).0;
+    assert!(wer <= 0.25, "{text:?} (WER {wer})");
+    // Held in silence: nothing is made up from it.
+    let silence = setup.root().join("silence.wav");
+    baton_voice::Speech {
+        samples: vec![0; 22_050 * 2],
+        sample_rate: 22_050,
+    }
+    .write_wav(&silence)
+    .unwrap();
+    let quiet = engine
+        .voice()
+        .dictate(baton_engine::VoiceInput::Recording(silence))
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    assert_eq!(quiet.finish().await.unwrap(), "");
+    // Nothing was asked of a model.
+    assert!(bodies(&server).is_empty());
+}

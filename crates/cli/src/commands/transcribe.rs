@@ -20,7 +20,7 @@ pub async fn run(ctx: &Context, args: TranscribeArgs) -> anyhow::Result<ExitCode
     let language = args
         .language
         .clone()
-        .unwrap_or_else(|| ctx.settings().voice.language.clone());
+        .unwrap_or_else(|| ctx.settings().voice_language());
     if !is_whisper_language(&language) {
         anyhow::bail!(
             "Whisper does not know the language `{language}` (use a code such as en, de, fr, or auto)"
