@@ -12,7 +12,7 @@ APT_PACKAGES=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev  # the desktop app (Tauri 2)
   librsvg2-dev libayatana-appindicator3-dev libxdo-dev
   xvfb xauth webkit2gtk-driver            # end-to-end tests of the real app under a virtual display
-  xdotool x11-utils dunst                 # keys pressed anywhere (the global shortcut), windows mapped, a real notification daemon, in those tests
+  xdotool x11-utils dunst python3-tk      # keys pressed anywhere (the global shortcut), windows mapped, a real notification daemon, a text box dictation types into, in those tests
   chromium                                # UI browser tests (Playwright drives Debian's Chromium)
   espeak-ng libespeak-ng-dev              # offline text-to-speech
   libasound2-dev alsa-utils libasound2-plugins  # sound devices (cpal on ALSA, routed to PulseAudio)

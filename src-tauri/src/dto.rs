@@ -433,6 +433,10 @@ pub struct TalkEvent {
     pub starting: bool,
     /// The event, if one.
     pub event: Option<baton_engine::api::voice::VoiceEvent>,
+    /// Dictation (`desktop.talkMode`): what is heard is typed into the
+    /// application in front, not answered; its transcript event says
+    /// what was typed.
+    pub dictating: bool,
 }
 
 /// The desktop section of the settings and how it is applied now.
@@ -449,6 +453,9 @@ pub struct DesktopStatus {
     /// Whether Baton has an icon in the tray (closing the window keeps it
     /// running only then).
     pub tray: bool,
+    /// The system's language where Baton speaks it, else English (what
+    /// no language chosen means).
+    pub system_language: baton_engine::api::settings::Language,
 }
 
 /// The settings the panel edits (the keychain holds keys, never these).
@@ -514,6 +521,15 @@ pub struct IndexStatus {
 pub struct SettingsChanged {
     /// The workspace folder moved (it is being indexed again).
     pub workspace_moved: bool,
+}
+
+/// Sent to every window when the app's language changed (Settings →
+/// Desktop, or the settings file edited): the UI shows it from then on.
+#[derive(Debug, Clone, Serialize, Type, tauri_specta::Event)]
+#[serde(rename_all = "camelCase")]
+pub struct LanguageChanged {
+    /// The language now in use.
+    pub language: baton_engine::api::settings::Language,
 }
 
 /// Sent when a scheduled task ran (while the app is open): the window

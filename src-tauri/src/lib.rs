@@ -8,6 +8,7 @@
 pub mod commands;
 pub mod dto;
 pub mod error;
+pub mod i18n;
 pub mod pending;
 pub mod shell;
 pub mod state;
@@ -97,6 +98,7 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             server::stop_server,
             server::save_server_settings,
             desktop::desktop_settings,
+            desktop::app_language,
             desktop::save_desktop_settings,
             desktop::hide_quick_window,
             desktop::show_quick_window,
@@ -119,6 +121,7 @@ pub fn bindings() -> tauri_specta::Builder<tauri::Wry> {
             dto::ModelLoad,
             dto::QuickWindowShown,
             dto::SettingsChanged,
+            dto::LanguageChanged,
             dto::TaskRan
         ])
 }

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use baton_engine::api::SessionId;
-use baton_engine::api::settings::DesktopSettings;
+use baton_engine::api::settings::{DesktopSettings, Language};
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{MouseButton, MouseButtonState, TrayIconBuilder, TrayIconEvent};
 use tauri::{AppHandle, Manager, PhysicalPosition, WebviewUrl, WebviewWindow, WindowEvent};
@@ -20,12 +20,18 @@ use tauri_plugin_global_shortcut::{GlobalShortcutExt, Shortcut, ShortcutState};
 use tauri_plugin_window_state::{AppHandleExt as _, StateFlags};
 use tauri_specta::Event;
 
-use crate::dto::{DesktopStatus, MainWindowRequest, Pane, QuickWindowShown, WindowRequest};
+use crate::dto::{
+    DesktopStatus, LanguageChanged, MainWindowRequest, Pane, QuickWindowShown, WindowRequest,
+};
+use crate::i18n;
 use crate::state::{AppState, lock};
 
 /// The command-line flag that starts Baton in the tray, its window
 /// hidden (what starting at login passes).
 pub const TRAY_FLAG: &str = "--tray";
+
+/// The tray icon's id.
+const TRAY_ID: &str = "baton";
 
 /// How far from the pointer the quick window opens, in pixels.
 const POINTER_GAP: i32 = 12;
@@ -105,14 +111,15 @@ impl TrayItem {
         }
     }
 
-    fn text(self) -> &'static str {
+    /// Its words in the catalogs (`shell.json`).
+    fn key(self) -> &'static str {
         match self {
-            Self::Show => "Show Baton",
-            Self::NewChat => "New chat",
-            Self::Quick => "Quick window",
-            Self::Voice => "Talk to Baton",
-            Self::StopVoice => "Stop voice",
-            Self::Quit => "Quit Baton",
+            Self::Show => "tray.show",
+            Self::NewChat => "tray.newChat",
+            Self::Quick => "tray.quick",
+            Self::Voice => "tray.voice",
+            Self::StopVoice => "tray.stopVoice",
+            Self::Quit => "tray.quit",
         }
     }
 
@@ -192,6 +199,22 @@ pub fn follow_shortcuts(app: &AppHandle, settings: &DesktopSettings) {
     }
 }
 
+/// Puts the tray's menu in the app's language and tells every window it.
+pub fn follow_language(app: &AppHandle) {
+    let language = app.state::<AppState>().engine().settings().app_language();
+    if let Some(tray) = app.tray_by_id(TRAY_ID) {
+        match tray_menu(app, language) {
+            Ok(menu) => {
+                let _ = tray.set_menu(Some(menu));
+            }
+            Err(e) => tracing::warn!("the tray menu was not relabelled: {e}"),
+        }
+    }
+    if let Err(e) = (LanguageChanged { language }).emit(app) {
+        tracing::debug!("the windows were not told the language: {e}");
+    }
+}
+
 /// What the settings page shows.
 pub fn status(app: &AppHandle) -> DesktopStatus {
     let shell = app.state::<Shell>();
@@ -201,6 +224,7 @@ pub fn status(app: &AppHandle) -> DesktopStatus {
         shortcut_error: errors.get(&Hotkey::Quick).cloned(),
         talk_shortcut_error: errors.get(&Hotkey::Talk).cloned(),
         tray: shell.tray.load(Ordering::Relaxed),
+        system_language: Language::system(),
     }
 }
 
@@ -368,13 +392,13 @@ pub enum Attention {
 }
 
 impl Attention {
-    /// The notification's text.
-    fn body(self) -> &'static str {
+    /// The notification's text in the catalogs (`shell.json`).
+    fn key(self) -> &'static str {
         match self {
-            Self::Answered => "The answer is ready.",
-            Self::Failed => "The answer stopped with an error.",
-            Self::Confirmation => "An action waits for your yes or no.",
-            Self::Question => "A question waits for your answer.",
+            Self::Answered => "notice.answered",
+            Self::Failed => "notice.failed",
+            Self::Confirmation => "notice.confirmation",
+            Self::Question => "notice.question",
         }
     }
 }
@@ -390,15 +414,11 @@ pub fn notify_if_away(
     title: &str,
     what: Attention,
 ) {
-    if !app
-        .state::<AppState>()
-        .engine()
-        .settings()
-        .desktop
-        .notifications
-    {
+    let engine = app.state::<AppState>().engine();
+    if !engine.settings().desktop.notifications {
         return;
     }
+    let language = engine.settings().app_language();
     if in_front(app, pane) {
         tracing::debug!(?what, "no notification: the window is in front");
         return;
@@ -410,8 +430,8 @@ pub fn notify_if_away(
         let shown = notify_rust::Notification::new()
             .appname("Baton")
             .summary(&title)
-            .body(what.body())
-            .action("default", "Open")
+            .body(&i18n::text(language, what.key()))
+            .action("default", &i18n::text(language, "notice.open"))
             .show();
         match shown {
             Ok(handle) => handle.wait_for_action(|action| {
@@ -548,10 +568,19 @@ fn near_pointer(
     )
 }
 
-fn build_tray(app: &AppHandle) -> tauri::Result<()> {
+/// The tray's menu in `language`.
+fn tray_menu(app: &AppHandle, language: Language) -> tauri::Result<Menu<tauri::Wry>> {
     let items = TrayItem::ALL
         .into_iter()
-        .map(|i| MenuItem::with_id(app, i.id(), i.text(), true, None::<&str>))
+        .map(|i| {
+            MenuItem::with_id(
+                app,
+                i.id(),
+                i18n::text(language, i.key()),
+                true,
+                None::<&str>,
+            )
+        })
         .collect::<tauri::Result<Vec<_>>>()?;
     let separator = PredefinedMenuItem::separator(app)?;
     let (head, quit) = items.split_at(items.len() - 1);
@@ -559,8 +588,13 @@ fn build_tray(app: &AppHandle) -> tauri::Result<()> {
         head.iter().map(|i| i as _).collect();
     entries.push(&separator);
     entries.push(&quit[0]);
-    let menu = Menu::with_items(app, &entries)?;
-    let mut tray = TrayIconBuilder::with_id("baton")
+    Menu::with_items(app, &entries)
+}
+
+fn build_tray(app: &AppHandle) -> tauri::Result<()> {
+    let language = app.state::<AppState>().engine().settings().app_language();
+    let menu = tray_menu(app, language)?;
+    let mut tray = TrayIconBuilder::with_id(TRAY_ID)
         .tooltip("Baton")
         .menu(&menu)
         .show_menu_on_left_click(false)

@@ -4,14 +4,19 @@
 //! starting, listening, thinking and speaking. The conversation is
 //! continued on each press and ended a while after the last answer, so
 //! the microphone is not held open.
+//!
+//! In dictation mode (`desktop.talkMode`), holding the key only listens:
+//! released, what was said is typed into the application in front (the
+//! overlay never takes the focus from it).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use baton_engine::api::SessionId;
+use baton_engine::api::settings::TalkMode;
 use baton_engine::api::voice::{Control, VoiceEvent};
-use baton_engine::{VoiceInput, VoiceRequest};
+use baton_engine::{Dictation, VoiceInput, VoiceRequest};
 use tauri::{AppHandle, Manager, PhysicalPosition, WebviewWindow};
 use tauri_specta::Event;
 
@@ -32,6 +37,8 @@ pub struct Talk {
     ours: AtomicBool,
     presses: AtomicU64,
     session: Mutex<Option<SessionId>>,
+    /// The dictation listened to while the key is held.
+    dictation: Mutex<Option<Dictation>>,
 }
 
 /// The talk shortcut went down (`true`) or up.
@@ -42,6 +49,15 @@ pub fn hold(app: &AppHandle, down: bool) {
     }
     if down {
         talk.presses.fetch_add(1, Ordering::SeqCst);
+    }
+    let mode = app
+        .state::<AppState>()
+        .engine()
+        .settings()
+        .desktop
+        .talk_mode;
+    if mode == TalkMode::Dictate {
+        return dictate(app, down);
     }
     let running = lock(&app.state::<AppState>().voice).clone();
     match running {
@@ -108,6 +124,102 @@ async fn open(app: AppHandle) {
     hide_later(app, Duration::from_millis(1500));
 }
 
+/// Dictation: the key down opens the microphone (and the speech model);
+/// up, what was heard is typed where the user is typing.
+fn dictate(app: &AppHandle, down: bool) {
+    if !down {
+        return finish_if_released(app);
+    }
+    if app.state::<Talk>().opening.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    show_overlay(app);
+    tell(app, true, None);
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        let opened = app
+            .state::<AppState>()
+            .engine()
+            .voice()
+            .dictate(VoiceInput::Microphone)
+            .await;
+        let talk = app.state::<Talk>();
+        talk.opening.store(false, Ordering::SeqCst);
+        match opened {
+            Ok(dictation) => {
+                *lock(&talk.dictation) = Some(dictation);
+                tell(&app, false, Some(VoiceEvent::SpeechStarted));
+                finish_if_released(&app);
+            }
+            Err(e) => {
+                let message = format!("dictation could not start: {e}");
+                tracing::warn!("{message}");
+                tell(&app, false, Some(VoiceEvent::Error { message }));
+                hide_later(app, Duration::from_secs(4));
+            }
+        }
+    });
+}
+
+/// Once the key is up, the dictation (if one is open) is transcribed and
+/// typed into the application in front.
+fn finish_if_released(app: &AppHandle) {
+    let talk = app.state::<Talk>();
+    if talk.held.load(Ordering::SeqCst) {
+        return;
+    }
+    let Some(dictation) = lock(&talk.dictation).take() else {
+        return;
+    };
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        let started = std::time::Instant::now();
+        let event = match dictation.finish().await {
+            Ok(text) => match type_text(text.clone()).await {
+                Ok(()) => VoiceEvent::Transcript {
+                    text,
+                    stt_ms: started.elapsed().as_secs_f64() * 1000.0,
+                },
+                Err(message) => VoiceEvent::Error { message },
+            },
+            Err(e) => VoiceEvent::Error {
+                message: format!("what was said could not be written down: {e}"),
+            },
+        };
+        tell(&app, false, Some(event));
+        hide_later(app, Duration::from_millis(2500));
+    });
+}
+
+/// Types `text` into the application that has the keyboard (off the
+/// async runtime: it waits on the display server).
+async fn type_text(text: String) -> Result<(), String> {
+    if text.is_empty() {
+        return Ok(());
+    }
+    let typed = tauri::async_runtime::spawn_blocking(move || {
+        use enigo::{Enigo, Keyboard, Settings};
+        let mut keys = Enigo::new(&Settings::default()).map_err(|e| e.to_string())?;
+        keys.text(&text).map_err(|e| e.to_string())
+    })
+    .await
+    .map_err(|e| e.to_string())
+    .and_then(|r| r);
+    typed.map_err(|e| format!("what was said could not be typed: {e}"))
+}
+
+/// A dictation's event for the overlay.
+fn tell(app: &AppHandle, starting: bool, event: Option<VoiceEvent>) {
+    send(
+        app,
+        TalkEvent {
+            starting,
+            event,
+            dictating: true,
+        },
+    );
+}
+
 /// Ends the conversation [`IDLE_END`] from now unless the key is pressed
 /// again by then.
 fn end_when_idle(app: &AppHandle) {
@@ -126,7 +238,18 @@ fn end_when_idle(app: &AppHandle) {
 }
 
 fn emit(app: &AppHandle, starting: bool, event: Option<VoiceEvent>) {
-    if let Err(e) = (TalkEvent { starting, event }).emit(app) {
+    send(
+        app,
+        TalkEvent {
+            starting,
+            event,
+            dictating: false,
+        },
+    );
+}
+
+fn send(app: &AppHandle, event: TalkEvent) {
+    if let Err(e) = event.emit(app) {
         tracing::debug!("the overlay was not told: {e}");
     }
 }
@@ -138,6 +261,7 @@ fn hide_later(app: AppHandle, after: Duration) {
         let idle = !talk.held.load(Ordering::SeqCst) && !talk.opening.load(Ordering::SeqCst);
         if idle
             && lock(&app.state::<AppState>().voice).is_none()
+            && lock(&talk.dictation).is_none()
             && let Some(w) = app.get_webview_window(Pane::TALK_LABEL)
         {
             let _ = w.hide();

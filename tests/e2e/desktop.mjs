@@ -733,6 +733,61 @@ try {
     }
   });
 
+  await step('dictation: push-to-talk held in another application types what was said into it', async () => {
+    const status = await js(`return window.__TAURI_INTERNALS__.invoke('desktop_settings')`);
+    const save = (talkMode) => js(`return window.__TAURI_INTERNALS__.invoke('save_desktop_settings', { settings: arguments[0] })`, { ...status.settings, talkMode });
+    await save('dictate');
+    // Another application with a text box in front: Tk's, writing down what it holds.
+    const typed = path.join(tmp, 'dictated.txt');
+    const target = start('/usr/bin/python3', ['-c', `
+import tkinter as tk
+root = tk.Tk(); root.title('dictation target'); root.geometry('500x120+40+40')
+box = tk.Text(root); box.pack(fill='both', expand=True)
+def keep():
+    open(${JSON.stringify(typed)}, 'w').write(box.get('1.0', 'end-1c')); root.after(200, keep)
+root.after(200, keep); root.after(300, lambda: (root.focus_force(), box.focus_set()))
+root.mainloop()`], { DISPLAY: display }, 'tk');
+    try {
+      await until('the text box shown', () => existsSync(typed), 15000);
+      const id = xdo(display, 'search', '--name', 'dictation target').split('\n')[0];
+      xdo(display, 'windowfocus', '--sync', id);
+      await js(`window.__talk = [];`);
+      xdo(display, 'keydown', 'ctrl+alt+space');
+      const dictated = (kind) => js(`return window.__talk.filter(e => e.dictating && e.event?.kind === arguments[0]).map(e => e.event)`, kind);
+      await until('listening for dictation', async () => (await dictated('speechStarted')).length > 0, 30000);
+      const said = path.join(tmp, 'dictation.wav');
+      execFileSync('espeak-ng', ['-w', said, 'Please buy milk and eggs on the way home.']);
+      execFileSync('paplay', ['--device=micfeed', said], { env: { ...process.env, PULSE_SERVER } });
+      await sleep(300);
+      xdo(display, 'keyup', 'ctrl+alt+space');
+      const [heard] = await until('the transcript', async () => {
+        const t = await dictated('transcript');
+        return t.length ? t : null;
+      }, 30000);
+      if (!/milk/i.test(heard.text)) throw new Error('dictation heard: ' + JSON.stringify(heard));
+      await until('typed into the text box', () => readFileSync(typed, 'utf8').includes(heard.text), 10000);
+      log(`dictated and typed into another application: “${readFileSync(typed, 'utf8')}” (${heard.sttMs.toFixed(0)} ms after release)`);
+      const asked = (await received()).filter((r) => r.path.endsWith('/chat/completions')).some((r) => /milk/i.test(r.body));
+      if (asked) throw new Error('dictation reached a model');
+      await screenshot('07c-dictation');
+    } finally {
+      xdo(display, 'keyup', 'ctrl+alt+space');
+      target.kill('SIGTERM');
+      await save('answer');
+    }
+  });
+
+  await step('the language chosen in Settings → Desktop shows in every window at once, and "as the system" brings the system language back', async () => {
+    const status = await js(`return window.__TAURI_INTERNALS__.invoke('desktop_settings')`);
+    const save = (language) => js(`return window.__TAURI_INTERNALS__.invoke('save_desktop_settings', { settings: arguments[0] })`, { ...status.settings, language });
+    await save('de');
+    await until('the window in German', () => js(`return document.documentElement.lang === 'de' && document.querySelector('[data-testid=open-settings]').textContent.includes('Einstellungen')`), 10000);
+    if ((await js(`return window.__TAURI_INTERNALS__.invoke('app_language')`)) !== 'de') throw new Error('the shell does not say German');
+    await screenshot('07d-german');
+    await save(null);
+    await until(`the window in the system's language (${status.systemLanguage}) again`, () => js(`return document.documentElement.lang === arguments[0]`, status.systemLanguage), 10000);
+  });
+
   await step('a project made in Settings chats in its own folder with its instructions, and the chat can move out', async () => {
     const folder = path.join(tmp, 'port-project');
     mkdirSync(folder, { recursive: true });
@@ -776,6 +831,7 @@ try {
   await step("a scheduled task made in Settings is run by the app's scheduler, told in a toast and kept in its own chat", async () => {
     await app.click('[data-testid=open-settings]');
     const form = '[data-testid=new-task-form]';
+    await until('the scheduled tasks listed', () => js(`return !!document.querySelector(arguments[0])`, `${form} [data-testid=task-new-prompt]`));
     await script([{ kind: 'reply', text: 'Two ships came in; the ferry is late.' }]);
     const before = (await received()).length;
     await app.type(`${form} [data-testid=task-new-prompt]`, 'Summarise the harbour news');

@@ -3,7 +3,7 @@
 //! quick window's own commands.
 
 use baton_engine::api::SessionId;
-use baton_engine::api::settings::DesktopSettings;
+use baton_engine::api::settings::{DesktopSettings, Language};
 use tauri::{AppHandle, State};
 
 use crate::dto::{DesktopStatus, ErrorCode, IpcError, WindowRequest};
@@ -16,6 +16,14 @@ use crate::state::AppState;
 #[specta::specta]
 pub fn desktop_settings(app: AppHandle) -> IpcResult<DesktopStatus> {
     Ok(shell::status(&app))
+}
+
+/// The language the app shows: the one chosen in the settings, else the
+/// system's where Baton speaks it, else English.
+#[tauri::command]
+#[specta::specta]
+pub fn app_language(state: State<'_, AppState>) -> Language {
+    state.engine().settings().app_language()
 }
 
 /// Saves the desktop settings: the shortcuts are registered first (one
@@ -53,6 +61,9 @@ pub async fn save_desktop_settings(
         restore_shortcuts(&app, &before);
         let _ = shell::start_at_login(&app, before.start_at_login);
         return Err(e);
+    }
+    if before.language != state.engine().settings().desktop.language {
+        shell::follow_language(&app);
     }
     Ok(shell::status(&app))
 }

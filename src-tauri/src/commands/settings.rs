@@ -268,6 +268,7 @@ async fn settings_changed(app: &tauri::AppHandle) {
         Ok(Some(moved)) => {
             let desktop = state.engine().settings().desktop.clone();
             crate::shell::follow_shortcuts(app, &desktop);
+            crate::shell::follow_language(app);
             if moved {
                 crate::commands::index::start_indexing(app, false);
             }

@@ -74,9 +74,13 @@ fn check_voice(settings: &VoiceSettings, current: &VoiceChoices) -> Result<(), S
     check_language(settings, current)
 }
 
-/// The language must be Whisper's, and a model must understand it.
+/// The language must be Whisper's, and a model must understand it (empty:
+/// the app's language, whatever it is then).
 fn check_language(settings: &VoiceSettings, current: &VoiceChoices) -> Result<(), String> {
     let code = settings.language.as_str();
+    if code.is_empty() {
+        return Ok(());
+    }
     let Some(language) = current.languages.iter().find(|l| l.code == code) else {
         return Err(format!("Whisper does not know the language `{code}`"));
     };

@@ -1,5 +1,6 @@
 // The agent picker's choices: pure helpers over the `listAgents` list.
 import type { AgentInfo } from './bindings';
+import { t } from './i18n.svelte';
 
 /** The agent used when none is named (`default`), else the first usable one. */
 export function defaultAgent(agents: readonly AgentInfo[]): AgentInfo | null {
@@ -17,10 +18,10 @@ export function pickAgent(agents: readonly AgentInfo[], wanted: string | null): 
 
 /** The option's label: its name, the default one marked. */
 export function agentLabel(a: AgentInfo): string {
-  return a.default ? `${a.name} (default)` : a.name;
+  return a.default ? t('chat.agent.default', { name: a.name }) : a.name;
 }
 
 /** The option's hint: what it is for, and what keeps it from working. */
 export function agentHint(a: AgentInfo): string {
-  return a.problem ? `${a.description}\nUnavailable: ${a.problem}` : a.description;
+  return a.problem ? `${a.description}\n${t('chat.agent.unavailable', { problem: a.problem })}` : a.description;
 }

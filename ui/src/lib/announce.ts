@@ -4,6 +4,7 @@
 // question waiting for the user, and the answer once it is complete.
 import type { ChatEvent, TurnEnd } from './bindings';
 import { messageText, type TurnState } from './chat';
+import { t } from './i18n.svelte';
 
 /** How much of a finished answer is read out (the rest is in the log). */
 export const ANSWER_CHARS = 600;
@@ -14,19 +15,19 @@ export function announceFor(evs: readonly ChatEvent[], turn: TurnState): string 
   for (const ev of evs) {
     switch (ev.type) {
       case 'started':
-        line = 'Baton is answering.';
+        line = t('chat.announce.answering');
         break;
       case 'toolStarted':
-        line = `Using ${ev.name}.`;
+        line = t('chat.announce.using', { tool: ev.name });
         break;
       case 'confirmationRequested':
-        line = `Baton asks before it runs ${ev.tool}: allow or deny.`;
+        line = t('chat.announce.confirm', { tool: ev.tool });
         break;
       case 'subagentAsked':
-        line = `A question for you: ${ev.question}`;
+        line = t('chat.announce.question', { question: ev.question });
         break;
       case 'error':
-        line = `Error: ${ev.message}`;
+        line = t('chat.announce.error', { message: ev.message });
         break;
       case 'done':
         line = endLine(ev.reason, turn);
@@ -39,11 +40,11 @@ export function announceFor(evs: readonly ChatEvent[], turn: TurnState): string 
 }
 
 function endLine(reason: TurnEnd, turn: TurnState): string {
-  if (reason === 'stopped') return 'Stopped.';
-  if (reason === 'error') return 'The answer stopped with an error.';
-  if (reason === 'limit') return 'The answer stopped at a limit.';
+  if (reason === 'stopped') return t('chat.announce.stopped');
+  if (reason === 'error') return t('chat.announce.failed');
+  if (reason === 'limit') return t('chat.announce.limit');
   const text = messageText(turn.message).trim();
-  if (!text) return 'Done.';
-  const cut = text.length > ANSWER_CHARS ? `${text.slice(0, ANSWER_CHARS)}… (continued in the conversation)` : text;
-  return `Answer: ${cut}`;
+  if (!text) return t('chat.announce.done');
+  const cut = text.length > ANSWER_CHARS ? t('chat.announce.cut', { text: text.slice(0, ANSWER_CHARS) }) : text;
+  return t('chat.announce.answer', { text: cut });
 }

@@ -20,6 +20,7 @@ import {
   type ErrorCode,
   type IndexStatus,
   type IpcError,
+  type Language,
   type KeyStatus,
   type MailSettingsView,
   type McpOverview,
@@ -274,6 +275,11 @@ export const api = {
   /** Saves them; a shortcut another application holds is refused (nothing saved). */
   saveDesktopSettings: (settings: Full<DesktopSettings>): Promise<Full<DesktopStatus>> =>
     call(commands.saveDesktopSettings(settings)) as Promise<Full<DesktopStatus>>,
+  /** The language the app shows: the one chosen, else the system's (else English). */
+  appLanguage: (): Promise<Language> => commands.appLanguage(),
+  /** The app's language changed (Settings → Desktop, or the settings file). */
+  onLanguageChanged: (cb: (language: Language) => void): Promise<UnlistenFn> =>
+    events.languageChanged.listen((e) => cb(e.payload.language)),
   hideQuickWindow: (): Promise<null> => call(commands.hideQuickWindow()),
   showQuickWindow: (): Promise<null> => call(commands.showQuickWindow()),
   /** Moves the quick window's exchange (conversation `sessionId`) into the main window as a chat. */

@@ -1,6 +1,7 @@
 // The attachment chips' model: one chip per pending file, and what a send carries.
 import type { AttachmentView } from './bindings';
 import { formatSize } from './format';
+import { formatNumber, t } from './i18n.svelte';
 
 export type ChipState = 'converting' | 'ready' | 'skipped';
 
@@ -18,15 +19,15 @@ export function chipFor(a: AttachmentView): Chip {
   const s = a.state;
   switch (s.kind) {
     case 'converting':
-      return { id: a.id, name: a.name, state: 'converting', detail: 'converting…', title: `${a.name}: converting…` };
+      return { id: a.id, name: a.name, state: 'converting', detail: t('chat.attachments.converting'), title: t('chat.attachments.convertingTitle', { name: a.name }) };
     case 'ready': {
       const bits = [s.format, formatSize(a.size)];
-      if (s.pages !== null) bits.push(`${s.pages} ${s.pages === 1 ? 'page' : 'pages'}`);
+      if (s.pages !== null) bits.push(t('chat.attachments.pages', { count: s.pages, n: formatNumber(s.pages) }));
       const detail = bits.join(' · ');
-      return { id: a.id, name: a.name, state: 'ready', detail, title: `${a.name}: ${detail}` };
+      return { id: a.id, name: a.name, state: 'ready', detail, title: t('chat.attachments.readyTitle', { name: a.name, detail }) };
     }
     case 'skipped':
-      return { id: a.id, name: a.name, state: 'skipped', detail: s.reason, title: `${a.name} will not be read: ${s.reason}` };
+      return { id: a.id, name: a.name, state: 'skipped', detail: s.reason, title: t('chat.attachments.skippedTitle', { name: a.name, reason: s.reason }) };
   }
 }
 

@@ -225,6 +225,11 @@ export const commands = {
 	/**  The desktop settings and how they are applied now. */
 	desktopSettings: () => typedError<DesktopStatus, IpcError>(__TAURI_INVOKE("desktop_settings")),
 	/**
+	 *  The language the app shows: the one chosen in the settings, else the
+	 *  system's where Baton speaks it, else English.
+	 */
+	appLanguage: () => __TAURI_INVOKE<Language>("app_language"),
+	/**
 	 *  Saves the desktop settings: the shortcuts are registered first (one
 	 *  another application holds is refused, and nothing is saved), then
 	 *  starting at login is changed, then the settings are saved.
@@ -271,6 +276,7 @@ export const commands = {
 export const events = {
 	attachmentsChanged: makeEvent<AttachmentsChanged, AttachmentsChanged>("attachments-changed"),
 	indexStatus: makeEvent<IndexStatus, IndexStatus>("index-status"),
+	languageChanged: makeEvent<LanguageChanged, LanguageChanged>("language-changed"),
 	mainWindowRequest: makeEvent<MainWindowRequest, MainWindowRequest>("main-window-request"),
 	modelLoad: makeEvent<ModelLoad, ModelLoad>("model-load"),
 	quickWindowShown: makeEvent<QuickWindowShown, QuickWindowShown>("quick-window-shown"),
@@ -709,6 +715,17 @@ export type DesktopSettings = {
 	 *  that chat.
 	 */
 	notifications?: boolean,
+	/**
+	 *  The language of the app's text (and, unless `voice.language` is
+	 *  set, of voice); none: the system's, where Baton speaks it, else
+	 *  English.
+	 */
+	language?: Language | null,
+	/**
+	 *  What holding the push-to-talk shortcut does: Baton answers aloud,
+	 *  or what was said is typed into the application in front.
+	 */
+	talkMode?: TalkMode,
 };
 
 /**  The desktop section of the settings and how it is applied now. */
@@ -727,6 +744,11 @@ export type DesktopStatus = {
 	 *  running only then).
 	 */
 	tray: boolean,
+	/**
+	 *  The system's language where Baton speaks it, else English (what
+	 *  no language chosen means).
+	 */
+	systemLanguage: Language,
 };
 
 /**  A sound device, for pickers and settings. */
@@ -928,6 +950,26 @@ export type KeyStatus = {
 	masked: string | null,
 	/**  Where the key in use comes from: `keychain`, `environment` or `none`. */
 	source: string,
+};
+
+/**  A language Baton's app is written in. */
+export type Language = 
+/**  English. */
+"en" | 
+/**  German. */
+"de" | 
+/**  French. */
+"fr" | 
+/**  Spanish. */
+"es";
+
+/**
+ *  Sent to every window when the app's language changed (Settings →
+ *  Desktop, or the settings file edited): the UI shows it from then on.
+ */
+export type LanguageChanged = {
+	/**  The language now in use. */
+	language: Language,
 };
 
 /**  A model server found running on this computer. */
@@ -1806,7 +1848,23 @@ export type TalkEvent = {
 	starting: boolean,
 	/**  The event, if one. */
 	event: VoiceEvent | null,
+	/**
+	 *  Dictation (`desktop.talkMode`): what is heard is typed into the
+	 *  application in front, not answered; its transcript event says
+	 *  what was typed.
+	 */
+	dictating: boolean,
 };
+
+/**  What holding the push-to-talk shortcut does. */
+export type TalkMode = 
+/**  Baton hears the question and answers aloud. */
+"answer" | 
+/**
+ *  Dictation: what was said is typed where the user is typing, and
+ *  nothing else happens.
+ */
+"dictate";
 
 /**  What a model is good for. */
 export type Task = 
@@ -2009,7 +2067,10 @@ export type VoiceSettings = {
 	 *  one there: tiny.en 8-bit, then tiny.en).
 	 */
 	sttModel?: string | null,
-	/**  Spoken language ("en", or "auto" with a multilingual model). */
+	/**
+	 *  Spoken language ("en", "de"…, or "auto" with a multilingual
+	 *  model); empty: the app's language (see [`Settings::voice_language`]).
+	 */
 	language?: string,
 	/**  CPU threads for speech-to-text (else up to 4). */
 	threads?: number | null,

@@ -1,6 +1,13 @@
 // The chat message model and the reducer that folds streamed ChatEvents into
-// it. Pure functions; no DOM.
+// it. Pure functions; no DOM. The notes it adds (a subagent delegated, history
+// compacted) are worded in the language of the moment they arrive.
 import type { BranchView, ChatEvent, Citation, MessageView, SpokenView, TurnEnd } from './bindings';
+import { formatNumber, t } from './i18n.svelte';
+
+/** Milliseconds as seconds with one decimal (`2.3`), in the current language. */
+function seconds(ms: number): string {
+  return formatNumber(ms / 1000, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+}
 
 export type ToolPart = {
   kind: 'tool';
@@ -93,9 +100,9 @@ export function assistantMessage(streaming = true): ChatMessage {
 /** A message as stored, in the chat model (tool calls come before the answer text). */
 /** How a spoken message reads under it: "spoken · answer heard after 0.6 s · interrupted". */
 export function spokenNote(s: SpokenView): string {
-  const parts = ['spoken'];
-  if (s.firstAudioMs !== null) parts.push(`answer heard after ${(s.firstAudioMs / 1000).toFixed(1)} s`);
-  if (s.interrupted) parts.push('interrupted');
+  const parts = [t('cards.chat.spoken')];
+  if (s.firstAudioMs !== null) parts.push(t('cards.chat.heardAfter', { seconds: seconds(s.firstAudioMs) }));
+  if (s.interrupted) parts.push(t('cards.chat.interrupted'));
   return parts.join(' · ');
 }
 
@@ -211,7 +218,7 @@ export function applyEvents(state: TurnState, evs: readonly ChatEvent[]): TurnSt
         break;
       }
       case 'subagentDelegated':
-        parts.push({ kind: 'note', tone: 'muted', text: `Delegated to a subagent: ${ev.task}` });
+        parts.push({ kind: 'note', tone: 'muted', text: t('cards.chat.delegated', { task: ev.task }) });
         break;
       case 'subagentAsked':
         parts.push({ kind: 'question', sessionId: ev.sessionId, question: ev.question, state: 'waiting', answer: null, settled: false });
@@ -222,10 +229,18 @@ export function applyEvents(state: TurnState, evs: readonly ChatEvent[]): TurnSt
         break;
       }
       case 'subagentFinished':
-        parts.push({ kind: 'note', tone: 'muted', text: `Subagent ${ev.answered ? 'finished' : 'stopped'} after ${(ev.elapsedMs / 1000).toFixed(1)} s.` });
+        parts.push({
+          kind: 'note',
+          tone: 'muted',
+          text: t(ev.answered ? 'cards.chat.subagentFinished' : 'cards.chat.subagentStopped', { seconds: seconds(ev.elapsedMs) }),
+        });
         break;
       case 'compacted':
-        parts.push({ kind: 'note', tone: 'muted', text: `History compacted: ${ev.before} → ${ev.after} messages.` });
+        parts.push({
+          kind: 'note',
+          tone: 'muted',
+          text: t('cards.chat.compacted', { count: ev.after, before: formatNumber(ev.before), n: formatNumber(ev.after) }),
+        });
         break;
       case 'confirmationRequested': {
         const i = findConfirm(parts, ev.id);

@@ -2,8 +2,11 @@
 // the Mermaid bundled with the app (loaded on first use, no network), its
 // source one click away; a diagram that fails to draw keeps its source in
 // view with the error above it, never a blank.
+import { t } from './i18n.svelte';
+
 type Mermaid = (typeof import('mermaid'))['default'];
 
+/** A drawn diagram, or Mermaid's error ('' when it gave no message). */
 type Drawing = { svg: string } | { error: string };
 
 let loading: Promise<Mermaid> | null = null;
@@ -24,12 +27,17 @@ function load(): Promise<Mermaid> {
   return loading;
 }
 
-/** Mermaid's message on one line, without its `---^` pointer line. */
+/** Mermaid's message on one line, without its `---^` pointer line ('' when it has none). */
 function messageOf(e: unknown): string {
   const text = e instanceof Error ? e.message : String(e);
   const lines = text.split('\n').map((l) => l.trim()).filter((l) => l && !/^-*\^$/.test(l));
   const one = lines.join(' ').replace(/\s+/g, ' ');
-  return (one.length > 240 ? `${one.slice(0, 239)}…` : one) || 'Mermaid could not read it';
+  return one.length > 240 ? `${one.slice(0, 239)}…` : one;
+}
+
+/** A drawing's error as shown (in the current language when Mermaid said nothing). */
+function shownError(error: string): string {
+  return error || t('cards.diagram.unreadable');
 }
 
 /** Draws `source` once (Mermaid queues renders: callers go one at a time). */
@@ -53,7 +61,7 @@ function present(block: HTMLElement, drawing: Drawing): void {
     const p = document.createElement('p');
     p.className = 'diagram-error';
     p.dataset.testid = 'diagram-error';
-    p.textContent = `This diagram could not be drawn: ${drawing.error}`;
+    p.textContent = t('cards.diagram.failed', { error: shownError(drawing.error) });
     block.before(p);
     block.dataset.diagram = 'error';
     return;
@@ -66,12 +74,12 @@ function present(block: HTMLElement, drawing: Drawing): void {
   toggle.type = 'button';
   toggle.className = 'diagram-source';
   toggle.dataset.testid = 'diagram-source';
-  toggle.textContent = 'Show source';
+  toggle.textContent = t('cards.diagram.showSource');
   toggle.setAttribute('aria-expanded', 'false');
   toggle.addEventListener('click', () => {
     const open = block.hidden;
     block.hidden = !open;
-    toggle.textContent = open ? 'Hide source' : 'Show source';
+    toggle.textContent = open ? t('cards.diagram.hideSource') : t('cards.diagram.showSource');
     toggle.setAttribute('aria-expanded', String(open));
   });
   block.hidden = true;
@@ -89,7 +97,7 @@ export async function drawDiagrams(root: HTMLElement): Promise<void> {
   try {
     mermaid = await load();
   } catch (e) {
-    for (const { block } of blocks) present(block, { error: `Mermaid did not load (${messageOf(e)})` });
+    for (const { block } of blocks) present(block, { error: t('cards.diagram.notLoaded', { error: shownError(messageOf(e)) }) });
     return;
   }
   for (const { code, block } of blocks) {

@@ -1,33 +1,39 @@
+import { formatNumber, language, t } from './i18n.svelte';
+
+/** A size in bytes for people (`1.5 KB`, `1,5 KB`). */
 export function formatSize(bytes: number): string {
   if (!Number.isFinite(bytes) || bytes < 0) return '?';
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
+  if (bytes < 1024) return t('format.bytes', { n: formatNumber(bytes) });
+  const units = [t('format.kb'), t('format.mb'), t('format.gb'), t('format.tb')];
   let v = bytes / 1024;
   let i = 0;
   while (v >= 1024 && i < units.length - 1) {
     v /= 1024;
     i++;
   }
-  return `${v >= 10 ? Math.round(v) : v.toFixed(1)} ${units[i]}`;
+  const digits = v >= 10 ? 0 : 1;
+  return `${formatNumber(v, { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${units[i]}`;
 }
 
+/** A duration for people (`184 ms`, `2.5 s`, `2 min 5 s`). */
 export function formatDuration(ms: number | null): string {
   if (ms === null || !Number.isFinite(ms)) return '';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 1000) return t('format.ms', { n: formatNumber(Math.round(ms)) });
+  if (ms < 60_000) return t('format.seconds', { n: formatNumber(ms / 1000, { minimumFractionDigits: 1, maximumFractionDigits: 1 }) });
   const m = Math.floor(ms / 60_000);
   const s = Math.round((ms % 60_000) / 1000);
-  return `${m} min ${s} s`;
+  return t('format.minutesSeconds', { m, s });
 }
 
+/** When something happened, for a list: `just now`, `5 min ago`, a time today, else a date. */
 export function formatWhen(ms: number, now = Date.now()): string {
   const d = new Date(ms);
   const diff = now - ms;
-  if (diff < 60_000) return 'just now';
-  if (diff < 3_600_000) return `${Math.floor(diff / 60_000)} min ago`;
+  if (diff < 60_000) return t('format.justNow');
+  if (diff < 3_600_000) return t('format.minutesAgo', { n: Math.floor(diff / 60_000) });
   const today = new Date(now);
-  if (d.toDateString() === today.toDateString()) return d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  return d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+  if (d.toDateString() === today.toDateString()) return d.toLocaleTimeString(language(), { hour: '2-digit', minute: '2-digit' });
+  return d.toLocaleDateString(language(), { month: 'short', day: 'numeric' });
 }
 
 /** Split anonymize terms typed as comma- or line-separated text. */
@@ -38,9 +44,4 @@ export function parseTerms(s: string): string[] {
     if (v && !out.includes(v)) out.push(v);
   }
   return out;
-}
-
-/** `n` and `word`, with an `s` unless there is one: `1 source`, `3 sources`. */
-export function plural(n: number, word: string): string {
-  return `${n.toLocaleString()} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -4,6 +4,7 @@
 import { Marked, type Token, type Tokens } from 'marked';
 import DOMPurify from 'dompurify';
 import { escapeHtml, highlight } from './highlight';
+import { t } from './i18n.svelte';
 
 function codeBlock(text: string, lang: string | undefined, doHighlight: boolean): string {
   const h = doHighlight ? highlight(text, lang) : { html: escapeHtml(text), lang: (lang ?? '').trim().split(/\s+/)[0] || null };
@@ -11,7 +12,7 @@ function codeBlock(text: string, lang: string | undefined, doHighlight: boolean)
   const cls = h.lang ? ` class="hljs language-${escapeHtml(h.lang)}"` : ' class="hljs"';
   return (
     `<div class="code-block"><div class="code-head"><span class="code-lang">${label}</span>` +
-    `<button type="button" class="copy-code" aria-label="Copy code">Copy</button></div>` +
+    `<button type="button" class="copy-code" aria-label="${escapeHtml(t('cards.markdown.copyCode'))}">${escapeHtml(t('cards.markdown.copy'))}</button></div>` +
     `<pre><code${cls}>${h.html}</code></pre></div>\n`
   );
 }

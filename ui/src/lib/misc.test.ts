@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatSize, parseTerms, plural } from './format';
+import { formatDuration, formatSize, parseTerms } from './format';
 import { visibleSessions } from './sessions';
 import { bytesToBase64, pastedName } from './base64';
 import type { ProviderInfo } from './bindings';
@@ -7,10 +7,6 @@ import { providerStatus } from './providers';
 import { earlier, initialWindow, later, onLengthChange, wantsFill, INITIAL, MAX_WINDOW, STEP, WINDOW } from './window';
 
 describe('format', () => {
-  it('counts words with their plural', () => {
-    expect([plural(1, 'source'), plural(0, 'claim'), plural(5120, 'token')]).toEqual(['1 source', '0 claims', '5,120 tokens']);
-  });
-
   it('sizes and durations', () => {
     expect(formatSize(512)).toBe('512 B');
     expect(formatSize(1536)).toBe('1.5 KB');

@@ -1,6 +1,7 @@
 // The embedded model's load progress (`model-load` events), as the chat and
 // the settings panel show it. Pure helpers; the store keeps the state.
 import type { ModelLoad } from './bindings';
+import { formatNumber, t } from './i18n.svelte';
 
 /** How long "loaded" stays after 100 % before the state clears (ms). */
 export const LOADED_LINGER_MS = 1500;
@@ -23,12 +24,12 @@ export function shownPercent(l: ModelLoad): number {
 
 /** The chat placeholder's line. */
 export function chatLabel(l: ModelLoad): string {
-  return `Loading the local model… ${shownPercent(l)} %`;
+  return t('models.load.chat', { percent: formatNumber(shownPercent(l)) });
 }
 
 /** What the settings panel shows next to the provider being loaded. */
 export function settingsLabel(l: ModelLoad): string {
-  return l.percent >= 100 ? 'loaded' : `loading ${shownPercent(l)} %`;
+  return l.percent >= 100 ? t('models.load.loaded') : t('models.load.loading', { percent: formatNumber(shownPercent(l)) });
 }
 
 /** The load if it concerns `provider`. */

@@ -1,6 +1,7 @@
 // Settings → Projects: the form's draft of a project and the words the
 // section says (pure helpers; the commands are in `api`).
 import type { NewProject, Project } from './bindings';
+import { t } from './i18n.svelte';
 
 /** The form's fields (`''`: none picked, i.e. the default agent or provider). */
 export interface ProjectDraft {
@@ -45,17 +46,17 @@ export function preview(text: string | undefined, max = 120): string {
 
 /** "1 chat", "3 chats". */
 export function chats(n: number): string {
-  return `${n} chat${n === 1 ? '' : 's'}`;
+  return t('projects.chats', { count: n });
 }
 
 /** The toast after project `name` was removed with `n` of its chats. */
 export function removedText(name: string, n: number): string {
-  if (n === 0) return `Project “${name}” removed.`;
-  return `Project “${name}” removed; its ${chats(n)} ${n === 1 ? 'is' : 'are'} in the trash.`;
+  if (n === 0) return t('projects.removed', { name });
+  return t('projects.removedChats', { name, count: n });
 }
 
 /** What the delete confirmation says will happen. */
 export function deleteWarning(n: number): string {
-  const what = n === 0 ? 'It has no chats' : `Its ${chats(n)} go${n === 1 ? 'es' : ''} to the trash`;
-  return `${what}; the folder and its files stay.`;
+  if (n === 0) return t('projects.deleteWarningNone');
+  return t('projects.deleteWarning', { count: n });
 }

@@ -2,6 +2,7 @@
 // search questions, and each source with what was kept from it. Pure
 // functions; no DOM.
 import type { ResearchEvent, ResearchStage } from './bindings';
+import { t, type MessageKey } from './i18n.svelte';
 
 export interface ResearchSourceView {
   url: string;
@@ -59,22 +60,18 @@ export function foldResearch(view: ResearchView, e: ResearchEvent): ResearchView
   }
 }
 
+/** Each stage's words in the catalogs. */
+const STAGES = {
+  planning: 'research.stage.planning',
+  searching: 'research.stage.searching',
+  reading: 'research.stage.reading',
+  reviewing: 'research.stage.reviewing',
+  writing: 'research.stage.writing',
+} as const satisfies Record<ResearchStage, MessageKey>;
+
 /** What the job is doing, in words. */
 export function stageLabel(stage: ResearchStage | null): string {
-  switch (stage) {
-    case 'planning':
-      return 'Planning the search questions…';
-    case 'searching':
-      return 'Searching…';
-    case 'reading':
-      return 'Reading the sources…';
-    case 'reviewing':
-      return 'Checking the claims against their quotes…';
-    case 'writing':
-      return 'Writing the report…';
-    case null:
-      return 'Starting…';
-  }
+  return t(stage === null ? 'research.stage.starting' : STAGES[stage]);
 }
 
 /** Claims kept so far, over every source read. */

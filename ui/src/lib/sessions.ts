@@ -1,4 +1,5 @@
 import type { Project, SessionSummary } from './bindings';
+import { language } from './i18n.svelte';
 
 /** Newest first, filtered by a case-insensitive title search. */
 export function visibleSessions(list: readonly SessionSummary[], query: string): SessionSummary[] {
@@ -8,9 +9,9 @@ export function visibleSessions(list: readonly SessionSummary[], query: string):
     .sort((a, b) => b.updatedMs - a.updatedMs);
 }
 
-/** The projects by name (case and accents aside), as the sidebar and settings list them. */
+/** The projects by name (case and accents aside, in the UI language's order), as the sidebar and settings list them. */
 export function sortProjects(projects: readonly Project[]): Project[] {
-  return [...projects].sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.id.localeCompare(b.id));
+  return [...projects].sort((a, b) => a.name.localeCompare(b.name, language(), { sensitivity: 'base' }) || a.id.localeCompare(b.id));
 }
 
 /**

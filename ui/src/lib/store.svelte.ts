@@ -25,9 +25,10 @@ import { anyConverting, sendableIds, sentNames } from './attachments';
 import { isLoading, LOADED_LINGER_MS, normalizeLoad } from './modelload';
 import { pickAgent } from './agents';
 import { projectOf, sortProjects } from './sessions';
-import { chats, removedText } from './projects';
+import { removedText } from './projects';
 import { announceFor } from './announce';
 import { pane } from './pane';
+import { formatNumber, t, type MessageKey } from './i18n.svelte';
 
 export interface Toast {
   id: number;
@@ -139,10 +140,10 @@ export class Store {
   /** A scheduled task ran: its chat is listed, and a toast says how it ended, with Open. */
   taskRan(r: TaskRan): void {
     void this.refreshSessions();
-    const how = r.status === 'answered' ? 'answered' : r.status === 'waiting' ? 'waits for your yes' : 'failed';
-    this.toast(`Scheduled task “${r.prompt}” ${how}: ${r.summary}`, {
+    const how: MessageKey = r.status === 'answered' ? 'chat.toast.taskAnswered' : r.status === 'waiting' ? 'chat.toast.taskWaiting' : 'chat.toast.taskFailed';
+    this.toast(t(how, { prompt: r.prompt, summary: r.summary }), {
       tone: r.status === 'failed' ? 'error' : undefined,
-      action: { label: 'Open', run: () => void this.openSession(r.session) },
+      action: { label: t('chat.toast.open'), run: () => void this.openSession(r.session) },
       ms: 10000,
     });
   }
@@ -458,7 +459,7 @@ export class Store {
     if (!run.sessionId || reason === 'stopped' || reason === 'command') return this.track(run);
     const failed = reason === 'error' || reason === 'limit';
     this.activity = { ...this.activity, [run.sessionId]: failed ? 'failed' : 'done' };
-    this.tellAway(run, failed ? 'stopped with an error' : 'has its answer');
+    this.tellAway(run, failed ? 'chat.toast.awayFailed' : 'chat.toast.awayDone');
   }
 
   /** Marks what `run`'s chat is doing in the sidebar; a chat away that starts waiting for the user is told. */
@@ -472,24 +473,24 @@ export class Store {
     if (next[id] === was) return;
     this.activity = next;
     if (was === undefined && !this.sessions.some((s) => s.id === id)) this.listUnsaved(run, id);
-    if (next[id] === 'waiting' && this.current !== run) this.tellAway(run, 'waits for your answer');
+    if (next[id] === 'waiting' && this.current !== run) this.tellAway(run, 'chat.toast.awayWaiting');
   }
 
   /**
    * A toast about a chat that is not in view, with Open. Only while this
    * window has the focus: otherwise the app raises a native notification.
    */
-  private tellAway(run: Run, what: string): void {
+  private tellAway(run: Run, what: 'chat.toast.awayDone' | 'chat.toast.awayFailed' | 'chat.toast.awayWaiting'): void {
     if (!run.sessionId || !document.hasFocus()) return;
     const id = run.sessionId;
-    const title = run.turn.title ?? this.sessions.find((s) => s.id === id)?.title ?? 'A chat';
-    this.toast(`“${title}” ${what}.`, { action: { label: 'Open', run: () => void this.openSession(id) }, ms: 8000 });
+    const title = run.turn.title ?? this.sessions.find((s) => s.id === id)?.title ?? t('chat.toast.someChat');
+    this.toast(t(what, { title }), { action: { label: t('chat.toast.open'), run: () => void this.openSession(id) }, ms: 8000 });
   }
 
   private listUnsaved(run: Run, id: string): void {
     const row: SessionSummary = {
       id,
-      title: run.turn.title ?? 'New chat',
+      title: run.turn.title ?? t('app.newChat'),
       updatedMs: Date.now(),
       messageCount: run.base.length,
       agent: run.agent,
@@ -636,8 +637,8 @@ export class Store {
     }
     this.sessions = this.sessions.filter((s) => s.id !== id);
     if (this.sessionId === id) this.newChat();
-    this.toast(`Deleted “${old?.title ?? 'chat'}”.`, {
-      action: { label: 'Undo', run: () => void this.restoreSession(id) },
+    this.toast(t('chat.toast.deleted', { title: old?.title ?? t('chat.toast.untitledChat') }), {
+      action: { label: t('chat.toast.undo'), run: () => void this.restoreSession(id) },
       ms: 6000,
     });
   }
@@ -661,9 +662,9 @@ export class Store {
     }
     this.sessions = this.sessions.map((s) => (s.id === id ? { ...s, project: projectId } : s));
     if (this.sessionId === id) this.projectId = projectId;
-    const title = this.sessions.find((s) => s.id === id)?.title || 'chat';
+    const title = this.sessions.find((s) => s.id === id)?.title || t('chat.toast.untitledChat');
     const to = projectOf(projectId, this.projects);
-    this.toast(to ? `Moved “${title}” to ${to.name}.` : `Moved “${title}” out of its project.`, { ms: 3000 });
+    this.toast(to ? t('chat.toast.moved', { title, project: to.name }) : t('chat.toast.movedOut', { title }), { ms: 3000 });
   }
 
   // -------------------------------------------------------------- projects
@@ -686,7 +687,7 @@ export class Store {
    * Throws what the command threw (the settings section shows it).
    */
   async deleteProject(id: string): Promise<{ text: string; undo: (() => Promise<void>) | null }> {
-    const name = this.projects.find((p) => p.id === id)?.name ?? 'project';
+    const name = this.projects.find((p) => p.id === id)?.name ?? t('chat.toast.unnamedProject');
     const trashed = await api.deleteProject(id);
     const gone = new Set(trashed);
     this.projects = this.projects.filter((p) => p.id !== id);
@@ -705,7 +706,7 @@ export class Store {
             await this.restoreSessions(trashed);
           }
         : null;
-    toastId = this.toast(text, { action: undo ? { label: 'Undo', run: () => void undo() } : undefined, ms: 10000 });
+    toastId = this.toast(text, { action: undo ? { label: t('chat.toast.undo'), run: () => void undo() } : undefined, ms: 10000 });
     return { text, undo };
   }
 
@@ -723,7 +724,7 @@ export class Store {
     if (back.length > 0) {
       const ids = new Set(back.map((s) => s.id));
       this.sessions = [...back, ...this.sessions.filter((s) => !ids.has(s.id))];
-      this.toast(`${chats(back.length)} brought back from the trash.`, { ms: 4000 });
+      this.toast(t('chat.toast.restored', { count: back.length, n: formatNumber(back.length) }), { ms: 4000 });
     }
     if (failure !== null) this.fail(failure);
   }

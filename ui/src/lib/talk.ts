@@ -2,6 +2,7 @@
 // conversation's events, and `starting` while it opens) folded into the
 // voice panel's state.
 import type { TalkEvent } from './bindings';
+import { t } from './i18n.svelte';
 import { applyVoiceEvents, phaseLabel, voiceStarting, type VoiceState } from './voice';
 
 /** The overlay's state after `e`. */
@@ -17,5 +18,35 @@ export function applyTalk(s: VoiceState, e: TalkEvent): VoiceState {
 export function talkLine(s: VoiceState): { state: string; text: string } {
   const heard = s.partial || [...s.turns].reverse().find((t) => t.role === 'user')?.text || '';
   const text = s.error ?? (s.phase === 'speaking' ? (s.sentence ?? '') : heard);
-  return { state: s.phase === 'idle' ? 'Done' : phaseLabel(s.phase, true), text };
+  return { state: s.phase === 'idle' ? t('talk.done') : phaseLabel(s.phase, true), text };
+}
+
+/** A dictation as the overlay shows it: opening, listening, typed (what), or failed (why). */
+export type DictationState = { phase: 'starting' | 'listening' | 'typed' | 'failed'; text: string };
+
+/** The dictation's state after `e` (one of its events, `dictating` set). */
+export function applyDictation(d: DictationState | null, e: TalkEvent): DictationState {
+  if (e.starting || !e.event) return { phase: 'starting', text: '' };
+  switch (e.event.kind) {
+    case 'transcript':
+      return { phase: 'typed', text: e.event.text };
+    case 'error':
+      return { phase: 'failed', text: e.event.message };
+    default:
+      return d && d.phase !== 'starting' ? d : { phase: 'listening', text: '' };
+  }
+}
+
+/** The overlay's line for a dictation. */
+export function dictationLine(d: DictationState): { state: string; text: string } {
+  switch (d.phase) {
+    case 'starting':
+      return { state: phaseLabel('starting', true), text: '' };
+    case 'listening':
+      return { state: t('talk.dictating'), text: t('talk.releaseToType') };
+    case 'typed':
+      return d.text ? { state: t('talk.typed'), text: d.text } : { state: t('talk.nothingHeard'), text: '' };
+    case 'failed':
+      return { state: t('talk.failed'), text: d.text };
+  }
 }

@@ -2,6 +2,7 @@
 // (who works on each, its answer, its reviews), then the answer. Pure
 // functions; no DOM.
 import type { OrchestrationEvent } from './bindings';
+import { t } from './i18n.svelte';
 
 export type PartStatus = 'waiting' | 'working' | 'reviewing' | 'revising' | 'done' | 'failed';
 
@@ -102,16 +103,16 @@ export function foldTeam(run: TeamRun, e: OrchestrationEvent): TeamRun {
 export function statusLabel(p: TeamPart): string {
   switch (p.status) {
     case 'waiting':
-      return 'Waiting';
+      return t('panels.team.status.waiting');
     case 'working':
-      return `${p.agent} is working…`;
+      return t('panels.team.status.working', { agent: p.agent });
     case 'reviewing':
-      return 'Under review…';
+      return t('panels.team.status.reviewing');
     case 'revising':
-      return `${p.agent} is revising…`;
+      return t('panels.team.status.revising', { agent: p.agent });
     case 'failed':
-      return 'Failed';
+      return t('panels.team.status.failed');
     case 'done':
-      return p.reviews.length === 0 || p.reviews[p.reviews.length - 1]!.approved ? 'Done' : 'Done (not approved)';
+      return p.reviews.length === 0 || p.reviews[p.reviews.length - 1]!.approved ? t('panels.team.status.done') : t('panels.team.status.doneNotApproved');
   }
 }

@@ -2,6 +2,7 @@
 // into it. Pure functions; no DOM.
 import type { Full } from './api';
 import type { IpcError, TurnTiming, VoiceEvent, VoiceSettingsView, VoiceStarted } from './bindings';
+import { formatNumber, t, type MessageKey } from './i18n.svelte';
 
 /** What the conversation is doing, as the panel labels it. */
 export type VoicePhase = 'idle' | 'starting' | 'listening' | 'hearing' | 'thinking' | 'speaking';
@@ -64,14 +65,14 @@ export function voiceFailed(s: VoiceState): VoiceState {
 }
 
 function finishStreaming(s: VoiceState): VoiceState {
-  if (!s.turns.some((t) => t.streaming)) return s;
-  return { ...s, turns: s.turns.map((t) => (t.streaming ? { ...t, streaming: false } : t)) };
+  if (!s.turns.some((turn) => turn.streaming)) return s;
+  return { ...s, turns: s.turns.map((turn) => (turn.streaming ? { ...turn, streaming: false } : turn)) };
 }
 
 function lastStreamingAnswer(turns: readonly VoiceTurn[]): number {
   for (let i = turns.length - 1; i >= 0; i--) {
-    const t = turns[i]!;
-    if (t.role === 'assistant' && t.streaming) return i;
+    const turn = turns[i]!;
+    if (turn.role === 'assistant' && turn.streaming) return i;
   }
   return -1;
 }
@@ -177,7 +178,7 @@ export function applyVoiceEvents(state: VoiceState, evs: readonly VoiceEvent[]):
         sentence = null;
         open = 0;
         awaiting = 0;
-        if (lastStreamingAnswer(turns) >= 0) turns = turns.map((t) => (t.streaming ? { ...t, streaming: false } : t));
+        if (lastStreamingAnswer(turns) >= 0) turns = turns.map((turn) => (turn.streaming ? { ...turn, streaming: false } : turn));
         break;
     }
   }
@@ -206,19 +207,20 @@ export function active(s: VoiceState): boolean {
   return s.phase !== 'idle';
 }
 
-export const PHASE_LABEL: Record<VoicePhase, string> = {
-  idle: 'Not listening',
-  starting: 'Starting…',
-  listening: 'Listening',
-  hearing: 'Hearing you…',
-  thinking: 'Thinking…',
-  speaking: 'Speaking',
-};
+/** Each phase's label (its catalog key). */
+export const PHASE_LABEL = {
+  idle: 'voice.phase.idle',
+  starting: 'voice.phase.starting',
+  listening: 'voice.phase.listening',
+  hearing: 'voice.phase.hearing',
+  thinking: 'voice.phase.thinking',
+  speaking: 'voice.phase.speaking',
+} as const satisfies Record<VoicePhase, MessageKey>;
 
 /** The label, with the push-to-talk hint when nothing is said yet. */
 export function phaseLabel(phase: VoicePhase, pushToTalk: boolean): string {
-  if (phase === 'listening' && pushToTalk) return 'Ready — hold to talk';
-  return PHASE_LABEL[phase];
+  if (phase === 'listening' && pushToTalk) return t('voice.phase.ready');
+  return t(PHASE_LABEL[phase]);
 }
 
 /** A microphone RMS level as a meter fraction (0–1): −60 dBFS … −6 dBFS. */
@@ -231,16 +233,17 @@ export function meterFraction(rms: number): number {
 /** The user-facing sentence for a failed voice command (the message stays available as details). */
 export function voiceProblem(e: IpcError): { title: string; message: string; details: string | null } {
   const m = e.message;
-  let title: string;
+  let key: MessageKey;
   if (e.code === 'audio') {
-    if (/speech[- ]to[- ]text model|whisper|speech model/i.test(m)) title = 'No speech recognition model is installed.';
-    else if (/microphone|input device|capture|no input/i.test(m)) title = 'Baton could not use a microphone.';
-    else if (/speaker|output device|playback/i.test(m)) title = 'Baton could not use the speaker.';
-    else title = 'The microphone, speaker or speech engine is not available.';
-  } else if (e.code === 'busy') title = 'A voice conversation is already running.';
-  else if (e.code === 'provider' || e.code === 'keychain') title = 'The model provider is not ready.';
-  else if (e.code === 'config' || e.code === 'invalid_input') title = 'The voice settings need a look.';
-  else title = 'Voice mode could not start.';
+    if (/speech[- ]to[- ]text model|whisper|speech model/i.test(m)) key = 'voice.problem.noSttModel';
+    else if (/microphone|input device|capture|no input/i.test(m)) key = 'voice.problem.microphone';
+    else if (/speaker|output device|playback/i.test(m)) key = 'voice.problem.speaker';
+    else key = 'voice.problem.audio';
+  } else if (e.code === 'busy') key = 'voice.problem.busy';
+  else if (e.code === 'provider' || e.code === 'keychain') key = 'voice.problem.provider';
+  else if (e.code === 'config' || e.code === 'invalid_input') key = 'voice.problem.config';
+  else key = 'voice.problem.start';
+  const title = t(key);
   const details = [m, e.details].filter((x): x is string => !!x).join('\n\n') || null;
   return { title, message: m, details };
 }
@@ -248,10 +251,10 @@ export function voiceProblem(e: IpcError): { title: string; message: string; det
 /** Field-level problems in voice settings (same bounds as the Rust side). */
 export function validateVoiceSettings(v: Full<VoiceSettingsView>): Partial<Record<'ttsRate' | 'endSilenceMs' | 'ttsEngine', string>> {
   const out: Partial<Record<'ttsRate' | 'endSilenceMs' | 'ttsEngine', string>> = {};
-  if (!Number.isInteger(v.ttsRate) || v.ttsRate < 80 || v.ttsRate > 450) out.ttsRate = 'The speaking rate must be 80–450 words per minute.';
+  if (!Number.isInteger(v.ttsRate) || v.ttsRate < 80 || v.ttsRate > 450) out.ttsRate = t('voice.invalid.ttsRate');
   if (!Number.isInteger(v.endSilenceMs) || v.endSilenceMs < 200 || v.endSilenceMs > 5000)
-    out.endSilenceMs = 'The pause that ends speech must be 200–5000 ms.';
-  if (v.ttsEngines && !v.ttsEngines.includes(v.ttsEngine)) out.ttsEngine = 'Choose a speech engine from the list.';
+    out.endSilenceMs = t('voice.invalid.endSilence');
+  if (v.ttsEngines && !v.ttsEngines.includes(v.ttsEngine)) out.ttsEngine = t('voice.invalid.ttsEngine');
   return out;
 }
 
@@ -269,12 +272,20 @@ export function voiceSettingsToSave(v: Full<VoiceSettingsView>): VoiceSettingsVi
 }
 
 /** "first audio in 840 ms" for an answer's timing. */
-export function timingNote(t: TurnTiming | null): string | null {
-  if (!t || t.firstAudioMs === null || !Number.isFinite(t.firstAudioMs)) return null;
-  return `first audio in ${Math.round(t.firstAudioMs).toLocaleString('en-US')} ms`;
+export function timingNote(timing: TurnTiming | null): string | null {
+  if (!timing || timing.firstAudioMs === null || !Number.isFinite(timing.firstAudioMs)) return null;
+  return t('voice.timing.note', { ms: formatNumber(Math.round(timing.firstAudioMs)) });
 }
 
+/** A part of the latency in the UI's way (one the engine did not measure: `null`). */
+const part = (ms: number | null): string => (ms === null || !Number.isFinite(ms) ? String(ms) : formatNumber(ms));
+
 /** The parts of the latency, for a tooltip. */
-export function timingDetail(t: TurnTiming): string {
-  return `end-of-speech pause ${t.vadTailMs} ms · transcription ${t.sttMs} ms · first sentence ${t.firstSentenceMs} ms · speech ${t.ttsMs} ms`;
+export function timingDetail(timing: TurnTiming): string {
+  return t('voice.timing.detail', {
+    vad: part(timing.vadTailMs),
+    stt: part(timing.sttMs),
+    sentence: part(timing.firstSentenceMs),
+    tts: part(timing.ttsMs),
+  });
 }

@@ -56,6 +56,7 @@ import type { Full } from '../lib/api';
 import { partialPercent, sizeMb } from '../lib/models';
 import { markdownDoc, rng, tokenize } from './content';
 import { pane } from '../lib/pane';
+import { browserLanguage } from '../lib/i18n.svelte';
 
 const MB = 1024 * 1024;
 
@@ -367,10 +368,19 @@ export class MockBackend {
   takenPort = 8081;
   /** Settings → Desktop as the Rust side reports it. */
   desktop: Full<DesktopStatus> = {
-    settings: { closeToTray: true, startAtLogin: false, quickShortcut: 'CommandOrControl+Shift+Space', talkShortcut: 'CommandOrControl+Alt+Space', notifications: true },
+    settings: {
+      closeToTray: true,
+      startAtLogin: false,
+      quickShortcut: 'CommandOrControl+Shift+Space',
+      talkShortcut: 'CommandOrControl+Alt+Space',
+      notifications: true,
+      language: null,
+      talkMode: 'answer',
+    },
     shortcutError: null,
     talkShortcutError: null,
     tray: true,
+    systemLanguage: browserLanguage(),
   };
   /** A shortcut another application holds (the save is refused). */
   takenShortcut = 'Ctrl+Alt+T';
@@ -1111,6 +1121,8 @@ export class MockBackend {
         return this.saveServer(args.settings as Full<ServerSettings>);
       case 'desktop_settings':
         return structuredClone(this.desktop);
+      case 'app_language':
+        return this.desktop.settings.language ?? this.desktop.systemLanguage;
       case 'save_desktop_settings':
         return this.saveDesktop(args.settings as Full<DesktopSettings>);
       case 'hide_quick_window':
@@ -1396,7 +1408,9 @@ export class MockBackend {
       if (shortcut === this.takenShortcut) throw ipcError('invalid_input', `${shortcut} is already used by another application; choose another shortcut`);
     }
     if (quick && quick === talk) throw ipcError('invalid_input', `${talk} is already the quick window's shortcut`);
+    const before = this.desktop.settings.language;
     this.desktop = { ...this.desktop, settings: { ...v, quickShortcut: quick, talkShortcut: talk }, shortcutError: null, talkShortcutError: null };
+    if (before !== v.language) void emit('language-changed', { language: v.language ?? this.desktop.systemLanguage });
     return structuredClone(this.desktop);
   }
 

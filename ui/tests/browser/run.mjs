@@ -43,6 +43,7 @@ async function runOnce(t, retry) {
   const context = await browser.newContext({
     viewport: t.viewport ?? { width: 1280, height: 800 },
     colorScheme: t.colorScheme ?? 'light',
+    locale: t.locale ?? 'en-US',
     permissions: ['clipboard-read', 'clipboard-write'],
   });
   // The webview has no network: fail on any request that leaves the test server.

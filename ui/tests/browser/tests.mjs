@@ -17,5 +17,6 @@ import './areas/a11y.mjs';
 import './areas/voice.mjs';
 import './areas/perf.mjs';
 import './areas/models.mjs';
+import './areas/languages.mjs';
 
 export { tests } from './areas/common.mjs';

@@ -89,9 +89,19 @@ test('desktop settings: a shortcut that is not one, or is taken, is refused in w
   await page.fill(sel('talk-shortcut'), 'Alt+F11');
   await page.check(sel('start-at-login'));
   await page.uncheck(sel('notifications'));
+  assert.equal(await page.isChecked(sel('talk-answer')), true, 'push-to-talk answers unless dictation is chosen');
+  await page.check(sel('talk-dictate'));
   await page.click(sel('desktop-save'));
   await page.waitForSelector(sel('desktop-saved'));
-  assert.deepEqual(await page.evaluate(() => window.__mock.desktop.settings), { closeToTray: true, startAtLogin: true, quickShortcut: 'Alt+F12', talkShortcut: 'Alt+F11', notifications: false });
+  assert.deepEqual(await page.evaluate(() => window.__mock.desktop.settings), {
+    closeToTray: true,
+    startAtLogin: true,
+    quickShortcut: 'Alt+F12',
+    talkShortcut: 'Alt+F11',
+    notifications: false,
+    language: null,
+    talkMode: 'dictate',
+  });
   await page.click(sel('quick-try'));
   await page.waitForFunction(() => window.__mock.quick.shown === 1);
 });
@@ -113,4 +123,13 @@ test('push-to-talk overlay: starting, listening, hearing, thinking and speaking 
   await checkA11y(page, 'the push-to-talk overlay');
   await talk({ starting: false, event: { kind: 'error', message: 'the microphone went away' } });
   await page.waitForFunction(() => document.querySelector('[data-testid=talk-text]').textContent === 'the microphone went away');
+  // Dictation: listening, then what was typed into the application in front.
+  await talk({ starting: true, dictating: true, event: null });
+  await talk({ starting: false, dictating: true, event: { kind: 'speechStarted' } });
+  await page.waitForSelector(`${sel('talk-overlay')}[data-phase="dictation-listening"]`);
+  assert.equal(await page.textContent(sel('talk-state')), 'Dictating…');
+  await talk({ starting: false, dictating: true, event: { kind: 'transcript', text: 'Buy milk on the way home.', sttMs: 310 } });
+  await page.waitForSelector(`${sel('talk-overlay')}[data-phase="dictation-typed"]`);
+  assert.deepEqual([await page.textContent(sel('talk-state')), await page.textContent(sel('talk-text'))], ['Typed', 'Buy milk on the way home.']);
+  await checkA11y(page, 'the overlay after a dictation');
 }, { hash: '?pane=talk', viewport: { width: 360, height: 84 }, ready: '[data-testid="talk-overlay"]' });

@@ -183,7 +183,7 @@ test('voice: settings — devices, mode, engine, rate, model, pause; validation;
   assert.deepEqual(await options('voice-input'), ['System default', 'Built-in Audio Analog Stereo (default)', 'Jabra Evolve2 65']);
   assert.deepEqual(await options('voice-output'), ['System default', 'Built-in Audio Analog Stereo (default)', 'Jabra Evolve2 65']);
   assert.deepEqual(await options('voice-stt-model'), ['Best available', 'ggml-base.en-q5_0.bin', 'ggml-tiny.en.bin', 'ggml-base-q8_0.bin']);
-  assert.deepEqual(await options('voice-language'), ['Detect the language', 'English', 'German', 'French', 'Spanish']);
+  assert.deepEqual(await options('voice-language'), ['Same as the app (English)', 'Detect the language', 'English', 'German', 'French', 'Spanish']);
   assert.deepEqual(await options('voice-tts-engine'), ['Best on this computer (natural voice if installed)', 'eSpeak NG (on this computer)', 'Piper natural voice (on this computer)', 'openai']);
   assert.equal(await page.inputValue(sel('voice-input')), '');
   assert.equal(await page.isChecked(sel('voice-mode-handsfree')), true);
