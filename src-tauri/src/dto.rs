@@ -435,7 +435,8 @@ pub struct TalkEvent {
     pub event: Option<baton_engine::api::voice::VoiceEvent>,
     /// Dictation (`desktop.talkMode`): what is heard is typed into the
     /// application in front, not answered; its transcript event says
-    /// what was typed.
+    /// what was typed, and no event (not starting) that the key was
+    /// released and what was said is being written down.
     pub dictating: bool,
 }
 

@@ -6,6 +6,7 @@
 //! ([`bindings`]) into `ui/src/lib/bindings.ts`.
 
 pub mod commands;
+pub mod dictation;
 pub mod dto;
 pub mod error;
 pub mod i18n;

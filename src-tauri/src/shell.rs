@@ -43,6 +43,8 @@ pub struct Shell {
     tray: AtomicBool,
     shortcuts: Mutex<HashMap<Hotkey, Shortcut>>,
     errors: Mutex<HashMap<Hotkey, String>>,
+    /// The language the tray and the windows were last told.
+    language: Mutex<Option<Language>>,
 }
 
 /// Baton's global shortcuts.
@@ -199,9 +201,13 @@ pub fn follow_shortcuts(app: &AppHandle, settings: &DesktopSettings) {
     }
 }
 
-/// Puts the tray's menu in the app's language and tells every window it.
+/// Puts the tray's menu in the app's language and tells every window it,
+/// if it changed.
 pub fn follow_language(app: &AppHandle) {
     let language = app.state::<AppState>().engine().settings().app_language();
+    if lock(&app.state::<Shell>().language).replace(language) == Some(language) {
+        return;
+    }
     if let Some(tray) = app.tray_by_id(TRAY_ID) {
         match tray_menu(app, language) {
             Ok(menu) => {
@@ -593,6 +599,7 @@ fn tray_menu(app: &AppHandle, language: Language) -> tauri::Result<Menu<tauri::W
 
 fn build_tray(app: &AppHandle) -> tauri::Result<()> {
     let language = app.state::<AppState>().engine().settings().app_language();
+    *lock(&app.state::<Shell>().language) = Some(language);
     let menu = tray_menu(app, language)?;
     let mut tray = TrayIconBuilder::with_id(TRAY_ID)
         .tooltip("Baton")

@@ -5,9 +5,8 @@
 //! continued on each press and ended a while after the last answer, so
 //! the microphone is not held open.
 //!
-//! In dictation mode (`desktop.talkMode`), holding the key only listens:
-//! released, what was said is typed into the application in front (the
-//! overlay never takes the focus from it).
+//! In dictation mode (`desktop.talkMode`) the key goes to
+//! [`crate::dictation`] instead.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -26,19 +25,26 @@ use crate::state::{AppState, lock};
 /// How long after its last answer a push-to-talk conversation ends.
 const IDLE_END: Duration = Duration::from_secs(20);
 
-/// The push-to-talk state: held or not, a conversation being opened, the
-/// presses so far and the conversation continued.
+/// The push-to-talk state: held or not, a conversation (or dictation)
+/// being opened, the presses so far and the conversation continued.
 #[derive(Default)]
 pub struct Talk {
-    held: AtomicBool,
-    opening: AtomicBool,
+    pub(crate) held: AtomicBool,
+    pub(crate) opening: AtomicBool,
+    /// The press going on is a dictation's (the mode when it went down).
+    dictating: AtomicBool,
     /// The voice conversation running is this one's (not the voice
     /// panel's, which shows itself).
     ours: AtomicBool,
-    presses: AtomicU64,
+    pub(crate) presses: AtomicU64,
     session: Mutex<Option<SessionId>>,
     /// The dictation listened to while the key is held.
-    dictation: Mutex<Option<Dictation>>,
+    pub(crate) dictation: Mutex<Option<Dictation>>,
+    /// Dictations being written down and typed.
+    pub(crate) finishing: AtomicU64,
+    /// Held while a dictation is typed, so two are typed one after the
+    /// other, in the order of the presses.
+    pub(crate) typing: tokio::sync::Mutex<()>,
 }
 
 /// The talk shortcut went down (`true`) or up.
@@ -47,17 +53,23 @@ pub fn hold(app: &AppHandle, down: bool) {
     if talk.held.swap(down, Ordering::SeqCst) == down {
         return; // key repeat
     }
-    if down {
+    // The mode is the one the key went down in, also for its release.
+    let dictating = if down {
         talk.presses.fetch_add(1, Ordering::SeqCst);
-    }
-    let mode = app
-        .state::<AppState>()
-        .engine()
-        .settings()
-        .desktop
-        .talk_mode;
-    if mode == TalkMode::Dictate {
-        return dictate(app, down);
+        let mode = app
+            .state::<AppState>()
+            .engine()
+            .settings()
+            .desktop
+            .talk_mode;
+        talk.dictating
+            .store(mode == TalkMode::Dictate, Ordering::SeqCst);
+        mode == TalkMode::Dictate
+    } else {
+        talk.dictating.load(Ordering::SeqCst)
+    };
+    if dictating {
+        return crate::dictation::hold(app, down);
     }
     let running = lock(&app.state::<AppState>().voice).clone();
     match running {
@@ -124,102 +136,6 @@ async fn open(app: AppHandle) {
     hide_later(app, Duration::from_millis(1500));
 }
 
-/// Dictation: the key down opens the microphone (and the speech model);
-/// up, what was heard is typed where the user is typing.
-fn dictate(app: &AppHandle, down: bool) {
-    if !down {
-        return finish_if_released(app);
-    }
-    if app.state::<Talk>().opening.swap(true, Ordering::SeqCst) {
-        return;
-    }
-    show_overlay(app);
-    tell(app, true, None);
-    let app = app.clone();
-    tauri::async_runtime::spawn(async move {
-        let opened = app
-            .state::<AppState>()
-            .engine()
-            .voice()
-            .dictate(VoiceInput::Microphone)
-            .await;
-        let talk = app.state::<Talk>();
-        talk.opening.store(false, Ordering::SeqCst);
-        match opened {
-            Ok(dictation) => {
-                *lock(&talk.dictation) = Some(dictation);
-                tell(&app, false, Some(VoiceEvent::SpeechStarted));
-                finish_if_released(&app);
-            }
-            Err(e) => {
-                let message = format!("dictation could not start: {e}");
-                tracing::warn!("{message}");
-                tell(&app, false, Some(VoiceEvent::Error { message }));
-                hide_later(app, Duration::from_secs(4));
-            }
-        }
-    });
-}
-
-/// Once the key is up, the dictation (if one is open) is transcribed and
-/// typed into the application in front.
-fn finish_if_released(app: &AppHandle) {
-    let talk = app.state::<Talk>();
-    if talk.held.load(Ordering::SeqCst) {
-        return;
-    }
-    let Some(dictation) = lock(&talk.dictation).take() else {
-        return;
-    };
-    let app = app.clone();
-    tauri::async_runtime::spawn(async move {
-        let started = std::time::Instant::now();
-        let event = match dictation.finish().await {
-            Ok(text) => match type_text(text.clone()).await {
-                Ok(()) => VoiceEvent::Transcript {
-                    text,
-                    stt_ms: started.elapsed().as_secs_f64() * 1000.0,
-                },
-                Err(message) => VoiceEvent::Error { message },
-            },
-            Err(e) => VoiceEvent::Error {
-                message: format!("what was said could not be written down: {e}"),
-            },
-        };
-        tell(&app, false, Some(event));
-        hide_later(app, Duration::from_millis(2500));
-    });
-}
-
-/// Types `text` into the application that has the keyboard (off the
-/// async runtime: it waits on the display server).
-async fn type_text(text: String) -> Result<(), String> {
-    if text.is_empty() {
-        return Ok(());
-    }
-    let typed = tauri::async_runtime::spawn_blocking(move || {
-        use enigo::{Enigo, Keyboard, Settings};
-        let mut keys = Enigo::new(&Settings::default()).map_err(|e| e.to_string())?;
-        keys.text(&text).map_err(|e| e.to_string())
-    })
-    .await
-    .map_err(|e| e.to_string())
-    .and_then(|r| r);
-    typed.map_err(|e| format!("what was said could not be typed: {e}"))
-}
-
-/// A dictation's event for the overlay.
-fn tell(app: &AppHandle, starting: bool, event: Option<VoiceEvent>) {
-    send(
-        app,
-        TalkEvent {
-            starting,
-            event,
-            dictating: true,
-        },
-    );
-}
-
 /// Ends the conversation [`IDLE_END`] from now unless the key is pressed
 /// again by then.
 fn end_when_idle(app: &AppHandle) {
@@ -237,28 +153,43 @@ fn end_when_idle(app: &AppHandle) {
     });
 }
 
-fn emit(app: &AppHandle, starting: bool, event: Option<VoiceEvent>) {
-    send(
-        app,
-        TalkEvent {
-            starting,
-            event,
-            dictating: false,
-        },
-    );
+/// Ends the push-to-talk conversation if one is open (a dictation is
+/// pressed: it would hold the microphone on).
+pub(crate) fn quit_ours(app: &AppHandle) {
+    if app.state::<Talk>().ours.load(Ordering::SeqCst)
+        && let Some(controls) = lock(&app.state::<AppState>().voice).clone()
+    {
+        let _ = controls.send(Control::Quit);
+    }
 }
 
-fn send(app: &AppHandle, event: TalkEvent) {
+fn emit(app: &AppHandle, starting: bool, event: Option<VoiceEvent>) {
+    tell(app, starting, event, false);
+}
+
+/// Tells the overlay `event` (`dictating`: a dictation's).
+pub(crate) fn tell(app: &AppHandle, starting: bool, event: Option<VoiceEvent>, dictating: bool) {
+    let event = TalkEvent {
+        starting,
+        event,
+        dictating,
+    };
     if let Err(e) = event.emit(app) {
         tracing::debug!("the overlay was not told: {e}");
     }
 }
 
-fn hide_later(app: AppHandle, after: Duration) {
+/// Hides the overlay `after` from now, unless the key was pressed again by
+/// then or something is still going on.
+pub(crate) fn hide_later(app: AppHandle, after: Duration) {
+    let presses = app.state::<Talk>().presses.load(Ordering::SeqCst);
     tauri::async_runtime::spawn(async move {
         tokio::time::sleep(after).await;
         let talk = app.state::<Talk>();
-        let idle = !talk.held.load(Ordering::SeqCst) && !talk.opening.load(Ordering::SeqCst);
+        let idle = talk.presses.load(Ordering::SeqCst) == presses
+            && !talk.held.load(Ordering::SeqCst)
+            && !talk.opening.load(Ordering::SeqCst)
+            && talk.finishing.load(Ordering::SeqCst) == 0;
         if idle
             && lock(&app.state::<AppState>().voice).is_none()
             && lock(&talk.dictation).is_none()
@@ -271,7 +202,7 @@ fn hide_later(app: AppHandle, after: Duration) {
 
 /// Shows the overlay at the bottom middle of the primary screen, without
 /// taking the focus from the application the user is in.
-fn show_overlay(app: &AppHandle) {
+pub(crate) fn show_overlay(app: &AppHandle) {
     let window = match overlay(app) {
         Ok(w) => w,
         Err(e) => return tracing::warn!("the push-to-talk overlay could not be made: {e}"),
@@ -292,5 +223,6 @@ fn overlay(app: &AppHandle) -> tauri::Result<WebviewWindow> {
     crate::shell::pane_window(app, Pane::Talk, "Baton — push to talk", (360.0, 84.0))
         .resizable(false)
         .focused(false)
+        .focusable(false)
         .build()
 }

@@ -2,7 +2,7 @@
 //! and starting, steering and stopping the engine's voice loop. Events
 //! stream over the channel given to `voice_start`.
 
-use baton_engine::api::settings::VoiceSettings;
+use baton_engine::api::settings::{Language, VoiceSettings};
 use baton_engine::api::voice::audio::{input_devices, output_devices};
 use baton_engine::api::voice::stt::{MULTILINGUAL_MODEL, is_multilingual};
 use baton_engine::api::voice::{Control, VoiceEvent};
@@ -50,8 +50,13 @@ pub fn voice_settings(state: State<'_, AppState>) -> IpcResult<VoiceSettingsView
     Ok(voice_view(&state.engine()))
 }
 
-/// Why `settings` cannot be saved, given the choices in `current`.
-fn check_voice(settings: &VoiceSettings, current: &VoiceChoices) -> Result<(), String> {
+/// Why `settings` cannot be saved, given the choices in `current` and the
+/// app's language `app` (what an empty voice language means).
+fn check_voice(
+    settings: &VoiceSettings,
+    current: &VoiceChoices,
+    app: Language,
+) -> Result<(), String> {
     if !current.tts_engines.contains(&settings.tts_engine) {
         return Err(format!(
             "there is no speech engine named `{}`",
@@ -71,16 +76,20 @@ fn check_voice(settings: &VoiceSettings, current: &VoiceChoices) -> Result<(), S
     if !(200..=5000).contains(&settings.end_silence_ms) {
         return Err("the pause that ends speech must be 200–5000 ms".into());
     }
-    check_language(settings, current)
+    check_language(settings, current, app)
 }
 
 /// The language must be Whisper's, and a model must understand it (empty:
-/// the app's language, whatever it is then).
-fn check_language(settings: &VoiceSettings, current: &VoiceChoices) -> Result<(), String> {
-    let code = settings.language.as_str();
-    if code.is_empty() {
-        return Ok(());
-    }
+/// the app's language `app`).
+fn check_language(
+    settings: &VoiceSettings,
+    current: &VoiceChoices,
+    app: Language,
+) -> Result<(), String> {
+    let code = match settings.language.as_str() {
+        "" => app.code(),
+        set => set,
+    };
     let Some(language) = current.languages.iter().find(|l| l.code == code) else {
         return Err(format!("Whisper does not know the language `{code}`"));
     };
@@ -112,7 +121,9 @@ pub async fn save_voice_settings(
     settings: VoiceSettingsView,
 ) -> IpcResult<VoiceSettingsView> {
     let settings = settings.settings;
-    check_voice(&settings, &state.engine().voice().choices()).map_err(IpcError::invalid)?;
+    let engine = state.engine();
+    let app = engine.settings().app_language();
+    check_voice(&settings, &engine.voice().choices(), app).map_err(IpcError::invalid)?;
     state
         .update_settings(|s| {
             let v = &mut s.voice;

@@ -85,7 +85,7 @@ const escape = (v: unknown): string => String(v).replace(/[&<>"']/g, (c) => ESCA
  * catalogs are Baton's own; `i18n.test.ts` allows only those tags.
  */
 export function rich(key: MessageKey, values?: Record<string, unknown>): string {
-  return t(key, Object.fromEntries(Object.entries(values ?? {}).map(([k, v]) => [k, k === 'count' ? v : escape(v)])));
+  return t(key, Object.fromEntries(Object.entries(values ?? {}).map(([k, v]) => [k, k === 'count' && typeof v === 'number' ? v : escape(v)])));
 }
 
 /** A number in the current language's way (`1,234.5`, `1.234,5`). */

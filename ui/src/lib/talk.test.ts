@@ -32,6 +32,8 @@ describe('dictation in the overlay', () => {
     expect(dictationLine(d).state).toBe('Starting…');
     d = applyDictation(d, ev({ kind: 'speechStarted' }));
     expect(dictationLine(d)).toEqual({ state: 'Dictating…', text: 'Release the keys to type what you said.' });
+    d = applyDictation(d, ev(null));
+    expect(dictationLine(d).state).toBe('Writing it down…');
     d = applyDictation(d, ev({ kind: 'transcript', text: 'Buy milk.', sttMs: 300 }));
     expect(dictationLine(d)).toEqual({ state: 'Typed', text: 'Buy milk.' });
     expect(dictationLine(applyDictation(d, ev({ kind: 'transcript', text: '', sttMs: 1 }))).state).toBe('Nothing heard, nothing typed');

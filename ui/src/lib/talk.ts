@@ -21,12 +21,14 @@ export function talkLine(s: VoiceState): { state: string; text: string } {
   return { state: s.phase === 'idle' ? t('talk.done') : phaseLabel(s.phase, true), text };
 }
 
-/** A dictation as the overlay shows it: opening, listening, typed (what), or failed (why). */
-export type DictationState = { phase: 'starting' | 'listening' | 'typed' | 'failed'; text: string };
+/** A dictation as the overlay shows it: opening, listening, being written down, typed (what), or failed (why). */
+export type DictationState = { phase: 'starting' | 'listening' | 'writing' | 'typed' | 'failed'; text: string };
 
 /** The dictation's state after `e` (one of its events, `dictating` set). */
 export function applyDictation(d: DictationState | null, e: TalkEvent): DictationState {
-  if (e.starting || !e.event) return { phase: 'starting', text: '' };
+  if (e.starting) return { phase: 'starting', text: '' };
+  // No event: the key came up, what was said is being written down.
+  if (!e.event) return { phase: 'writing', text: '' };
   switch (e.event.kind) {
     case 'transcript':
       return { phase: 'typed', text: e.event.text };
@@ -44,6 +46,8 @@ export function dictationLine(d: DictationState): { state: string; text: string 
       return { state: phaseLabel('starting', true), text: '' };
     case 'listening':
       return { state: t('talk.dictating'), text: t('talk.releaseToType') };
+    case 'writing':
+      return { state: t('talk.writing'), text: '' };
     case 'typed':
       return d.text ? { state: t('talk.typed'), text: d.text } : { state: t('talk.nothingHeard'), text: '' };
     case 'failed':

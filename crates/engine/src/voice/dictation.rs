@@ -16,6 +16,11 @@ use crate::EngineError;
 /// transcribed.
 const SHORTEST: Duration = Duration::from_millis(250);
 
+/// The longest dictation: a key release that never came (the screen
+/// locked, another program took the keyboard) does not hold the
+/// microphone on for ever; what was said so far is written down.
+const LONGEST: Duration = Duration::from_secs(300);
+
 /// A dictation being listened to: [`Dictation::finish`] when the user lets
 /// go gives what they said; dropping it stops listening and forgets it.
 pub struct Dictation {
@@ -80,8 +85,8 @@ impl Drop for Dictation {
     }
 }
 
-/// Keeps what `chunks` bring until `released` (or the input ends), then
-/// transcribes it off the runtime.
+/// Keeps what `chunks` bring until `released` (or the input ends, or
+/// [`LONGEST`] passed), then transcribes it off the runtime.
 async fn listen(
     stt: WhisperWorker,
     mic: Option<Microphone>,
@@ -89,6 +94,8 @@ async fn listen(
     mut released: oneshot::Receiver<()>,
 ) -> Result<String, EngineError> {
     let mut audio = Vec::new();
+    let deadline = tokio::time::sleep(LONGEST);
+    tokio::pin!(deadline);
     loop {
         tokio::select! {
             chunk = chunks.recv() => match chunk {
@@ -96,6 +103,10 @@ async fn listen(
                 None => break,
             },
             _ = &mut released => break,
+            () = &mut deadline => {
+                tracing::warn!("a dictation held for {} s was ended", LONGEST.as_secs());
+                break;
+            }
         }
     }
     drop(mic);
@@ -103,13 +114,20 @@ async fn listen(
     while let Ok(c) = chunks.try_recv() {
         audio.extend(c);
     }
+    // The detector, Whisper and stopping its worker all block.
+    tokio::task::spawn_blocking(move || transcribe(stt, &audio))
+        .await
+        .map_err(|e| EngineError::VoiceStart(e.to_string()))?
+}
+
+/// What `audio` says: nothing for a tap or for no speech, else Whisper's
+/// transcript.
+fn transcribe(stt: WhisperWorker, audio: &[f32]) -> Result<String, EngineError> {
     let shortest = SHORTEST.as_secs_f64() * f64::from(STT_SAMPLE_RATE);
-    if (audio.len() as f64) < shortest || !has_speech(&audio) {
+    if (audio.len() as f64) < shortest || !has_speech(audio) {
         return Ok(String::new());
     }
-    let heard = tokio::task::spawn_blocking(move || stt.transcribe(&audio, Pass::Final))
-        .await
-        .map_err(|e| EngineError::VoiceStart(e.to_string()))??;
+    let heard = stt.transcribe(audio, Pass::Final)?;
     tracing::info!(
         audio_ms = heard.audio_ms,
         decode_ms = heard.decode_ms,
