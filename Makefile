@@ -38,7 +38,7 @@ package: GPU_FEATURES := $(if $(filter cuda vulkan metal,$(GPU)),--features $(GP
 package: GPU_BACKEND := $(if $(filter cuda vulkan metal,$(GPU)),$(GPU),none)
 package: GPU_ENV := $(if $(filter vulkan,$(GPU)),env $$($(CURDIR)/scripts/vulkan-headers.sh))
 
-.PHONY: setup setup-system ui ui-deps bindings build run test test-ui test-e2e bench fmt lint package clean-setup
+.PHONY: setup setup-system ui ui-deps bindings build run test test-ui test-e2e bench soak fmt lint package clean-setup
 
 ## setup: system packages and tools (apt, cargo-nextest), the embedded model; idempotent
 setup: setup-system
@@ -120,6 +120,13 @@ test-e2e:
 ## bench: criterion benchmarks and whole-flow benchmarks, as ratios against baselines
 bench: setup
 	BATON_CARGO_FEATURES="$(CPU_FEATURES)" scripts/bench.sh
+
+## soak: memory of the desktop app after an hour of use against right after start (SOAK_MINUTES, default 60)
+soak: setup
+	make --no-print-directory ui >/dev/null
+	$(CARGO) build --release -p baton-desktop -p baton-scripted-llm $(CPU_FEATURES)
+	scripts/with-keyring.sh node tests/e2e/soak.mjs --app $(CARGO_TARGET_DIR)/release/baton-desktop \
+	  --scripted $(CARGO_TARGET_DIR)/release/baton-scripted-llm --minutes $(or $(SOAK_MINUTES),60) | grep -v '^\['
 
 ## fmt: format the code
 fmt:

@@ -60,6 +60,7 @@ import {
   type WindowRequest,
   type TalkEvent,
 } from './bindings';
+import { t } from './i18n.svelte';
 import { pane } from './pane';
 
 export type * from './bindings';
@@ -118,7 +119,7 @@ export function toIpcError(e: unknown): IpcError {
     };
   }
   if (e instanceof Error) return { code: 'internal', message: e.message, details: e.stack ?? null };
-  return { code: 'internal', message: typeof e === 'string' ? e : 'Something went wrong.', details: null };
+  return { code: 'internal', message: typeof e === 'string' ? e : t('common.somethingWrong'), details: null };
 }
 
 /** Unwrap a command result, throwing `ApiError` on `{status: "error"}`. */

@@ -22,7 +22,7 @@ function flatten(tree: Tree, prefix = ''): Map<string, string> {
 
 const flat = Object.fromEntries(LANGUAGES.map((l) => [l, flatten(catalogs[l] as unknown as Tree)]));
 const base = (key: string) => key.replace(PLURAL, '');
-const placeholders = (text: string) => [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]).sort();
+const placeholders = (text: string) => [...text.matchAll(/\{\{\s*(\w+)\s*(?:,[^}]*)?\}\}/g)].map((m) => m[1]).sort();
 const tags = (text: string) => [...text.matchAll(/<\/?([a-zA-Z]+)[^>]*>/g)].map((m) => m[0].replace(/\s.*>/, '>')).sort();
 
 /** Each key's base (plural suffix removed) with its texts. */
@@ -99,6 +99,11 @@ describe('t', () => {
     setLanguage('en');
     expect(t('common.cancel')).toBe('Cancel');
     expect(formatWhen(Date.now() - 5 * 60_000)).toBe('5 min ago');
+    // A count is written the language's way too.
+    expect(t('projects.chats', { count: 1234 })).toBe('1,234 chats');
+    setLanguage('de');
+    expect(t('projects.chats', { count: 1234 })).toBe('1.234 Chats');
+    setLanguage('en');
   });
 
   it('rich text escapes its values but keeps the catalog markup', () => {
