@@ -20,6 +20,17 @@ const overflowing = (page) =>
       const outside = box.right > window.innerWidth + 1;
       if (cut || outside) out.push(`${el.tagName.toLowerCase()}[${el.dataset.testid ?? ''}] “${el.textContent.trim().slice(0, 60)}”`);
     }
+    // A drop-down shows its chosen option in its own box (20 px for the arrow).
+    const ruler = document.createElement('canvas').getContext('2d');
+    for (const el of document.querySelectorAll('select')) {
+      const box = el.getBoundingClientRect();
+      const chosen = el.options[el.selectedIndex]?.text ?? '';
+      if (box.width <= 1 || !chosen || el.closest('.sr-only')) continue;
+      const css = getComputedStyle(el);
+      ruler.font = `${css.fontWeight} ${css.fontSize} ${css.fontFamily}`;
+      const room = el.clientWidth - parseFloat(css.paddingLeft) - parseFloat(css.paddingRight) - 20;
+      if (ruler.measureText(chosen).width > room) out.push(`select[${el.dataset.testid ?? ''}] “${chosen.slice(0, 60)}”`);
+    }
     return out;
   });
 
