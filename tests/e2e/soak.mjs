@@ -41,8 +41,8 @@ const { url } = await startDriver(env);
 const app = new App(url, APP);
 const js = (s, ...a) => app.js(s, ...a);
 
-/** Proportional memory (MiB) of the processes running `bin` and their descendants. */
-function pssMiB(bin) {
+/** Proportional memory (MiB) of the processes running `bin` and their descendants, in all and by program. */
+function pss(bin) {
   const procs = readdirSync('/proc')
     .filter((p) => /^\d+$/.test(p))
     .flatMap((pid) => {
@@ -60,13 +60,21 @@ function pssMiB(bin) {
     for (const p of procs) if (!tree.has(p.pid) && tree.has(p.ppid)) (tree.add(p.pid), (grew = true));
   }
   let kib = 0;
+  const parts = [];
   for (const pid of tree) {
     try {
-      kib += Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+      const k = Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+      kib += k;
+      parts.push(`${path.basename(procs.find((p) => p.pid === pid).exe)} ${(k / 1024).toFixed(0)}`);
     } catch {}
   }
-  return kib / 1024;
+  return { mib: kib / 1024, parts: parts.join(', ') };
 }
+const pssMiB = (bin) => {
+  const m = pss(bin);
+  log(`PSS ${m.mib.toFixed(0)} MiB: ${m.parts}`);
+  return m.mib;
+};
 
 const ANSWER = (i) =>
   `## Answer ${i}\n\nHere is what I found, with a table and some code.\n\n| Item | Value |\n|---|---|\n| a | ${i} |\n| b | ${i * 2} |\n\n` +
