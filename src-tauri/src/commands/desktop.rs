@@ -62,9 +62,8 @@ pub async fn save_desktop_settings(
         let _ = shell::start_at_login(&app, before.start_at_login);
         return Err(e);
     }
-    if before.language != state.engine().settings().desktop.language {
-        shell::follow_language(&app);
-    }
+    // Relabels the tray and tells the windows only if the language changed.
+    shell::follow_language(&app);
     Ok(shell::status(&app))
 }
 

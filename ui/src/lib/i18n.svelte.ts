@@ -16,7 +16,7 @@ declare module 'i18next' {
 }
 
 /** Every language the UI is written in, English first. */
-export const LANGUAGES: readonly Language[] = ['en', 'de', 'fr', 'es'];
+export const LANGUAGES = Object.keys(catalogs) as readonly Language[];
 
 /** Each language's own name for itself (shown as is in every language). */
 export const LANGUAGE_NAMES: Record<Language, string> = {
